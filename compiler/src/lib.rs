@@ -1,0 +1,9 @@
+//! The canvasc compiler: diagnostics rendering, the command-line tool and (later) code
+//! generation. Without the `cli` feature only the parts the `canvas!` macro needs are built.
+
+#[cfg(feature = "cli")]
+pub mod cli;
+#[cfg(feature = "cli")]
+pub mod render;
+#[cfg(feature = "cli")]
+pub mod source_map;

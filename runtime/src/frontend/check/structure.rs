@@ -1,0 +1,457 @@
+//! Structural findings: kinds, Begin, edges, containers, parameter checks, cycles, loop lints.
+
+use super::Cx;
+use crate::frontend::catalog::{
+    checks::check_params, known_names, resolve_name, Kind, NameResolution,
+};
+use crate::frontend::diagnostic::{closest, pointer_join, Code, Diagnostic};
+use crate::frontend::document::Component;
+use serde_json::Value;
+
+pub(super) fn check(cx: &mut Cx) {
+    kinds(cx);
+    begin(cx);
+    edges(cx);
+    containers(cx);
+    parameter_checks(cx);
+    agent_tools(cx);
+    switch_operators(cx);
+    cycles(cx);
+    loops(cx);
+}
+
+fn kinds(cx: &mut Cx) {
+    for c in &cx.doc.components {
+        if c.component_name.is_empty() {
+            continue; // the loader reported the missing name
+        }
+        match c.resolution {
+            NameResolution::Unknown => {
+                let mut d = Diagnostic::new(
+                    Code::UnknownKind,
+                    format!("`{}` is not a component or tool RAGFlow knows", c.component_name),
+                )
+                .component(&c.id)
+                .at(&c.loc.name);
+                if let Some(best) = closest(&c.component_name, known_names()) {
+                    d = d.help(format!("did you mean `{best}`?"));
+                }
+                cx.emit(d);
+            }
+            NameResolution::Removed(why) => cx.emit(
+                Diagnostic::new(
+                    Code::UnknownKind,
+                    format!("`{}` no longer exists in RAGFlow", c.component_name),
+                )
+                .component(&c.id)
+                .at(&c.loc.name)
+                .help(why),
+            ),
+            NameResolution::Legacy(_, replacement) => cx.emit(
+                Diagnostic::new(
+                    Code::LegacyKind,
+                    format!(
+                        "`{}` is a legacy component name that RAGFlow can no longer load; canvasc runs it for compatibility",
+                        c.component_name
+                    ),
+                )
+                .component(&c.id)
+                .at(&c.loc.name)
+                .help(format!("replace it with {replacement}")),
+            ),
+            _ => {}
+        }
+    }
+}
+
+fn begin(cx: &mut Cx) {
+    let begins: Vec<&Component> = cx
+        .doc
+        .components
+        .iter()
+        .filter(|c| c.kind() == Some(Kind::Begin))
+        .collect();
+    match cx.doc.component("begin") {
+        None => {
+            let mut d = Diagnostic::new(
+                Code::Structural,
+                "the canvas has no Begin component with id `begin`; every run starts there",
+            )
+            .at(cx.doc.dsl_key_pointer("components"));
+            if let Some(b) = begins.first() {
+                d = d
+                    .component(&b.id)
+                    .at(&b.loc.entry)
+                    .help(format!("rename `{}` to `begin`", b.id));
+            }
+            cx.emit(d);
+        }
+        Some(c) if c.kind().is_some() && c.kind() != Some(Kind::Begin) => cx.emit(
+            Diagnostic::new(
+                Code::Structural,
+                format!(
+                    "the component with id `begin` is a {}, not a Begin",
+                    c.component_name
+                ),
+            )
+            .component(&c.id)
+            .at(&c.loc.name),
+        ),
+        Some(_) => {}
+    }
+    for b in begins
+        .iter()
+        .filter(|b| !b.id.eq_ignore_ascii_case("begin"))
+    {
+        cx.emit(
+            Diagnostic::new(
+                Code::Structural,
+                format!(
+                    "Begin component `{}` is never run: RAGFlow only starts from the id `begin`",
+                    b.id
+                ),
+            )
+            .component(&b.id)
+            .at(&b.loc.entry),
+        );
+    }
+}
+
+fn dangling(cx: &mut Cx, c: &Component, what: &str, target: &str, pointer: &str) {
+    if cx.doc.component(target).is_some() {
+        return;
+    }
+    let mut d = Diagnostic::new(
+        Code::DanglingEdge,
+        format!(
+            "{what} of `{}` names `{target}`, which is not a component",
+            c.id
+        ),
+    )
+    .component(&c.id)
+    .at(pointer);
+    if let Some(best) = closest(target, cx.doc.components.iter().map(|c| c.id.as_str())) {
+        d = d.help(format!("did you mean `{best}`?"));
+    }
+    cx.emit(d);
+}
+
+fn edges(cx: &mut Cx) {
+    let doc = cx.doc;
+    for c in &doc.components {
+        for l in &c.downstream {
+            dangling(cx, c, "`downstream`", &l.id, &l.pointer);
+        }
+        for l in &c.upstream {
+            dangling(cx, c, "`upstream`", &l.id, &l.pointer);
+        }
+        if let Some(l) = &c.parent_id {
+            dangling(cx, c, "`parent_id`", &l.id, &l.pointer);
+        }
+    }
+    for r in &cx.ir.extraction.routes {
+        let c = &doc.components[r.component];
+        let what = match &r.kind {
+            crate::frontend::refs::RouteKind::Case(i) => format!("case {} of Switch", i + 1),
+            crate::frontend::refs::RouteKind::Else => "the ELSE route (`end_cpn_ids`)".to_string(),
+            crate::frontend::refs::RouteKind::Category(name) => format!("category `{name}`"),
+            crate::frontend::refs::RouteKind::ExceptionGoto => "`exception_goto`".to_string(),
+        };
+        dangling(cx, c, &what, &r.target, &r.pointer);
+    }
+}
+
+fn containers(cx: &mut Cx) {
+    let ir = cx.ir;
+    for id in ir.node_ids() {
+        let node = ir.node(id);
+        let c = cx.component_of(id).clone();
+        let parent = node.parent.map(|p| ir.node(p));
+        if let Some(p) = parent {
+            if !matches!(p.kind, Kind::Iteration | Kind::Loop) {
+                cx.emit(
+                    Diagnostic::new(
+                        Code::Structural,
+                        format!("`parent_id` of `{}` is `{}`, a {}; only an Iteration or a Loop contains components", c.id, p.id, p.component_name),
+                    )
+                    .component(&c.id)
+                    .at(c.parent_id.as_ref().map_or(c.loc.entry.clone(), |l| l.pointer.clone())),
+                );
+            }
+        }
+        let needs = match node.kind {
+            Kind::IterationItem => Some(Kind::Iteration),
+            Kind::LoopItem => Some(Kind::Loop),
+            Kind::ExitLoop => Some(Kind::Loop),
+            _ => None,
+        };
+        if let Some(container) = needs {
+            if parent.map(|p| p.kind) != Some(container) {
+                cx.emit(
+                    Diagnostic::new(
+                        Code::Structural,
+                        format!(
+                            "{} `{}` must be inside a {container} (set its `parent_id`)",
+                            node.component_name, c.id
+                        ),
+                    )
+                    .component(&c.id)
+                    .at(&c.loc.entry),
+                );
+            }
+        }
+        if matches!(node.kind, Kind::Iteration | Kind::Loop) && node.start.is_none() {
+            let item = if node.kind == Kind::Iteration {
+                "IterationItem"
+            } else {
+                "LoopItem"
+            };
+            cx.emit(
+                Diagnostic::new(
+                    Code::Structural,
+                    format!(
+                        "{} `{}` has no {item} child, so its body can never start",
+                        node.component_name, c.id
+                    ),
+                )
+                .component(&c.id)
+                .at(&c.loc.entry)
+                .help(format!(
+                    "add an {item} component whose `parent_id` is `{}`",
+                    c.id
+                )),
+            );
+        }
+    }
+}
+
+/// RAGFlow refuses to load a canvas whose component fails its parameter check.
+fn parameter_checks(cx: &mut Cx) {
+    let ir = cx.ir;
+    for id in ir.node_ids() {
+        let node = ir.node(id);
+        if let Err(failure) = check_params(node.kind, &node.params) {
+            let c = cx.component_of(id).clone();
+            let pointer = match &failure.param {
+                Some(p) if c.params.contains_key(p) => pointer_join(&c.loc.params, &[p]),
+                _ => c.loc.params.clone(),
+            };
+            cx.emit(
+                Diagnostic::new(
+                    Code::Structural,
+                    format!(
+                        "RAGFlow rejects the parameters of `{}`: {}",
+                        c.id, failure.message
+                    ),
+                )
+                .component(&c.id)
+                .at(pointer),
+            );
+        }
+    }
+}
+
+/// Tools configured inside Agents must be tools RAGFlow can instantiate.
+fn agent_tools(cx: &mut Cx) {
+    let ir = cx.ir;
+    for id in ir.node_ids() {
+        let node = ir.node(id);
+        if node.kind != Kind::Agent {
+            continue;
+        }
+        let c = cx.component_of(id).clone();
+        let Some(Value::Array(tools)) = node.params.get("tools") else {
+            continue;
+        };
+        for (i, tool) in tools.iter().enumerate() {
+            let Some(name) = tool.get("component_name").and_then(Value::as_str) else {
+                continue;
+            };
+            let pointer = pointer_join(&c.loc.params, &["tools", &i.to_string(), "component_name"]);
+            match resolve_name(name) {
+                NameResolution::Unknown => {
+                    let mut d = Diagnostic::new(
+                        Code::UnknownKind,
+                        format!("Agent tool `{name}` is not a tool RAGFlow knows"),
+                    )
+                    .component(&c.id)
+                    .at(pointer);
+                    if let Some(best) = closest(name, known_names()) {
+                        d = d.help(format!("did you mean `{best}`?"));
+                    }
+                    cx.emit(d);
+                }
+                NameResolution::Removed(why) => cx.emit(
+                    Diagnostic::new(
+                        Code::UnknownKind,
+                        format!("Agent tool `{name}` no longer exists in RAGFlow"),
+                    )
+                    .component(&c.id)
+                    .at(pointer)
+                    .help(why),
+                ),
+                r => {
+                    if let Some(k) = r.kind() {
+                        if !k.is_tool() && k != Kind::Agent {
+                            cx.emit(
+                                Diagnostic::new(
+                                    Code::Structural,
+                                    format!("`{name}` cannot be used as an Agent tool"),
+                                )
+                                .component(&c.id)
+                                .at(pointer)
+                                .help("only tools and Agents can be called by an Agent"),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+const SWITCH_OPERATORS: &[&str] = &[
+    "contains",
+    "not contains",
+    "start with",
+    "end with",
+    "empty",
+    "not empty",
+    "=",
+    "≠",
+    ">",
+    "<",
+    "≥",
+    "≤",
+];
+
+fn switch_operators(cx: &mut Cx) {
+    let ir = cx.ir;
+    for id in ir.node_ids() {
+        let node = ir.node(id);
+        if node.kind != Kind::Switch {
+            continue;
+        }
+        let c = cx.component_of(id).clone();
+        let Some(Value::Array(conds)) = node.params.get("conditions") else {
+            continue;
+        };
+        for (ci, cond) in conds.iter().enumerate() {
+            let Some(Value::Array(items)) = cond.get("items") else {
+                continue;
+            };
+            for (ii, item) in items.iter().enumerate() {
+                if item
+                    .get("cpn_id")
+                    .and_then(Value::as_str)
+                    .is_none_or(str::is_empty)
+                {
+                    continue;
+                }
+                let op = item.get("operator").and_then(Value::as_str).unwrap_or("");
+                if !SWITCH_OPERATORS.contains(&op) {
+                    let mut d = Diagnostic::new(
+                        Code::Structural,
+                        format!("Switch operator `{op}` is not supported: RAGFlow fails with `Not supported operator: {op}`"),
+                    )
+                    .component(&c.id)
+                    .at(pointer_join(&c.loc.params, &["conditions", &ci.to_string(), "items", &ii.to_string(), "operator"]));
+                    if let Some(best) = closest(op, SWITCH_OPERATORS.iter().copied()) {
+                        d = d.help(format!("did you mean `{best}`?"));
+                    } else {
+                        d = d.help(format!("use one of {}", SWITCH_OPERATORS.join(", ")));
+                    }
+                    cx.emit(d);
+                }
+            }
+            if cond.get("logical_operator").is_none() {
+                cx.emit(
+                    Diagnostic::new(
+                        Code::Structural,
+                        format!("case {} has no `logical_operator`: RAGFlow fails with `'logical_operator'`", ci + 1),
+                    )
+                    .component(&c.id)
+                    .at(pointer_join(&c.loc.params, &["conditions", &ci.to_string()]))
+                    .help("set it to \"and\" or \"or\""),
+                );
+            }
+        }
+    }
+}
+
+fn cycles(cx: &mut Cx) {
+    let ir = cx.ir;
+    for scc in cx.flow.unmediated_cycles(ir) {
+        let first = scc[0];
+        let c = cx.component_of(first).clone();
+        let names: Vec<String> = scc
+            .iter()
+            .map(|n| format!("`{}`", ir.node(*n).id))
+            .collect();
+        cx.emit(
+            Diagnostic::new(
+                Code::Structural,
+                format!(
+                    "cycle through {}: the run would never end",
+                    names.join(" → ")
+                ),
+            )
+            .component(&c.id)
+            .at(&c.loc.entry)
+            .help(
+                "repeat work with a Loop or an Iteration, or wait for the user with a UserFillUp",
+            ),
+        );
+    }
+}
+
+fn loops(cx: &mut Cx) {
+    let ir = cx.ir;
+    for id in ir.node_ids() {
+        let node = ir.node(id);
+        if node.kind != Kind::Loop {
+            continue;
+        }
+        let c = cx.component_of(id).clone();
+        let max = node.params.get("maximum_loop_count");
+        let zero_max = max.is_none_or(|v| v.as_f64() == Some(0.0));
+        let conditions_empty = node
+            .params
+            .get("loop_termination_condition")
+            .and_then(Value::as_array)
+            .is_none_or(Vec::is_empty);
+        let logic = node
+            .params
+            .get("logical_operator")
+            .and_then(Value::as_str)
+            .unwrap_or("and");
+        if zero_max {
+            cx.emit(
+                Diagnostic::new(
+                    Code::LoopNeverRuns,
+                    format!(
+                        "Loop `{}` has `maximum_loop_count` 0, so its body never runs",
+                        c.id
+                    ),
+                )
+                .component(&c.id)
+                .at(if max.is_some() {
+                    pointer_join(&c.loc.params, &["maximum_loop_count"])
+                } else {
+                    c.loc.params.clone()
+                })
+                .help("set `maximum_loop_count` to the most passes the body may make"),
+            );
+        } else if conditions_empty && logic == "and" {
+            cx.emit(
+                Diagnostic::new(
+                    Code::LoopNeverRuns,
+                    format!("Loop `{}` has no termination condition: with `and` RAGFlow exits before the first pass", c.id),
+                )
+                .component(&c.id)
+                .at(c.loc.params.clone())
+                .help("add a `loop_termination_condition`, or use `\"logical_operator\": \"or\"` to run until `maximum_loop_count`"),
+            );
+        }
+    }
+}
