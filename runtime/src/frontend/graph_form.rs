@@ -51,6 +51,7 @@ pub fn load(
     let graph = dsl.get("graph").cloned().unwrap_or(Value::Null);
     let nodes = parse_nodes(&graph, &graph_ptr, diags);
     let edges = parse_edges(&graph, &graph_ptr, diags);
+    report_missing_cases(&nodes, &edges, &graph_ptr, diags);
     let mut components = Vec::new();
     for node in &nodes {
         if EXCLUDED_LABELS.contains(&node.label) || is_bottom_sub_agent(&edges, node.id) {
@@ -124,6 +125,62 @@ pub fn load(
         components.push(component);
     }
     Document::new(Form::Graph, components, dsl, None, dsl_pointer)
+}
+
+/// Edges leaving a Switch or Categorize from a handle that names no case: the editor drew a
+/// route the canvas can never take.
+fn report_missing_cases(
+    nodes: &[Node],
+    edges: &[Edge],
+    graph_ptr: &str,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for node in nodes {
+        let handles: Vec<String> = match node.label {
+            "Switch" => {
+                let cases = node
+                    .form
+                    .get("conditions")
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len);
+                (1..=cases)
+                    .map(|i| format!("Case {i}"))
+                    .chain(["end_cpn_ids".to_string()])
+                    .collect()
+            }
+            "Categorize" => node
+                .form
+                .get("items")
+                .and_then(Value::as_array)
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(|i| i.get("uuid").and_then(Value::as_str).map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default(),
+            _ => continue,
+        };
+        for e in edges.iter().filter(|e| e.source == node.id) {
+            if !handles.iter().any(|h| h == e.source_handle) {
+                diags.push(
+                    Diagnostic::new(
+                        Code::Structural,
+                        format!(
+                            "an edge leaves {} `{}` from `{}`, which is not one of its cases",
+                            node.label, node.id, e.source_handle
+                        ),
+                    )
+                    .component(node.id)
+                    .at(pointer_join(
+                        graph_ptr,
+                        &["edges", &e.index.to_string(), "sourceHandle"],
+                    ))
+                    .help(format!("its cases are {}", handles.join(", "))),
+                );
+            }
+        }
+    }
 }
 
 fn parse_nodes<'a>(

@@ -130,9 +130,12 @@ fn dangling(cx: &mut Cx, c: &Component, what: &str, target: &str, pointer: &str)
     )
     .component(&c.id)
     .at(pointer);
-    if let Some(best) = closest(target, cx.doc.components.iter().map(|c| c.id.as_str())) {
-        d = d.help(format!("did you mean `{best}`?"));
-    }
+    d = d.help(
+        match closest(target, cx.doc.components.iter().map(|c| c.id.as_str())) {
+            Some(best) => format!("did you mean `{best}`?"),
+            None => "point it at an existing component, or remove it".to_string(),
+        },
+    );
     cx.emit(d);
 }
 
@@ -226,11 +229,19 @@ fn containers(cx: &mut Cx) {
 }
 
 /// RAGFlow refuses to load a canvas whose component fails its parameter check.
+///
+/// One deliberate difference: an empty `llm_id` means "the default model" in canvasc (RAGFlow's
+/// templates ship that way and its editor asks for a model later), so it is not reported here;
+/// running such a canvas without a configured default model fails with a clear error.
 fn parameter_checks(cx: &mut Cx) {
     let ir = cx.ir;
     for id in ir.node_ids() {
         let node = ir.node(id);
-        if let Err(failure) = check_params(node.kind, &node.params) {
+        let mut params = node.params.clone();
+        if params.get("llm_id").is_some_and(|v| v.as_str() == Some("")) {
+            params.insert("llm_id".into(), Value::String("default".into()));
+        }
+        if let Err(failure) = check_params(node.kind, &params) {
             let c = cx.component_of(id).clone();
             let pointer = match &failure.param {
                 Some(p) if c.params.contains_key(p) => pointer_join(&c.loc.params, &[p]),
