@@ -80,16 +80,18 @@ pub fn run(args: Args) -> ExitCode {
         Format::Human => {
             let mut stderr = std::io::stderr().lock();
             let _ = stderr.write_all(human.as_bytes());
-            let _ = writeln!(
-                stderr,
-                "{}: {}",
-                if results.len() == 1 {
-                    results[0].0.clone()
-                } else {
-                    format!("{} files", results.len())
-                },
-                render::summary(errors, warnings)
-            );
+            if !results.is_empty() {
+                let _ = writeln!(
+                    stderr,
+                    "{}: {}",
+                    if results.len() == 1 {
+                        results[0].0.clone()
+                    } else {
+                        format!("{} files", results.len())
+                    },
+                    render::summary(errors, warnings)
+                );
+            }
         }
     }
     if fatal {
