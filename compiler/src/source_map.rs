@@ -25,8 +25,16 @@ impl<'a> SourceMap<'a> {
     /// parameter) falls back to the nearest enclosing value.
     pub fn locate(&self, pointer: &str, span: Option<(usize, usize)>) -> Option<(usize, usize)> {
         let root = self.root.as_ref()?;
-        let (value, exact) = walk(root, pointer);
-        let range = value_range(value);
+        let (value, exact, key) = walk(root, pointer);
+        let range = match (value, key) {
+            // A whole object or list: point at its key (or its opening bracket), not at every line.
+            (Value::Object(_) | Value::Array(_), Some(k)) => k,
+            (Value::Object(_) | Value::Array(_), None) => {
+                let (start, _) = value_range(value);
+                (start, start + 1)
+            }
+            _ => value_range(value),
+        };
         match (span, exact, value) {
             (Some((start, end)), true, Value::StringLit(lit)) => {
                 let raw = &self.text[lit.range.start..lit.range.end];
@@ -52,11 +60,16 @@ fn value_range(v: &Value) -> (usize, usize) {
     (r.start, r.end)
 }
 
-/// Walk an RFC 6901 pointer; returns the deepest value reached and whether it is the target.
-fn walk<'v, 'a>(root: &'v Value<'a>, pointer: &str) -> (&'v Value<'a>, bool) {
+/// Walk an RFC 6901 pointer; returns the deepest value reached, whether it is the target, and
+/// the range of the key naming it (for object members).
+fn walk<'v, 'a>(
+    root: &'v Value<'a>,
+    pointer: &str,
+) -> (&'v Value<'a>, bool, Option<(usize, usize)>) {
     let mut cur = root;
+    let mut key = None;
     if pointer.is_empty() {
-        return (cur, true);
+        return (cur, true, None);
     }
     for raw in pointer.split('/').skip(1) {
         let token = raw.replace("~1", "/").replace("~0", "~");
@@ -65,19 +78,29 @@ fn walk<'v, 'a>(root: &'v Value<'a>, pointer: &str) -> (&'v Value<'a>, bool) {
                 .properties
                 .iter()
                 .find(|p| prop_name(&p.name) == token)
-                .map(|p| &p.value),
+                .map(|p| {
+                    let r = match &p.name {
+                        ObjectPropName::String(s) => s.range,
+                        ObjectPropName::Word(w) => w.range,
+                    };
+                    (&p.value, Some((r.start, r.end)))
+                }),
             Value::Array(arr) => token
                 .parse::<usize>()
                 .ok()
-                .and_then(|i| arr.elements.get(i)),
+                .and_then(|i| arr.elements.get(i))
+                .map(|v| (v, None)),
             _ => None,
         };
         match next {
-            Some(v) => cur = v,
-            None => return (cur, false),
+            Some((v, k)) => {
+                cur = v;
+                key = k;
+            }
+            None => return (cur, false, key),
         }
     }
-    (cur, true)
+    (cur, true, key)
 }
 
 fn prop_name<'b>(name: &'b ObjectPropName) -> &'b str {
@@ -150,7 +173,7 @@ mod tests {
         let (s, e) = map.locate("/a/b/0", None).expect("found");
         assert_eq!(&text[s..e], "\"x\"");
         let (s, e) = map.locate("/a/missing/3", None).expect("falls back");
-        assert_eq!(&text[s..e], r#"{"b": ["x", "q\n{sys.query}"]}"#);
+        assert_eq!(&text[s..e], r#""a""#);
     }
 
     #[test]

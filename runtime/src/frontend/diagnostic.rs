@@ -127,7 +127,7 @@ impl Diagnostic {
 }
 
 /// How findings are graded: build mode fails on errors; draft mode demotes everything to
-/// warnings; `deny_warnings` promotes lints to errors.
+/// warnings; `deny_warnings` promotes warnings to errors.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Grading {
     pub draft: bool,
@@ -137,13 +137,11 @@ pub struct Grading {
 impl Grading {
     pub fn apply(self, diags: &mut [Diagnostic]) {
         for d in diags {
-            d.severity = if self.draft {
-                Severity::Warning
+            if self.draft {
+                d.severity = Severity::Warning;
             } else if self.deny_warnings {
-                Severity::Error
-            } else {
-                d.code.default_severity()
-            };
+                d.severity = Severity::Error;
+            }
         }
     }
 }

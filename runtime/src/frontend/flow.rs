@@ -207,6 +207,14 @@ impl Flow {
         Some(implies(gc, gx))
     }
 
+    /// Whether `x` and `c` can both run in one run (`None` when it cannot be decided): false
+    /// when they sit on different branches of the same split.
+    pub fn can_run_together(&self, x: NodeId, c: NodeId) -> Option<bool> {
+        let gx = self.guards[x.index()].as_ref()?;
+        let gc = self.guards[c.index()].as_ref()?;
+        Some(gx.iter().any(|tx| gc.iter().any(|tc| compatible(tx, tc))))
+    }
+
     /// Number of branches of an OR split (for tests and diagnostics).
     pub fn arity(&self, n: NodeId) -> Option<u32> {
         self.arity.get(&n.0).copied()
@@ -414,6 +422,11 @@ fn or(mut a: Vec<Conj>, b: Vec<Conj>, arity: &HashMap<u32, u32>) -> Option<Vec<C
         }
         a = terms;
     }
+}
+
+/// No split takes different branches in the two terms.
+fn compatible(a: &Conj, b: &Conj) -> bool {
+    a.iter().all(|x| b.iter().all(|y| x.0 != y.0 || x.1 == y.1))
 }
 
 fn subset(small: &Conj, big: &Conj) -> bool {

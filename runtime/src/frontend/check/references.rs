@@ -191,7 +191,7 @@ fn reachability(cx: &mut Cx, b: &BoundRef, target: NodeId) {
             format!("`{x_id}` can never run, so it has not run when `{c_id}` runs"),
         );
     };
-    if x_min >= c_max {
+    if x_min >= c_max || flow.can_run_together(target, c) == Some(false) {
         return never(
             cx,
             format!("`{x_id}` can never have run when `{c_id}` runs"),
@@ -202,28 +202,32 @@ fn reachability(cx: &mut Cx, b: &BoundRef, target: NodeId) {
         // dominator has run on every path before `c`.
         return;
     }
-    let consequence = if b.at.deferral {
-        format!("RAGFlow then drops `{c_id}` from the run instead of running it")
-    } else {
-        "the reference then reads an empty value".to_string()
-    };
     if flow.always_runs_with(target, c) == Some(false) {
+        let consequence = if b.at.deferral {
+            format!("on the others RAGFlow drops `{c_id}` from the run instead of running it")
+        } else {
+            "on the others the reference reads an empty value".to_string()
+        };
         let d = diag(
             cx,
             b,
             Code::MaybeUnset,
-            format!("`{x_id}` runs only on some of the paths that reach `{c_id}`: on the others {consequence}"),
+            format!("`{x_id}` runs only on some of the paths that reach `{c_id}`: {consequence}"),
         )
         .help("merge the branches with a VariableAggregator, or move the reference after a component that every path runs through");
         cx.emit(d);
         return;
     }
-    if x_max >= c_min {
+    // A text-driven component waits (RAGFlow defers it) until `x` is on the path; when `x` leads
+    // to it, it runs after `x` whatever the batch order.
+    if x_max >= c_min && !(b.at.deferral && flow.can_reach(target, c)) {
         let d = diag(
             cx,
             b,
             Code::MaybeUnset,
-            format!("`{c_id}` can be reached by a shorter path than `{x_id}`, so it can run before `{x_id}` has: {consequence}"),
+            format!(
+                "`{c_id}` can run in the same batch as `{x_id}` or before it (it is also reached by a shorter path), so the reference can read an empty value"
+            ),
         )
         .help(format!("make `{x_id}` the only way into `{c_id}`, or merge the paths before `{c_id}`"));
         cx.emit(d);
@@ -345,6 +349,18 @@ fn switch_operand(cx: &mut Cx, b: &BoundRef, ty: &Ty, case: usize, item: usize) 
         cx.emit(d);
         return;
     }
+    if matches!(op, ">" | "<" | "≥" | "≤") && *ty == Ty::String {
+        let mut d = diag(
+            cx,
+            b,
+            Code::TypeMismatch,
+            format!("`{op}` compares `{raw}`, a string, as a number only when both sides parse as numbers"),
+        )
+        .help("otherwise RAGFlow compares the texts lexicographically (\"9\" > \"10\"); compare a number output, or convert the text first");
+        d.severity = crate::frontend::Severity::Warning;
+        cx.emit(d);
+        return;
+    }
     if matches!(op, ">" | "<" | "≥" | "≤") && matches!(ty, Ty::Object | Ty::Array(_)) {
         let d = diag(
             cx,
@@ -454,6 +470,8 @@ fn assign_target(cx: &mut Cx, b: &BoundRef, ty: &Ty, index: usize) {
                 Some(format!("`{op}` needs a number, but `{raw}` is {}", a(ty)))
             } else if !param_is_number {
                 Some(format!("`{op}` needs a literal number as its parameter"))
+            } else if op == "/=" && entry.get("parameter").and_then(Value::as_f64) == Some(0.0) {
+                Some(format!("`/=` divides `{raw}` by zero"))
             } else {
                 None
             }
@@ -462,6 +480,34 @@ fn assign_target(cx: &mut Cx, b: &BoundRef, ty: &Ty, index: usize) {
             if !matches!(ty, Ty::Array(_) | Ty::Any) =>
         {
             Some(format!("`{op}` works on a list, but `{raw}` is {}", a(ty)))
+        }
+        "append" | "extend" => {
+            let element = ty.element().cloned().unwrap_or(Ty::Any);
+            let param_ty =
+                node.refs
+                    .iter()
+                    .map(|&r| &cx.ir.refs[r])
+                    .find_map(|p| match p.at.slot {
+                        Slot::AssignParameter { index: i } if i == index => {
+                            match ref_type(cx.doc, cx.ir, &p.target) {
+                                RefType::Known(t) => Some(t),
+                                RefType::Unresolved => None,
+                            }
+                        }
+                        _ => None,
+                    });
+            let added = match (op, param_ty) {
+                ("append", Some(t)) => Some(t),
+                ("extend", Some(Ty::Array(e))) => Some(*e),
+                _ => None,
+            };
+            match added {
+                Some(t) if definitely_different(&element, &t) => Some(format!(
+                    "`{op}` adds {} to `{raw}`, a list of {element}",
+                    a(&t)
+                )),
+                _ => None,
+            }
         }
         _ => None,
     };
@@ -504,6 +550,17 @@ fn inert(cx: &mut Cx) {
                 .help(help),
         );
     }
+}
+
+/// Two types no value shares (unknowns never differ).
+fn definitely_different(a: &Ty, b: &Ty) -> bool {
+    let known = |t: &Ty| {
+        matches!(
+            t,
+            Ty::String | Ty::Number | Ty::Boolean | Ty::Object | Ty::Array(_)
+        )
+    };
+    known(a) && known(b) && std::mem::discriminant(a) != std::mem::discriminant(b)
 }
 
 /// "a string", "an array<string>", … for messages.

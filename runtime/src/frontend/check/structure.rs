@@ -47,6 +47,15 @@ fn kinds(cx: &mut Cx) {
                 .at(&c.loc.name)
                 .help(why),
             ),
+            NameResolution::Canonical(k @ (Kind::Jin10 | Kind::TuShare)) | NameResolution::Alias(k @ (Kind::Jin10 | Kind::TuShare)) => cx.emit(
+                Diagnostic::new(
+                    Code::LegacyKind,
+                    format!("{k} is a legacy node that RAGFlow runs as a no-op: it sets no output"),
+                )
+                .component(&c.id)
+                .at(&c.loc.name)
+                .help("remove it, or fetch the data with an Invoke (HTTP request) node"),
+            ),
             NameResolution::Legacy(_, replacement) => cx.emit(
                 Diagnostic::new(
                     Code::LegacyKind,
@@ -302,7 +311,14 @@ fn agent_tools(cx: &mut Cx) {
                     .help(why),
                 ),
                 r => {
-                    if let Some(k) = r.kind() {
+                    if let Some(k @ (Kind::Jin10 | Kind::TuShare)) = r.kind() {
+                        cx.emit(
+                            Diagnostic::new(Code::Structural, format!("`{name}` cannot be used as an Agent tool: it has no function schema"))
+                                .component(&c.id)
+                                .at(pointer)
+                                .help(format!("RAGFlow fails to build the Agent; {k} is a legacy node that does nothing")),
+                        );
+                    } else if let Some(k) = r.kind() {
                         if !k.is_tool() && k != Kind::Agent {
                             cx.emit(
                                 Diagnostic::new(
@@ -403,14 +419,14 @@ fn cycles(cx: &mut Cx) {
             Diagnostic::new(
                 Code::Structural,
                 format!(
-                    "cycle through {}: the run would never end",
+                    "cycle through {} outside any Loop or Iteration: the editor cannot draw it, and a run repeats it within one turn until a branch leaves it (forever if none does)",
                     names.join(" → ")
                 ),
             )
             .component(&c.id)
             .at(&c.loc.entry)
             .help(
-                "repeat work with a Loop or an Iteration, or wait for the user with a UserFillUp",
+                "repeat work with a Loop (with a termination condition) or an Iteration, or wait for the user with a UserFillUp",
             ),
         );
     }
@@ -454,13 +470,18 @@ fn loops(cx: &mut Cx) {
                 .help("set `maximum_loop_count` to the most passes the body may make"),
             );
         } else if conditions_empty && logic == "and" {
+            let at = if c.params.contains_key("loop_termination_condition") {
+                pointer_join(&c.loc.params, &["loop_termination_condition"])
+            } else {
+                c.loc.params.clone()
+            };
             cx.emit(
                 Diagnostic::new(
                     Code::LoopNeverRuns,
                     format!("Loop `{}` has no termination condition: with `and` RAGFlow exits before the first pass", c.id),
                 )
                 .component(&c.id)
-                .at(c.loc.params.clone())
+                .at(at)
                 .help("add a `loop_termination_condition`, or use `\"logical_operator\": \"or\"` to run until `maximum_loop_count`"),
             );
         }

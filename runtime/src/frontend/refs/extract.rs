@@ -9,6 +9,7 @@ use crate::frontend::catalog::{defaults::merged_params, tool_meta::tool_meta, Ki
 use crate::frontend::diagnostic::pointer_join;
 use crate::frontend::document::{Component, Document};
 use regex::Regex;
+use serde_json::Value as Json;
 use serde_json::{Map, Value};
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -536,8 +537,57 @@ impl Walker<'_> {
                     }
                 }
             } else {
-                self.generic_strings(&["tools", &idx, "params"], Slot::Value, false);
+                // A tool's parameters are literal configuration (an `email` is just an address);
+                // only braced references in them are rendered, and Retrieval's dataset ids.
+                self.templates_in(&["tools", &idx, "params"]);
+                if let Some(Json::Array(ids)) =
+                    self.value_at(&["tools", &idx, "params", "dataset_ids"])
+                {
+                    let with_ref: Vec<usize> = ids
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, v)| {
+                            v.as_str()
+                                .is_some_and(|s| s.contains('@') && looks_like_output_selector(s))
+                        })
+                        .map(|(i, _)| i)
+                        .collect();
+                    for i in with_ref {
+                        self.selector_at(
+                            &["tools", &idx, "params", "dataset_ids", &i.to_string()],
+                            Slot::Value,
+                        );
+                    }
+                }
             }
+        }
+    }
+
+    /// Template references in every string under `path`.
+    fn templates_in(&mut self, path: &[&str]) {
+        let Some(v) = self.value_at(path).cloned() else {
+            return;
+        };
+        match v {
+            Json::String(s) if !template_refs(&s).is_empty() => {
+                self.template_at(path, Slot::Text, false)
+            }
+            Json::Array(items) => {
+                for i in 0..items.len() {
+                    let idx = i.to_string();
+                    let mut p: Vec<&str> = path.to_vec();
+                    p.push(&idx);
+                    self.templates_in(&p);
+                }
+            }
+            Json::Object(map) => {
+                for k in map.keys() {
+                    let mut p: Vec<&str> = path.to_vec();
+                    p.push(k);
+                    self.templates_in(&p);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -564,6 +614,9 @@ impl Walker<'_> {
                 Some(true) => self.push_selector(&[&key], &s, 0..s.len(), Slot::Value, false),
                 Some(false) => {
                     if template_refs(&s).is_empty() {
+                        if !self.meant_as_reference(&s) {
+                            continue;
+                        }
                         self.out.inert.push(Inert {
                             component: self.index,
                             pointer: self.ptr(&[&key]),
@@ -600,6 +653,25 @@ impl Walker<'_> {
                 } else {
                     None
                 }
+            }
+        }
+    }
+
+    /// Whether a selector-shaped string that names nothing was probably meant as a reference
+    /// (a global, an editor-style id, or a near miss of a component id) rather than being data
+    /// such as an e-mail address.
+    fn meant_as_reference(&self, s: &str) -> bool {
+        let exp = s.trim_matches('{').trim_matches('}');
+        match exp.split_once('@') {
+            None => true,
+            Some((cpn, _)) => {
+                cpn.contains(':')
+                    || self.doc.components.iter().any(|c| {
+                        strsim::normalized_damerau_levenshtein(
+                            &cpn.to_lowercase(),
+                            &c.id.to_lowercase(),
+                        ) >= 0.8
+                    })
             }
         }
     }

@@ -12,6 +12,20 @@ pub static TEMPLATE_REF: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid pattern")
 });
 
+/// The same pattern without IGNORECASE: Message streaming matches `sys.`/`env.` only in lower
+/// case (`re.finditer(variable_ref_patt, …, flags=re.DOTALL)`).
+pub static TEMPLATE_REF_EXACT_CASE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?s)\{* *\{([a-zA-Z0-9_:]+@[A-Za-z0-9_.-]+|sys\.[A-Za-z0-9_.]+|env\.[A-Za-z0-9_.]+)\} *\}*",
+    )
+    .expect("valid pattern")
+});
+
+/// Template references matched case-sensitively (Message streaming).
+pub fn template_refs_exact_case(text: &str) -> Vec<TemplateMatch> {
+    captures_of(&TEMPLATE_REF_EXACT_CASE, text)
+}
+
 /// Iteration aliases `{item}`, `{index}`, `{result}` (RAGFlow's `iteration_alias_patt`).
 pub static ALIAS_REF: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?is)\{* *\{(item|index|result)\} *\}*").expect("valid pattern"));

@@ -8,6 +8,6 @@ pub use extract::{
     extract, Extraction, Inert, InertWhy, Reference, Route, RouteKind, Slot, Syntax,
 };
 pub use grammar::{
-    alias_refs, inert_refs, strip_like_python, template_refs, Alias, Expr, TemplateMatch,
-    ALIAS_REF, TEMPLATE_REF,
+    alias_refs, inert_refs, strip_like_python, template_refs, template_refs_exact_case, Alias,
+    Expr, TemplateMatch, ALIAS_REF, TEMPLATE_REF,
 };
