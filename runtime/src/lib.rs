@@ -1,4 +1,7 @@
 //! canvasc runtime: the front-end every back-end shares, and (with the `exec` feature) the
 //! runtime that executes canvases.
 
+#[cfg(feature = "exec")]
+pub mod exec;
 pub mod frontend;
+pub mod value;

@@ -2,6 +2,7 @@
 
 mod check;
 mod convert;
+pub mod run;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -25,6 +26,8 @@ enum Command {
     Convert(convert::ConvertArgs),
     /// Apply RAGFlow's `Canvas.reset()` to a stored DSL: what a new session starts from.
     Reset(convert::ResetArgs),
+    /// Run one turn of a canvas with the interpreter (drafts).
+    Run(run::Args),
 }
 
 /// Exit code for usage, I/O and not-a-canvas errors.
@@ -36,6 +39,7 @@ pub fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Convert(args) => convert::run_convert(args),
         Command::Reset(args) => convert::run_reset(args),
+        Command::Run(args) => run::run(args),
     }
 }
 

@@ -1,0 +1,319 @@
+//! `canvasc run FILE`: run a canvas with the interpreter (drafts), one turn per invocation.
+
+use canvasc_runtime::exec::interp::Interpreter;
+use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
+use canvasc_runtime::exec::random::PyRandom;
+use canvasc_runtime::exec::{Program, RunInput, RunOutcome, Services, Session};
+use canvasc_runtime::frontend::{analyze, Severity};
+use canvasc_runtime::value::{py, Json, Map};
+use clap::{Args as ClapArgs, ValueEnum};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// One event per line, exactly as the HTTP stream carries it.
+    Jsonl,
+    /// A readable live timeline.
+    Pretty,
+}
+
+#[derive(ClapArgs, Clone)]
+pub struct Args {
+    /// The canvas (any form).
+    pub file: PathBuf,
+    /// The user's message (`sys.query`).
+    #[arg(long)]
+    pub query: Option<String>,
+    /// Form inputs as JSON: `{"field": {"value": …}}` (or `{"field": value}`).
+    #[arg(long)]
+    pub inputs: Option<String>,
+    /// Session state: loaded when the file exists (continuing the conversation or a paused
+    /// UserFillUp) and written after the turn.
+    #[arg(long)]
+    pub state: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Jsonl)]
+    pub format: Format,
+    /// Answer every LLM call from this script (scripted-llm.md), whatever the `llm_id`.
+    #[arg(long)]
+    pub llm_script: Option<PathBuf>,
+    /// Seed Python's `random` (which Message alternative is picked) for reproducible runs.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// `sys.user_id`.
+    #[arg(long)]
+    pub user_id: Option<String>,
+}
+
+fn fail(message: String) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(super::EXIT_USAGE)
+}
+
+fn read_json(path: &Path, what: &str) -> Result<Json, String> {
+    let text = super::read_file(path)?;
+    serde_json::from_str(&text).map_err(|e| format!("{what} {} is not JSON: {e}", path.display()))
+}
+
+/// Everything a run needs besides the program: parsed arguments and services.
+pub struct Prepared {
+    pub input: RunInput,
+    pub services: Services,
+    pub saved: Option<Map<String, Json>>,
+}
+
+/// Parse the arguments every back-end shares (`canvasc run` and built binaries).
+pub fn prepare(args: &Args) -> Result<Prepared, String> {
+    let inputs = match &args.inputs {
+        None => None,
+        Some(text) => {
+            let v: Json =
+                serde_json::from_str(text).map_err(|e| format!("--inputs is not JSON: {e}"))?;
+            if !v.is_object() {
+                return Err("--inputs must be a JSON object of form fields".into());
+            }
+            Some(v)
+        }
+    };
+    let mut services = Services::default();
+    if let Some(path) = &args.llm_script {
+        let script = Script::parse(&read_json(path, "the LLM script")?)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        services.llm = Some(Arc::new(ScriptedProvider::new(script)));
+    }
+    let saved = match &args.state {
+        Some(p) if p.exists() => match read_json(p, "the state file")? {
+            Json::Object(m) => Some(m),
+            _ => {
+                return Err(format!(
+                    "the state file {} is not a saved canvas",
+                    p.display()
+                ))
+            }
+        },
+        _ => None,
+    };
+    Ok(Prepared {
+        input: RunInput {
+            query: Some(Json::String(args.query.clone().unwrap_or_default())),
+            user_id: args.user_id.clone().map(Json::String),
+            files: Vec::new(),
+            inputs: Some(inputs.unwrap_or_else(|| Json::Object(Map::new()))),
+            chat_template_kwargs: None,
+            webhook_payload: None,
+        },
+        services,
+        saved,
+    })
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let name = args.file.display().to_string();
+    let text = match super::read_file(&args.file) {
+        Ok(t) => t,
+        Err(e) => return fail(e),
+    };
+    let analysis = match analyze(&text) {
+        Ok(a) => a,
+        Err(e) => return fail(format!("{name}: {e}")),
+    };
+    let errors = analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    if errors > 0 {
+        eprintln!("warning: {name} has {errors} checker error(s); running it as a draft (see `canvasc check {name}`)");
+    }
+    let program = Arc::new(Interpreter::from_analysis(&analysis));
+    let dsl = analysis.document.dsl.clone();
+    let prepared = match prepare(&args) {
+        Ok(p) => p,
+        Err(e) => return fail(e),
+    };
+    execute(program, dsl, prepared, &args)
+}
+
+/// Run one turn of any program and print it; shared with built binaries.
+pub fn execute<P: Program>(
+    program: Arc<P>,
+    dsl: Map<String, Json>,
+    prepared: Prepared,
+    args: &Args,
+) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return fail(format!("cannot start the async runtime: {e}")),
+    };
+    let rng = args
+        .seed
+        .map_or_else(PyRandom::from_entropy, PyRandom::seeded);
+    let Prepared {
+        input,
+        services,
+        saved,
+    } = prepared;
+    let fresh = saved.is_none();
+    let session = Session::new(program, saved.unwrap_or(dsl), services, rng, fresh);
+    let cancel = session.cancel_flag();
+    let format = args.format;
+    let mut printer = Printer::new(format);
+    let outcome = runtime.block_on(async {
+        let ctrl_c = tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                cancel.cancel();
+            }
+        });
+        let mut sink = |ev: Json| printer.event(&ev);
+        let outcome = session.run(input, &mut sink).await;
+        ctrl_c.abort();
+        outcome
+    });
+    let mut printer = Printer::new(format);
+    if let RunOutcome::Aborted(e) = &outcome {
+        printer.abort(&e.to_string());
+    }
+    if let Some(path) = &args.state {
+        let saved = serde_json::to_string_pretty(&session.save()).unwrap_or_default();
+        if let Err(e) = std::fs::write(path, saved) {
+            return fail(format!(
+                "cannot write the state file {}: {e}",
+                path.display()
+            ));
+        }
+    }
+    match outcome {
+        RunOutcome::Finished | RunOutcome::Paused | RunOutcome::Canceled => ExitCode::SUCCESS,
+        RunOutcome::Failed(e) => {
+            eprintln!("error: the run stopped: {e}");
+            ExitCode::from(1)
+        }
+        RunOutcome::Aborted(_) => ExitCode::from(1),
+    }
+}
+
+/// Writes events to stdout as they arrive.
+struct Printer {
+    format: Format,
+    in_message: bool,
+}
+
+impl Printer {
+    fn new(format: Format) -> Self {
+        Printer {
+            format,
+            in_message: false,
+        }
+    }
+
+    fn event(&mut self, ev: &Json) {
+        let mut out = std::io::stdout().lock();
+        match self.format {
+            Format::Jsonl => {
+                let _ = writeln!(out, "{}", serde_json::to_string(ev).unwrap_or_default());
+            }
+            Format::Pretty => {
+                let _ = out.write_all(pretty(ev, &mut self.in_message).as_bytes());
+            }
+        }
+        let _ = out.flush();
+    }
+
+    /// The frame RAGFlow's host sends when an exception escapes the run.
+    fn abort(&mut self, message: &str) {
+        let frame = serde_json::json!({"code": 500, "message": message, "data": false});
+        match self.format {
+            Format::Jsonl => println!("{}", serde_json::to_string(&frame).unwrap_or_default()),
+            Format::Pretty => println!("✗ run aborted: {message}"),
+        }
+    }
+}
+
+fn pretty(ev: &Json, in_message: &mut bool) -> String {
+    let data = &ev["data"];
+    let name = ev["event"].as_str().unwrap_or("");
+    let node = |d: &Json| {
+        let id = d["component_id"].as_str().unwrap_or("");
+        let display = d["component_name"].as_str().unwrap_or("");
+        let kind = d["component_type"].as_str().unwrap_or("");
+        if display.is_empty() {
+            format!("{id} ({kind})")
+        } else {
+            format!("{id} \"{display}\" ({kind})")
+        }
+    };
+    let mut s = String::new();
+    if *in_message && name != "message" {
+        s.push('\n');
+        *in_message = false;
+    }
+    match name {
+        "workflow_started" => s.push_str(&format!(
+            "▶ run started, inputs {}\n",
+            py::json_dumps(&data["inputs"])
+        )),
+        "node_started" => {
+            let thoughts = data["thoughts"].as_str().unwrap_or("");
+            s.push_str(&format!("  ● {}", node(data)));
+            if !thoughts.is_empty() {
+                s.push_str(&format!(" — {}", thoughts.replace('\n', " ")));
+            }
+            s.push('\n');
+        }
+        "node_finished" => {
+            let ms = data["elapsed_time"].as_f64().unwrap_or(0.0) * 1000.0;
+            match data["error"].as_str() {
+                Some(e) => s.push_str(&format!(
+                    "  ✗ {} failed after {ms:.1} ms: {e}\n",
+                    node(data)
+                )),
+                None => s.push_str(&format!("  ✓ {} {ms:.1} ms\n", node(data))),
+            }
+        }
+        "message" => {
+            if !*in_message {
+                s.push_str("  💬 ");
+                *in_message = true;
+            }
+            if data.get("start_to_think").is_some() {
+                s.push_str("<think>");
+            } else if data.get("end_to_think").is_some() {
+                s.push_str("</think>");
+            } else {
+                match &data["content"] {
+                    Json::String(t) => s.push_str(t),
+                    Json::Null => {}
+                    other => s.push_str(&py::json_dumps(other)),
+                }
+            }
+        }
+        "message_end" => {
+            if let Some(r) = data.get("reference") {
+                s.push_str(&format!("  📎 reference {}\n", py::json_dumps(r)));
+            }
+        }
+        "user_inputs" => {
+            let fields: Vec<String> = data["inputs"]
+                .as_object()
+                .map(|m| m.keys().cloned().collect())
+                .unwrap_or_default();
+            s.push_str(&format!(
+                "⏸ waiting for input: {} — {}\n",
+                fields.join(", "),
+                data["tips"].as_str().unwrap_or("")
+            ));
+        }
+        "workflow_finished" => {
+            let ms = data["elapsed_time"].as_f64().unwrap_or(0.0) * 1000.0;
+            s.push_str(&format!("■ run finished in {ms:.1} ms\n"));
+        }
+        other => s.push_str(&format!("  {other} {}\n", py::json_dumps(data))),
+    }
+    s
+}

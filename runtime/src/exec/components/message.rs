@@ -1,0 +1,289 @@
+//! Message: the reply shown to the user (components.md §3). Streams by default: the scheduler
+//! consumes the content lazily and forwards an upstream LLM's tokens chunk by chunk.
+
+use crate::exec::render::{elements_from_text, expand_replacement};
+use crate::exec::{NodeCx, RunError, Shared};
+use crate::frontend::ir::NodeId;
+use crate::frontend::refs::template_refs_exact_case;
+use crate::value::{py, Json, LazyStream, Map, Val};
+use futures::StreamExt;
+use regex::Regex;
+use std::sync::{Arc, LazyLock};
+
+#[derive(Clone, Debug)]
+pub struct Spec {
+    /// The alternatives; one is picked at random per invocation.
+    pub content: Vec<String>,
+    pub stream: bool,
+}
+
+impl Spec {
+    pub fn from_params(p: &Map<String, Json>) -> Self {
+        let content = match p.get("content") {
+            Some(Json::Array(items)) => items.iter().map(as_text).collect(),
+            Some(Json::String(s)) => s.chars().map(|c| c.to_string()).collect(),
+            _ => Vec::new(),
+        };
+        Spec {
+            content,
+            stream: p.get("stream").is_none_or(|v| v != &Json::Bool(false)),
+        }
+    }
+}
+
+fn as_text(v: &Json) -> String {
+    match v {
+        Json::String(s) => s.clone(),
+        other => py::str_of(other),
+    }
+}
+
+static JINJA_BLOCK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\{%.*%\}").expect("valid pattern"));
+
+/// RAGFlow's Jinja detection: `{{`, `}}`, or `{%…%}` on one line.
+pub fn is_jinja(s: &str) -> bool {
+    s.contains("{{") || s.contains("}}") || JINJA_BLOCK.is_match(s)
+}
+
+pub async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
+    if cx.check_canceled() {
+        return Ok(());
+    }
+    if spec.content.is_empty() {
+        return Err(RunError::msg("Cannot choose from an empty sequence"));
+    }
+    let chosen = spec.content[cx.shared.random_below(spec.content.len())].clone();
+    if spec.stream && !is_jinja(&chosen) {
+        let stream = stream_of(Arc::clone(cx.shared), cx.node, chosen);
+        cx.set_output("content", Val::Stream(stream));
+        return Ok(());
+    }
+    let mut downloads = Vec::new();
+    let (script, kwargs) = kwargs_of(cx, &chosen, None, &mut downloads).await?;
+    let mut content = render_jinja(&script, &kwargs).unwrap_or_else(|| script.clone());
+    if cx.check_canceled() {
+        return Ok(());
+    }
+    for (name, value) in &kwargs {
+        content = sub_name(&content, name, value)?;
+    }
+    cx.set_output("downloads", Json::Array(downloads));
+    cx.set_output("content", Json::String(content));
+    Ok(())
+}
+
+/// `re.sub(name, value, content)`: the safe name is a literal pattern, the value a replacement
+/// template (backslashes in values are interpreted).
+fn sub_name(content: &str, name: &str, value: &str) -> Result<String, RunError> {
+    if !content.contains(name) {
+        return Ok(content.to_string());
+    }
+    let rep = expand_replacement(value, name)?;
+    Ok(content.replace(name, &rep))
+}
+
+/// Render with a sandboxed Jinja environment; `None` when rendering fails (RAGFlow then uses the
+/// un-rendered template).
+pub fn render_jinja(template: &str, kwargs: &[(String, String)]) -> Option<String> {
+    let mut env = minijinja::Environment::new();
+    env.set_keep_trailing_newline(false);
+    let ctx: std::collections::BTreeMap<&str, &str> = kwargs
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    env.render_str(template, ctx).ok()
+}
+
+/// `Message.get_kwargs`: every element rendered to a string and recorded as an input value;
+/// each `{exp}` in the script replaced by its safe name (`@`, `:`, `.` → `_`).
+pub async fn kwargs_of(
+    cx: &NodeCx<'_>,
+    script: &str,
+    delimiter: Option<&str>,
+    downloads: &mut Vec<Json>,
+) -> Result<(String, Vec<(String, String)>), RunError> {
+    let mut kwargs: Vec<(String, String)> = Vec::new();
+    for e in elements_from_text(cx, script)? {
+        let ans = match e.value {
+            Val::Stream(s) => s.collect().await?,
+            Val::Json(Json::Null) => String::new(),
+            Val::Json(v) => stringify(&v, delimiter, Some(downloads)),
+        };
+        cx.set_input_value(&e.exp, Json::String(ans.clone()));
+        kwargs.push((e.exp, ans));
+    }
+    let mut script = script.to_string();
+    let mut safe = Vec::with_capacity(kwargs.len());
+    for (exp, v) in kwargs {
+        let name: String = exp
+            .chars()
+            .map(|c| if matches!(c, '@' | ':' | '.') { '_' } else { c })
+            .collect();
+        script = script.replace(&format!("{{{exp}}}"), &name);
+        safe.push((name, v));
+    }
+    Ok((script, safe))
+}
+
+fn is_download_info(v: &Json) -> bool {
+    v.as_object().is_some_and(|m| {
+        ["doc_id", "filename", "mime_type"]
+            .iter()
+            .all(|k| m.contains_key(*k))
+    })
+}
+
+fn normalize_download(v: &Json) -> Json {
+    match v {
+        Json::Array(a) => Json::Array(a.iter().map(normalize_download).collect()),
+        Json::Object(m) => {
+            let mut m = m.clone();
+            m.shift_remove("include_download_info_in_content");
+            Json::Object(m)
+        }
+        other => other.clone(),
+    }
+}
+
+/// The message stringifier (components.md §3 step 5).
+pub fn stringify(
+    value: &Json,
+    delimiter: Option<&str>,
+    downloads: Option<&mut Vec<Json>>,
+) -> String {
+    let parsed;
+    let candidate = match value {
+        Json::String(s) => match serde_json::from_str::<Json>(s) {
+            Ok(p) => {
+                parsed = p;
+                Some(&parsed)
+            }
+            Err(_) => None,
+        },
+        other => Some(other),
+    };
+    let extracted: Vec<Json> = match candidate {
+        Some(v) if is_download_info(v) => vec![v.clone()],
+        Some(Json::Array(items)) if !items.is_empty() && items.iter().all(is_download_info) => {
+            items.clone()
+        }
+        _ => Vec::new(),
+    };
+    if !extracted.is_empty() {
+        if let Some(d) = downloads {
+            d.extend(extracted.iter().map(normalize_download));
+        }
+        let include = extracted.iter().any(|x| {
+            x.get("include_download_info_in_content")
+                .is_some_and(py::truthy)
+        });
+        if include {
+            return match candidate {
+                Some(v) => py::json_dumps(&normalize_download(v)),
+                None => match value {
+                    Json::String(s) => s.clone(),
+                    _ => String::new(),
+                },
+            };
+        }
+        return String::new();
+    }
+    match value {
+        Json::Null => String::new(),
+        Json::Array(items) if delimiter.is_some_and(|d| !d.is_empty()) => items
+            .iter()
+            .map(py::str_of)
+            .collect::<Vec<_>>()
+            .join(delimiter.unwrap_or_default()),
+        Json::String(s) => s.clone(),
+        other => py::json_dumps(other),
+    }
+}
+
+/// The lazy content of a streaming Message (`Message._stream`).
+fn stream_of(shared: Arc<Shared>, node: NodeId, template: String) -> LazyStream {
+    LazyStream::new(move || {
+        let shared = Arc::clone(&shared);
+        let template = template.clone();
+        Box::pin(async_stream::stream! {
+            let cx = NodeCx::new(node, &shared);
+            let mut all = String::new();
+            let mut cache: Vec<(String, String)> = Vec::new();
+            let mut downloads = Vec::new();
+            let mut last = 0;
+            let mut stopped = false;
+            for m in template_refs_exact_case(&template) {
+                if cx.check_canceled() {
+                    stopped = true;
+                    break;
+                }
+                let literal = template[last..m.span.start].to_string();
+                all.push_str(&literal);
+                yield Ok(literal);
+                last = m.span.end;
+                let exp = m.expr(&template).to_string();
+                if let Some((_, cached)) = cache.iter().find(|(e, _)| *e == exp) {
+                    all.push_str(cached);
+                    yield Ok(cached.clone());
+                    continue;
+                }
+                let value = match cx.value(&exp) {
+                    Ok(v) => v,
+                    Err(e) => {
+                        yield Err(e);
+                        stopped = true;
+                        break;
+                    }
+                };
+                match value {
+                    Val::Stream(s) => {
+                        let mut inner = s.open();
+                        let mut text = String::new();
+                        while let Some(t) = inner.next().await {
+                            let t = match t {
+                                Ok(t) => t,
+                                Err(e) => {
+                                    yield Err(e);
+                                    stopped = true;
+                                    break;
+                                }
+                            };
+                            if cx.check_canceled() {
+                                stopped = true;
+                                break;
+                            }
+                            all.push_str(&t);
+                            text.push_str(&t);
+                            yield Ok(t);
+                        }
+                        if stopped {
+                            break;
+                        }
+                        cx.set_input_value(&exp, Json::String(text));
+                    }
+                    Val::Json(v) => {
+                        let text = if v.is_null() { String::new() } else { stringify(&v, None, Some(&mut downloads)) };
+                        yield Ok(text.clone());
+                        cx.set_input_value(&exp, Json::String(text.clone()));
+                        all.push_str(&text);
+                        cache.push((exp, text));
+                    }
+                }
+            }
+            if !stopped && last < template.len() {
+                if cx.check_canceled() {
+                    stopped = true;
+                } else {
+                    let tail = template[last..].to_string();
+                    all.push_str(&tail);
+                    yield Ok(tail);
+                }
+            }
+            if !stopped {
+                cx.set_output("downloads", Json::Array(downloads));
+                cx.set_output("content", Json::String(all));
+            }
+        })
+    })
+}

@@ -1,0 +1,123 @@
+//! The seam between components and chat models: one request/response model that the
+//! OpenAI-compatible client, the scripted provider and the scripted HTTP server all speak.
+
+pub mod script;
+
+use crate::value::{Json, Map};
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use std::fmt;
+
+/// One chat message in OpenAI's shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChatMessage {
+    pub role: String,
+    /// Text, or `None` for an assistant message that only calls tools.
+    pub content: Option<String>,
+    pub tool_calls: Vec<ToolCall>,
+    pub tool_call_id: Option<String>,
+}
+
+impl ChatMessage {
+    pub fn new(role: &str, content: impl Into<String>) -> Self {
+        ChatMessage {
+            role: role.to_string(),
+            content: Some(content.into()),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
+    }
+}
+
+/// A function call the model asks for.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolCall {
+    pub id: String,
+    pub name: String,
+    /// The arguments as the model sent them (a JSON text, possibly malformed).
+    pub arguments: String,
+}
+
+/// A chat completion request.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChatRequest {
+    /// The `llm_id` of the component (`model`, `model@Factory`, or empty for the default).
+    pub llm_id: String,
+    pub messages: Vec<ChatMessage>,
+    /// OpenAI tool schemas offered to the model.
+    pub tools: Vec<Json>,
+    /// Generation settings (`temperature`, `top_p`, …) as RAGFlow passes them.
+    pub gen_conf: Map<String, Json>,
+}
+
+impl ChatRequest {
+    /// The text a scripted response matches against: every message content joined with `\n`,
+    /// then `\n` and the offered tool names joined with spaces.
+    pub fn match_text(&self) -> String {
+        let mut text = self
+            .messages
+            .iter()
+            .map(|m| m.content.clone().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("\n");
+        if !self.tools.is_empty() {
+            let names: Vec<&str> = self
+                .tools
+                .iter()
+                .filter_map(|t| t.pointer("/function/name").and_then(Json::as_str))
+                .collect();
+            text.push('\n');
+            text.push_str(&names.join(" "));
+        }
+        text
+    }
+}
+
+/// Token usage of one call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TokenUsage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub total_tokens: u64,
+}
+
+/// A complete answer.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ChatResponse {
+    pub content: String,
+    /// Provider-side reasoning (`reasoning_content`), when sent separately.
+    pub reasoning: Option<String>,
+    pub tool_calls: Vec<ToolCall>,
+    pub finish_reason: Option<String>,
+    pub usage: Option<TokenUsage>,
+}
+
+/// One piece of a streamed answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Delta {
+    Reasoning(String),
+    Content(String),
+    /// A complete tool call (streamed fragments are assembled by the client).
+    ToolCall(ToolCall),
+    Usage(TokenUsage),
+}
+
+/// Why a call failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LlmError {
+    /// RAGFlow's error code (`ERROR_RATE_LIMIT`, `ERROR_SERVER`, `ERROR_GENERIC`, …).
+    pub code: String,
+    pub message: String,
+}
+
+impl fmt::Display for LlmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} - {}", self.code, self.message)
+    }
+}
+
+/// A chat model.
+pub trait ChatProvider: Send + Sync {
+    fn chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, LlmError>>;
+    fn chat_stream(&self, request: ChatRequest) -> BoxStream<'static, Result<Delta, LlmError>>;
+}

@@ -1,0 +1,276 @@
+//! Executing canvases: the scheduler (RAGFlow's `Canvas.run`), run state, components, and the
+//! interpreter back-end.
+//!
+//! The scheduler is generic over a [`Program`]: the interpreter ([`interp::Interpreter`]) builds
+//! one from the IR at run time; generated code supplies one per canvas. Both call the same
+//! component implementations in [`components`].
+
+pub mod components;
+mod error;
+pub mod events;
+pub mod interp;
+pub mod llm;
+pub mod meta;
+pub mod persist;
+pub mod random;
+pub mod render;
+pub mod scheduler;
+pub mod state;
+
+pub use error::{RunError, CANCELED};
+pub use events::{Envelope, EventSink};
+pub use meta::{CanvasMeta, NodeMeta, Target};
+pub use scheduler::{run, RunInput, RunOutcome};
+pub use state::RunState;
+
+use crate::frontend::ir::NodeId;
+use crate::value::{Json, Map};
+use futures::future::BoxFuture;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::time::Instant;
+
+/// A canvas-specific program the scheduler drives.
+///
+/// Every method has RAGFlow's semantics for the node's component: the body runs inside the
+/// invoke wrapper the scheduler applies; `thoughts`, `input_elements` and `get_input` run
+/// outside it, so their errors abort the run as they do in Python.
+pub trait Program: Send + Sync + 'static {
+    fn meta(&self) -> &CanvasMeta;
+
+    /// The component body (`_invoke`).
+    fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> BoxFuture<'a, Result<(), RunError>>;
+
+    /// `thoughts()`, shown in `node_started`.
+    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<String, RunError>;
+
+    /// The component ids the node's input elements reference (`_cpn_id`), after evaluating
+    /// them as `get_input_elements()` does (which can fail).
+    fn input_dependencies(&self, cx: &NodeCx<'_>) -> Result<Vec<String>, RunError>;
+
+    /// `get_input()`: the keyword arguments the body receives, resolved when scheduled.
+    fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError>;
+
+    /// `get_input_values()`, reported in `node_finished`.
+    fn input_values(&self, cx: &NodeCx<'_>) -> Json;
+
+    /// `IterationItem.end()` / `LoopItem.end()`, evaluated after the item ran.
+    fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError>;
+}
+
+/// Cancellation of one run, checked where RAGFlow checks `is_canceled()`.
+#[derive(Clone, Default)]
+pub struct CancelFlag(Arc<AtomicBool>);
+
+impl CancelFlag {
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_canceled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    pub fn reset(&self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Process-wide settings read from the environment, as RAGFlow reads them.
+#[derive(Clone, Debug, Default)]
+pub struct Settings {
+    /// `ENABLE_TIMEOUT_ASSERTION`: component timeouts are enforced only when set.
+    pub enforce_timeouts: bool,
+    /// `COMPONENT_EXEC_TIMEOUT`: overrides every per-class default.
+    pub component_exec_timeout: Option<u64>,
+    /// `ALLOW_ANY_HOST`: disables the SSRF guard's address check (local stubs in tests).
+    pub allow_any_host: bool,
+}
+
+impl Settings {
+    pub fn from_env() -> Self {
+        let truthy =
+            |v: &str| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on");
+        Settings {
+            enforce_timeouts: std::env::var("ENABLE_TIMEOUT_ASSERTION")
+                .is_ok_and(|v| !v.is_empty()),
+            component_exec_timeout: std::env::var("COMPONENT_EXEC_TIMEOUT")
+                .ok()
+                .and_then(|v| v.trim().parse().ok()),
+            allow_any_host: std::env::var("ALLOW_ANY_HOST").is_ok_and(|v| truthy(&v)),
+        }
+    }
+}
+
+/// Services components call: the model provider, HTTP, settings.
+#[derive(Clone)]
+pub struct Services {
+    pub llm: Option<Arc<dyn llm::ChatProvider>>,
+    pub http: reqwest::Client,
+    pub settings: Settings,
+}
+
+impl Default for Services {
+    fn default() -> Self {
+        Services {
+            llm: None,
+            http: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap_or_default(),
+            settings: Settings::from_env(),
+        }
+    }
+}
+
+/// Everything of a session that components may touch while it runs.
+pub struct Shared {
+    pub meta: Arc<CanvasMeta>,
+    state: Mutex<RunState>,
+    pub services: Services,
+    pub cancel: CancelFlag,
+    rng: Mutex<random::PyRandom>,
+}
+
+impl Shared {
+    pub fn new(
+        meta: Arc<CanvasMeta>,
+        state: RunState,
+        services: Services,
+        rng: random::PyRandom,
+    ) -> Self {
+        Shared {
+            meta,
+            state: Mutex::new(state),
+            services,
+            cancel: CancelFlag::default(),
+            rng: Mutex::new(rng),
+        }
+    }
+
+    /// Lock the run state. Never hold the guard across an `.await`.
+    pub fn state(&self) -> MutexGuard<'_, RunState> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    pub fn random_below(&self, n: usize) -> usize {
+        self.rng.lock().unwrap_or_else(|p| p.into_inner()).below(n)
+    }
+
+    pub fn is_canceled(&self) -> bool {
+        self.cancel.is_canceled()
+    }
+}
+
+/// The context of one node invocation.
+pub struct NodeCx<'a> {
+    pub node: NodeId,
+    pub shared: &'a Arc<Shared>,
+    /// `get_input()` results, or `{"inputs": …}` for Begin/UserFillUp.
+    pub kwargs: Map<String, Json>,
+}
+
+impl<'a> NodeCx<'a> {
+    pub fn new(node: NodeId, shared: &'a Arc<Shared>) -> Self {
+        NodeCx {
+            node,
+            shared,
+            kwargs: Map::new(),
+        }
+    }
+
+    pub fn meta(&self) -> &NodeMeta {
+        self.shared.meta.node(self.node)
+    }
+
+    pub fn state(&self) -> MutexGuard<'_, RunState> {
+        self.shared.state()
+    }
+
+    /// `get_variable_value(exp)`.
+    pub fn value(&self, exp: &str) -> Result<crate::value::Val, RunError> {
+        self.state().get_variable_value(&self.shared.meta, exp)
+    }
+
+    pub fn set_output(&self, key: &str, value: impl Into<crate::value::Val>) {
+        self.state()
+            .node_mut(self.node)
+            .set_output(key, value.into());
+    }
+
+    pub fn output(&self, key: &str) -> crate::value::Val {
+        self.state().node(self.node).output(key)
+    }
+
+    pub fn set_input_value(&self, key: &str, value: Json) {
+        self.state().node_mut(self.node).set_input_value(key, value);
+    }
+
+    /// RAGFlow's `check_if_canceled`: sets `_ERROR` and says so.
+    pub fn check_canceled(&self) -> bool {
+        if self.shared.is_canceled() {
+            self.set_output("_ERROR", Json::String(CANCELED.into()));
+            true
+        } else {
+            false
+        }
+    }
+
+    /// A parameter of this node.
+    pub fn param(&self, key: &str) -> Option<&Json> {
+        self.meta().params.get(key)
+    }
+}
+
+/// Python's `time.perf_counter()`: seconds on a monotonic clock with an arbitrary origin.
+pub fn perf_counter() -> f64 {
+    static ORIGIN: OnceLock<Instant> = OnceLock::new();
+    ORIGIN.get_or_init(Instant::now).elapsed().as_secs_f64()
+}
+
+/// One conversation with a canvas: the program, its live state, and the DSL it saves into.
+pub struct Session<P: Program> {
+    pub program: Arc<P>,
+    pub shared: Arc<Shared>,
+    /// The DSL's top-level keys other than components, written back on save.
+    dsl: Map<String, Json>,
+}
+
+impl<P: Program> Session<P> {
+    /// Start from a DSL. `fresh` applies RAGFlow's `Canvas.reset()` (a new session); otherwise
+    /// the DSL is a saved session and continues where it stopped.
+    pub fn new(
+        program: Arc<P>,
+        dsl: Map<String, Json>,
+        services: Services,
+        rng: random::PyRandom,
+        fresh: bool,
+    ) -> Self {
+        let meta = Arc::new(program.meta().clone());
+        let mut state = persist::state_from_dsl(&meta, &dsl);
+        if fresh {
+            persist::reset(&meta, &mut state);
+        }
+        Session {
+            shared: Arc::new(Shared::new(meta, state, services, rng)),
+            program,
+            dsl,
+        }
+    }
+
+    /// Run one turn, sending events to `sink`.
+    pub async fn run(&self, input: RunInput, sink: &mut dyn EventSink) -> RunOutcome {
+        scheduler::run(self.program.as_ref(), &self.shared, input, sink).await
+    }
+
+    /// The session as RAGFlow persists it (`str(canvas)`).
+    pub fn save(&self) -> Json {
+        persist::state_to_dsl(&self.shared.meta, &self.shared.state(), &self.dsl)
+    }
+
+    pub fn cancel_flag(&self) -> CancelFlag {
+        self.shared.cancel.clone()
+    }
+}

@@ -1,0 +1,234 @@
+//! Saving a session into its DSL and restoring it (RAGFlow's `str(canvas)` and `Canvas(dsl)`),
+//! so the next turn — or the answer to a UserFillUp — continues where this one stopped.
+
+use super::meta::{CanvasMeta, Target};
+use super::state::{NodeState, Record, RunState};
+use crate::value::{Json, Map};
+use indexmap::IndexMap;
+
+/// RAGFlow's default globals when a DSL has none.
+fn default_globals(now: &str) -> Map<String, Json> {
+    let mut g = Map::new();
+    g.insert("sys.query".into(), Json::String(String::new()));
+    g.insert("sys.user_id".into(), Json::String(String::new()));
+    g.insert("sys.conversation_turns".into(), Json::from(0));
+    g.insert("sys.files".into(), Json::Array(Vec::new()));
+    g.insert("sys.history".into(), Json::Array(Vec::new()));
+    g.insert("sys.date".into(), Json::String(now.to_string()));
+    g
+}
+
+fn now() -> String {
+    chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string()
+}
+
+/// Build the session state a DSL describes (`Canvas(dsl)`): component tables from each
+/// component's params, path, history, references, memory and globals.
+pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
+    let components = dsl.get("components").and_then(Json::as_object);
+    let mut nodes = Vec::with_capacity(meta.len());
+    for node in &meta.nodes {
+        // A saved state carries run-time values in its own params; otherwise the program's.
+        let saved = components
+            .and_then(|c| c.iter().find(|(k, _)| k.eq_ignore_ascii_case(&node.id)))
+            .and_then(|(_, e)| e.pointer("/obj/params").or_else(|| e.get("params")))
+            .and_then(Json::as_object);
+        let params = saved.unwrap_or(&node.params);
+        let mut st = NodeState::default();
+        if let Some(Json::Object(outputs)) = params.get("outputs") {
+            for (k, rec) in outputs {
+                let fields = match rec {
+                    Json::Object(m) => m.clone(),
+                    other => {
+                        let mut m = Map::new();
+                        m.insert("value".into(), other.clone());
+                        m
+                    }
+                };
+                st.outputs.insert(
+                    k.clone(),
+                    Record {
+                        fields,
+                        stream: None,
+                    },
+                );
+            }
+        }
+        if let Some(Json::Object(inputs)) = params.get("inputs") {
+            st.inputs = inputs
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect::<IndexMap<_, _>>();
+        }
+        if let Some(saved) = saved {
+            for key in ["prompts", "sys_prompt"] {
+                if let (Some(v), Some(orig)) = (saved.get(key), node.params.get(key)) {
+                    if v != orig {
+                        st.param_overrides.insert(key.to_string(), v.clone());
+                    }
+                }
+            }
+        }
+        nodes.push(st);
+    }
+    let now = now();
+    let (mut globals, globals_in_dsl) = match dsl.get("globals") {
+        Some(Json::Object(g)) => (g.clone(), true),
+        _ => (default_globals(&now), false),
+    };
+    globals
+        .entry("sys.history")
+        .or_insert_with(|| Json::Array(Vec::new()));
+    globals
+        .entry("sys.date")
+        .or_insert_with(|| Json::String(now.clone()));
+    let list = |key: &str| match dsl.get(key) {
+        Some(Json::Array(a)) => a.clone(),
+        _ => Vec::new(),
+    };
+    let path = list("path")
+        .iter()
+        .map(|id| {
+            let id = match id {
+                Json::String(s) => s.clone(),
+                other => crate::value::py::str_of(other),
+            };
+            match meta.find(&id) {
+                Some(n) => Target::Node(n),
+                None => Target::Missing(id),
+            }
+        })
+        .collect();
+    RunState {
+        globals,
+        variables: dsl
+            .get("variables")
+            .cloned()
+            .unwrap_or(Json::Object(Map::new())),
+        history: list("history"),
+        retrieval: list("retrieval"),
+        memory: list("memory"),
+        path,
+        nodes,
+        task_id: dsl
+            .get("task_id")
+            .and_then(Json::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string()),
+        error: String::new(),
+        usage: Default::default(),
+        globals_in_dsl,
+    }
+}
+
+/// `Canvas.reset()`: a new session (BS §16.3).
+pub fn reset(meta: &CanvasMeta, state: &mut RunState) {
+    state.path.clear();
+    debug_assert_eq!(meta.len(), state.nodes.len());
+    for node in state.nodes.iter_mut() {
+        node.reset(false);
+    }
+    state.history.clear();
+    state.retrieval.clear();
+    state.memory.clear();
+    let variables = state.variables.clone();
+    crate::frontend::reset::reset_globals(&mut state.globals, Some(&variables));
+}
+
+/// `str(canvas)`: the DSL with every component's params carrying its run-time tables, and the
+/// session's path, history, references, memory, task id and globals.
+pub fn state_to_dsl(meta: &CanvasMeta, state: &RunState, original: &Map<String, Json>) -> Json {
+    let mut components = Map::new();
+    for (i, node) in meta.nodes.iter().enumerate() {
+        let st = &state.nodes[i];
+        let mut params = node.params.clone();
+        for (k, v) in &st.param_overrides {
+            params.insert(k.clone(), v.clone());
+        }
+        params.insert(
+            "inputs".into(),
+            Json::Object(
+                st.inputs
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect(),
+            ),
+        );
+        let mut outputs = Map::new();
+        for (k, r) in &st.outputs {
+            let mut fields = r.fields.clone();
+            if r.stream.is_some() {
+                fields.insert("value".into(), Json::Object(Map::new()));
+            }
+            outputs.insert(k.clone(), Json::Object(fields));
+        }
+        params.insert("outputs".into(), Json::Object(outputs));
+        let mut obj = Map::new();
+        obj.insert(
+            "component_name".into(),
+            Json::String(node.component_name.clone()),
+        );
+        obj.insert("params".into(), Json::Object(params));
+        let mut entry = Map::new();
+        entry.insert("obj".into(), Json::Object(obj));
+        entry.insert(
+            "downstream".into(),
+            Json::Array(
+                node.downstream
+                    .iter()
+                    .map(|t| Json::String(target_id(meta, t)))
+                    .collect(),
+            ),
+        );
+        entry.insert(
+            "upstream".into(),
+            Json::Array(node.upstream.iter().cloned().map(Json::String).collect()),
+        );
+        if let Some(p) = node.parent {
+            entry.insert("parent_id".into(), Json::String(meta.node(p).id.clone()));
+        }
+        for (k, v) in &node.entry_extra {
+            entry.insert(k.clone(), v.clone());
+        }
+        components.insert(node.id.clone(), Json::Object(entry));
+    }
+    let mut out = Map::new();
+    out.insert("components".into(), Json::Object(components));
+    for (k, v) in original {
+        if k != "components" {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    out.insert("history".into(), Json::Array(state.history.clone()));
+    out.insert("retrieval".into(), Json::Array(state.retrieval.clone()));
+    out.insert("memory".into(), Json::Array(state.memory.clone()));
+    out.insert(
+        "path".into(),
+        Json::Array(
+            state
+                .path
+                .iter()
+                .map(|t| Json::String(target_id(meta, t)))
+                .collect(),
+        ),
+    );
+    out.insert("task_id".into(), Json::String(state.task_id.clone()));
+    if state.globals_in_dsl {
+        out.insert("globals".into(), Json::Object(state.globals.clone()));
+    }
+    if !out.contains_key("variables") {
+        if let Json::Object(v) = &state.variables {
+            if !v.is_empty() {
+                out.insert("variables".into(), state.variables.clone());
+            }
+        }
+    }
+    Json::Object(out)
+}
+
+fn target_id(meta: &CanvasMeta, t: &Target) -> String {
+    match t {
+        Target::Node(n) => meta.node(*n).id.clone(),
+        Target::Missing(id) => id.clone(),
+    }
+}

@@ -1,0 +1,775 @@
+//! The scheduler: RAGFlow's `Canvas.run` (BS §16.5–16.14), written once and driven by any
+//! [`Program`]. Path batches, dependency deferral, path extension, streaming Messages, pending
+//! partials, exception routes, the UserFillUp pause and the terminal events all live here.
+
+use super::events::{float, obj, Envelope, EventSink};
+use super::meta::Target;
+use super::state::RunState;
+use super::{perf_counter, NodeCx, Program, RunError, Shared, CANCELED};
+use crate::frontend::catalog::Kind;
+use crate::frontend::ir::NodeId;
+use crate::value::{py, Json, Map, Val};
+use futures::StreamExt;
+use std::sync::Arc;
+
+/// At most this many components of a batch run at once (RAGFlow's thread pool size).
+const MAX_CONCURRENCY: usize = 5;
+
+/// The keyword arguments of `Canvas.run`.
+#[derive(Clone, Debug, Default)]
+pub struct RunInput {
+    pub query: Option<Json>,
+    pub user_id: Option<Json>,
+    /// Already converted file contents (images as data URLs, documents as text).
+    pub files: Vec<Json>,
+    /// Form values for Begin / a paused UserFillUp.
+    pub inputs: Option<Json>,
+    pub chat_template_kwargs: Option<Json>,
+    pub webhook_payload: Option<Map<String, Json>>,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RunOutcome {
+    /// `workflow_finished` was emitted.
+    Finished,
+    /// `user_inputs` was emitted; the next run resumes.
+    Paused,
+    /// A component failed without exception handling: no terminal event; the text is
+    /// `canvas.error`.
+    Failed(String),
+    /// Canceled: `workflow_finished` with outputs `Task has been canceled` was emitted.
+    Canceled,
+    /// An exception escaped `run` (RAGFlow's host then sends `{"code": 500, …}`).
+    Aborted(RunError),
+}
+
+/// Run one turn of a session.
+pub async fn run<P: Program>(
+    program: &P,
+    shared: &Arc<Shared>,
+    input: RunInput,
+    sink: &mut dyn EventSink,
+) -> RunOutcome {
+    let mut r = Runner {
+        program,
+        shared,
+        sink,
+        env: Envelope {
+            message_id: uuid::Uuid::new_v4().simple().to_string(),
+            created_at: chrono::Utc::now().timestamp(),
+            task_id: shared.state().task_id.clone(),
+        },
+        partials: Vec::new(),
+    };
+    match r.run(input).await {
+        Ok(outcome) => outcome,
+        Err(e) => RunOutcome::Aborted(e),
+    }
+}
+
+struct Runner<'a, P: Program> {
+    program: &'a P,
+    shared: &'a Arc<Shared>,
+    sink: &'a mut dyn EventSink,
+    env: Envelope,
+    /// Components whose `node_finished` waits until a Message consumed their stream.
+    partials: Vec<NodeId>,
+}
+
+fn missing(id: &str) -> RunError {
+    let _ = id;
+    RunError::msg("'NoneType' object is not subscriptable")
+}
+
+impl<P: Program> Runner<'_, P> {
+    fn emit(&mut self, event: &str, data: Json) {
+        let ev = self.env.wrap(event, data);
+        self.sink.emit(ev);
+    }
+
+    fn cx(&self, node: NodeId) -> NodeCx<'_> {
+        NodeCx::new(node, self.shared)
+    }
+
+    fn node_of(&self, t: &Target) -> Result<NodeId, RunError> {
+        match t {
+            Target::Node(n) => Ok(*n),
+            Target::Missing(id) => Err(missing(id)),
+        }
+    }
+
+    fn path(&self) -> Vec<Target> {
+        self.shared.state().path.clone()
+    }
+
+    async fn run(&mut self, input: RunInput) -> Result<RunOutcome, RunError> {
+        let meta = Arc::clone(&self.shared.meta);
+        let st = perf_counter();
+        let is_resume;
+        {
+            let mut s = self.shared.state();
+            let now = chrono::Local::now().format("%Y-%m-%d %H:%M:%S").to_string();
+            s.globals.insert("sys.date".into(), Json::String(now));
+            s.usage = Default::default();
+            s.add_user_input(&input.query.clone().unwrap_or(Json::Null));
+            let on_path: Vec<NodeId> = s
+                .path
+                .iter()
+                .filter_map(|t| match t {
+                    Target::Node(n) => Some(*n),
+                    Target::Missing(_) => None,
+                })
+                .collect();
+            for (i, node) in meta.nodes.iter().enumerate() {
+                if on_path.contains(&NodeId(i as u32)) {
+                    s.nodes[i].reset(node.kind == Kind::Begin);
+                }
+            }
+            if let Some(payload) = &input.webhook_payload {
+                for (i, node) in meta.nodes.iter().enumerate() {
+                    if node.kind == Kind::Begin
+                        && node.param("mode").and_then(Json::as_str) == Some("Webhook")
+                    {
+                        if let Some(v) = payload.get("input") {
+                            s.nodes[i].set_input_value("request", v.clone());
+                        }
+                        for (k, v) in payload {
+                            if k != "input" {
+                                s.nodes[i].set_output(k, Val::Json(v.clone()));
+                            }
+                        }
+                    }
+                }
+            }
+            let sets = [
+                ("query", input.query.clone()),
+                ("user_id", input.user_id.clone()),
+                ("files", Some(Json::Array(input.files.clone()))),
+                ("chat_template_kwargs", input.chat_template_kwargs.clone()),
+            ];
+            for (k, v) in sets {
+                if let Some(v) = v.filter(py::truthy) {
+                    s.globals.insert(format!("sys.{k}"), v);
+                }
+            }
+            let turns = s
+                .globals
+                .get("sys.conversation_turns")
+                .cloned()
+                .unwrap_or(Json::Null);
+            let turns = if py::truthy(&turns) {
+                turns
+            } else {
+                Json::from(0)
+            };
+            let next = match turns {
+                Json::Number(n) if n.is_f64() => float(n.as_f64().unwrap_or(0.0) + 1.0),
+                Json::Number(n) => Json::from(n.as_i64().unwrap_or(0) + 1),
+                Json::Bool(b) => Json::from(i64::from(b) + 1),
+                other => {
+                    return Err(RunError::msg(format!(
+                        "can only concatenate str (not \"int\") to str: {}",
+                        py::repr_of(&other)
+                    )))
+                }
+            };
+            s.globals.insert("sys.conversation_turns".into(), next);
+            is_resume = matches!(s.path.first(), Some(t) if path_id(&meta, t).to_lowercase().contains("userfillup"));
+            if !is_resume {
+                let begin = match meta.find("begin") {
+                    Some(n) => Target::Node(n),
+                    None => Target::Missing("begin".into()),
+                };
+                s.path.push(begin);
+                s.retrieval
+                    .push(serde_json::json!({"chunks": [], "doc_aggs": []}));
+            }
+        }
+        if self.shared.is_canceled() {
+            let id = self.env.task_id.clone();
+            return Err(RunError::Canceled(format!(
+                "Task {id} has been canceled before starting."
+            )));
+        }
+        if !is_resume {
+            self.emit(
+                "workflow_started",
+                obj([("inputs", input.inputs.clone().unwrap_or(Json::Null))]),
+            );
+        }
+        let mut idx = {
+            let mut s = self.shared.state();
+            s.retrieval
+                .push(serde_json::json!({"chunks": {}, "doc_aggs": {}}));
+            s.error = String::new();
+            if is_resume {
+                0
+            } else {
+                s.path.len() - 1
+            }
+        };
+        let mut error = String::new();
+        loop {
+            let path = self.path();
+            if idx >= path.len() {
+                break;
+            }
+            let to = path.len();
+            for t in &path[idx..to] {
+                let n = match t {
+                    Target::Node(n) => *n,
+                    Target::Missing(_) => return Err(missing("")),
+                };
+                let node = meta.node(n);
+                let thoughts = self.program.thoughts(&self.cx(n))?;
+                let data = obj([
+                    ("inputs", Json::Null),
+                    ("created_at", Json::from(chrono::Utc::now().timestamp())),
+                    ("component_id", Json::String(node.id.clone())),
+                    ("component_name", Json::String(node.display_name.clone())),
+                    ("component_type", Json::String(node.component_name.clone())),
+                    ("thoughts", Json::String(thoughts)),
+                ]);
+                self.emit("node_started", data);
+            }
+            self.run_batch(idx, to, &input).await?;
+            let to = self.path().len();
+            for i in idx..to {
+                let t = self.path()[i].clone();
+                let n = self.node_of(&t)?;
+                self.post_process(n, &mut error).await?;
+            }
+            if !error.is_empty() {
+                break;
+            }
+            idx = to;
+            if self.pause_if_waiting(idx).await? {
+                return Ok(RunOutcome::Paused);
+            }
+        }
+        self.finish(idx, st, &input, error)
+    }
+
+    async fn run_batch(&mut self, f: usize, t: usize, input: &RunInput) -> Result<(), RunError> {
+        if self.shared.is_canceled() {
+            let id = self.env.task_id.clone();
+            return Err(RunError::Canceled(format!(
+                "Task {id} has been canceled during batch execution."
+            )));
+        }
+        let meta = Arc::clone(&self.shared.meta);
+        let mut scheduled: Vec<(NodeId, Map<String, Json>)> = Vec::new();
+        let mut i = f;
+        let mut t = t;
+        while i < t {
+            let path = self.path();
+            let n = self.node_of(&path[i])?;
+            let kind = meta.node(n).kind;
+            if matches!(kind, Kind::Begin | Kind::UserFillUp) {
+                let mut kwargs = Map::new();
+                kwargs.insert(
+                    "inputs".into(),
+                    input.inputs.clone().unwrap_or(Json::Object(Map::new())),
+                );
+                scheduled.push((n, kwargs));
+                i += 1;
+                continue;
+            }
+            let deps = self.program.input_dependencies(&self.cx(n))?;
+            let resumed = matches!(path.first(), Some(p) if path_id(&meta, p).to_lowercase().contains("userfillup"));
+            let earlier: Vec<String> = path[..i]
+                .iter()
+                .map(|p| path_id(&meta, p).to_string())
+                .collect();
+            let deferred = !resumed
+                && deps
+                    .iter()
+                    .any(|d| !d.is_empty() && !earlier.iter().any(|e| e.eq_ignore_ascii_case(d)));
+            if deferred {
+                self.shared.state().path.remove(i);
+                t -= 1;
+                continue;
+            }
+            let kwargs = self.program.get_input(&self.cx(n))?;
+            scheduled.push((n, kwargs));
+            i += 1;
+        }
+        let program = self.program;
+        let shared: &Arc<Shared> = self.shared;
+        let tasks = scheduled.into_iter().map(|(n, kwargs)| async move {
+            let cx = NodeCx {
+                node: n,
+                shared,
+                kwargs,
+            };
+            invoke(program, &cx).await;
+        });
+        futures::stream::iter(tasks)
+            .buffer_unordered(MAX_CONCURRENCY)
+            .collect::<Vec<()>>()
+            .await;
+        Ok(())
+    }
+
+    fn node_finished(&mut self, n: NodeId) {
+        let meta = Arc::clone(&self.shared.meta);
+        let node = meta.node(n);
+        let inputs = self.program.input_values(&self.cx(n));
+        let (outputs, error, created) = {
+            let s = self.shared.state();
+            let st = s.node(n);
+            let created = match st.output("_created_time") {
+                Val::Json(Json::Number(x)) => x.as_f64(),
+                _ => None,
+            };
+            (st.outputs_json(), st.error(), created)
+        };
+        let data = obj([
+            ("inputs", inputs),
+            ("outputs", outputs),
+            ("component_id", Json::String(node.id.clone())),
+            ("component_name", Json::String(node.display_name.clone())),
+            ("component_type", Json::String(node.component_name.clone())),
+            ("error", error.map_or(Json::Null, Json::String)),
+            (
+                "elapsed_time",
+                float(created.map_or(0.0, |c| perf_counter() - c)),
+            ),
+            (
+                "created_at",
+                created.map_or(Json::String(String::new()), float),
+            ),
+        ]);
+        self.emit("node_finished", data);
+    }
+
+    async fn post_process(&mut self, n: NodeId, error: &mut String) -> Result<(), RunError> {
+        let meta = Arc::clone(&self.shared.meta);
+        let node = meta.node(n);
+        if node.kind == Kind::Message {
+            self.message_events(n).await?;
+        }
+        let mut other_branch = false;
+        let failed = self.shared.state().node(n).error();
+        if let Some(err) = failed {
+            let ex = &node.exception;
+            if ex.method.is_some() && !ex.goto.is_empty() {
+                let mut s = self.shared.state();
+                s.path.extend(ex.goto.iter().cloned());
+                other_branch = true;
+            } else if ex.method.is_some() && py::truthy(&ex.default_value) {
+                self.emit("message", obj([("content", ex.default_value.clone())]));
+                self.emit("message_end", Json::Object(Map::new()));
+            } else {
+                *error = err;
+                self.shared.state().error = error.clone();
+            }
+        }
+        if !matches!(node.kind, Kind::Iteration | Kind::Loop) {
+            let streaming = self.shared.state().node(n).output("content").is_stream();
+            if streaming {
+                if !error.is_empty() {
+                    self.shared
+                        .state()
+                        .node_mut(n)
+                        .set_output("content", Val::NULL);
+                    self.node_finished(n);
+                } else {
+                    self.partials.push(n);
+                }
+            } else {
+                self.node_finished(n);
+            }
+        }
+        let append = |s: &mut RunState, t: Target| {
+            if other_branch {
+                return;
+            }
+            if s.path.last() == Some(&t) {
+                return;
+            }
+            s.path.push(t);
+        };
+        let parent = node.parent.map(|p| (p, meta.node(p)));
+        if matches!(node.kind, Kind::IterationItem | Kind::LoopItem)
+            && self.program.item_ended(&self.cx(n))?
+        {
+            let (p, pmeta) =
+                parent.ok_or_else(|| RunError::msg("'NoneType' object has no attribute '_id'"))?;
+            self.node_finished(p);
+            let mut s = self.shared.state();
+            for d in &pmeta.downstream {
+                append(&mut s, d.clone());
+            }
+        } else if matches!(node.kind, Kind::Categorize | Kind::Switch) {
+            let next = self.shared.state().node(n).output("_next");
+            let ids: Vec<String> = match next {
+                Val::Json(Json::Array(a)) => a
+                    .iter()
+                    .map(|v| match v {
+                        Json::String(s) => s.clone(),
+                        other => py::str_of(other),
+                    })
+                    .collect(),
+                Val::Json(Json::String(s)) => s.chars().map(|c| c.to_string()).collect(),
+                _ => return Err(RunError::msg("'NoneType' object is not iterable")),
+            };
+            let mut s = self.shared.state();
+            for id in ids {
+                let t = match meta.find(&id) {
+                    Some(n) => Target::Node(n),
+                    None => Target::Missing(id),
+                };
+                append(&mut s, t);
+            }
+        } else if matches!(node.kind, Kind::Iteration | Kind::Loop) {
+            let start = node
+                .start
+                .ok_or_else(|| RunError::msg("'NoneType' object is not subscriptable"))?;
+            append(&mut self.shared.state(), Target::Node(start));
+        } else if node.kind == Kind::ExitLoop && parent.is_some_and(|(_, p)| p.kind == Kind::Loop) {
+            let (_, pmeta) = parent.expect("checked");
+            let mut s = self.shared.state();
+            for d in &pmeta.downstream {
+                append(&mut s, d.clone());
+            }
+        } else if node.kind == Kind::ExitLoop && parent.is_none() {
+            return Err(RunError::msg(
+                "'NoneType' object has no attribute 'component_name'",
+            ));
+        } else if node.downstream.is_empty() && parent.is_some() {
+            let (_, pmeta) = parent.expect("checked");
+            let start = pmeta
+                .start
+                .ok_or_else(|| RunError::msg("'NoneType' object is not subscriptable"))?;
+            append(&mut self.shared.state(), Target::Node(start));
+        } else {
+            let mut s = self.shared.state();
+            for d in &node.downstream {
+                append(&mut s, d.clone());
+            }
+        }
+        Ok(())
+    }
+
+    /// BS §16.10: stream or emit a Message's content, `message_end`, then flush pending
+    /// partials whose streams are consumed.
+    async fn message_events(&mut self, n: NodeId) -> Result<(), RunError> {
+        let content = self.shared.state().node(n).output("content");
+        match content {
+            Val::Stream(stream) => {
+                let mut acc = String::new();
+                let mut s = stream.open();
+                while let Some(m) = s.next().await {
+                    let m = m?;
+                    if m.is_empty() {
+                        continue;
+                    }
+                    if m == "<think>" {
+                        self.emit(
+                            "message",
+                            obj([
+                                ("content", Json::String(String::new())),
+                                ("start_to_think", Json::Bool(true)),
+                            ]),
+                        );
+                        continue;
+                    }
+                    if m == "</think>" {
+                        self.emit(
+                            "message",
+                            obj([
+                                ("content", Json::String(String::new())),
+                                ("end_to_think", Json::Bool(true)),
+                            ]),
+                        );
+                        continue;
+                    }
+                    acc.push_str(&m);
+                    self.emit("message", obj([("content", Json::String(m))]));
+                }
+                self.shared
+                    .state()
+                    .node_mut(n)
+                    .set_output("content", Val::Json(Json::String(acc)));
+            }
+            Val::Json(j) => self.emit("message", obj([("content", j)])),
+        }
+        let message_end = {
+            let s = self.shared.state();
+            let st = s.node(n);
+            let mut m = Map::new();
+            if let Some(status) = self
+                .shared
+                .meta
+                .node(n)
+                .param("status")
+                .filter(|v| py::truthy(v))
+            {
+                m.insert("status".into(), status.clone());
+            }
+            if let Val::Json(att @ Json::Object(_)) = st.output("attachment") {
+                m.insert("attachment".into(), att);
+            }
+            if let Val::Json(Json::Array(d)) = st.output("downloads") {
+                if !d.is_empty() {
+                    m.insert("downloads".into(), Json::Array(d));
+                }
+            }
+            if s.has_reference() {
+                m.insert("reference".into(), s.reference());
+            }
+            Json::Object(m)
+        };
+        self.emit("message_end", message_end);
+        while let Some(&first) = self.partials.first() {
+            if self
+                .shared
+                .state()
+                .node(first)
+                .output("content")
+                .is_stream()
+            {
+                break;
+            }
+            self.node_finished(first);
+            self.partials.remove(0);
+        }
+        Ok(())
+    }
+
+    /// BS §16.11: pause when a UserFillUp waiting on the path has unsatisfied fields.
+    async fn pause_if_waiting(&mut self, idx: usize) -> Result<bool, RunError> {
+        let meta = Arc::clone(&self.shared.meta);
+        let path = self.path();
+        let rest: Vec<Target> = path[idx.min(path.len())..].to_vec();
+        let is_form =
+            |t: &Target| matches!(t, Target::Node(n) if meta.node(*n).kind == Kind::UserFillUp);
+        if !rest.iter().any(is_form) {
+            return Ok(false);
+        }
+        let exists = |t: &Target| matches!(t, Target::Node(_));
+        let mut pending: Vec<Target> = rest.iter().filter(|t| is_form(t)).cloned().collect();
+        pending.extend(rest.iter().filter(|t| exists(t) && !is_form(t)).cloned());
+        let mut unsatisfied = Map::new();
+        let mut tips = Json::String(String::new());
+        for t in &pending {
+            let Target::Node(n) = t else { continue };
+            if meta.node(*n).kind != Kind::UserFillUp {
+                continue;
+            }
+            let cx = self.cx(*n);
+            invoke(self.program, &cx).await;
+            let s = self.shared.state();
+            for (k, field) in &s.node(*n).inputs {
+                if !field_satisfied(field) {
+                    unsatisfied.insert(k.clone(), field.clone());
+                }
+            }
+            if meta.node(*n).param("enable_tips").is_some_and(py::truthy) {
+                tips = s.node(*n).output("tips").to_event_json();
+            }
+        }
+        if unsatisfied.is_empty() {
+            return Ok(false);
+        }
+        self.shared.state().path = pending;
+        self.emit(
+            "user_inputs",
+            obj([("inputs", Json::Object(unsatisfied)), ("tips", tips)]),
+        );
+        Ok(true)
+    }
+
+    fn finish(
+        &mut self,
+        idx: usize,
+        st: f64,
+        input: &RunInput,
+        error: String,
+    ) -> Result<RunOutcome, RunError> {
+        let meta = Arc::clone(&self.shared.meta);
+        let last = {
+            let mut s = self.shared.state();
+            s.path.truncate(idx);
+            s.path.last().cloned()
+        };
+        let usage = {
+            let u = self.shared.state().usage;
+            obj([
+                ("prompt_tokens", Json::from(u.prompt_tokens)),
+                ("completion_tokens", Json::from(u.completion_tokens)),
+                ("total_tokens", Json::from(u.total_tokens)),
+                ("calls", Json::from(u.calls)),
+            ])
+        };
+        if error.is_empty() {
+            let last =
+                self.node_of(&last.ok_or_else(|| RunError::msg("list index out of range"))?)?;
+            let (outputs, repr) = {
+                let s = self.shared.state();
+                let outs = s.node(last).outputs_map();
+                let json = Json::Object(
+                    outs.iter()
+                        .map(|(k, v)| (k.clone(), v.to_event_json()))
+                        .collect(),
+                );
+                (json.clone(), py::str_of(&json))
+            };
+            self.emit(
+                "workflow_finished",
+                obj([
+                    ("inputs", input.inputs.clone().unwrap_or(Json::Null)),
+                    ("outputs", outputs.clone()),
+                    ("elapsed_time", float(perf_counter() - st)),
+                    ("created_at", float(st)),
+                    ("usage", usage),
+                ]),
+            );
+            let mut s = self.shared.state();
+            s.history
+                .push(Json::Array(vec![Json::String("assistant".into()), outputs]));
+            s.push_sys_history(format!("assistant: {repr}"));
+            let _ = &meta;
+            Ok(RunOutcome::Finished)
+        } else if error.contains(CANCELED) {
+            self.emit(
+                "workflow_finished",
+                obj([
+                    ("inputs", input.inputs.clone().unwrap_or(Json::Null)),
+                    ("outputs", Json::String(CANCELED.into())),
+                    ("elapsed_time", float(perf_counter() - st)),
+                    ("created_at", float(st)),
+                    ("usage", usage),
+                ]),
+            );
+            Ok(RunOutcome::Canceled)
+        } else {
+            Ok(RunOutcome::Failed(error))
+        }
+    }
+}
+
+/// The id a path entry stands for.
+fn path_id<'m>(meta: &'m super::CanvasMeta, t: &'m Target) -> &'m str {
+    match t {
+        Target::Node(n) => &meta.node(*n).id,
+        Target::Missing(id) => id,
+    }
+}
+
+/// `Canvas._is_input_field_satisfied`.
+fn field_satisfied(field: &Json) -> bool {
+    let Json::Object(m) = field else {
+        return !field.is_null();
+    };
+    let value = m.get("value").unwrap_or(&Json::Null);
+    let ty = m
+        .get("type")
+        .map(py::str_of)
+        .unwrap_or_default()
+        .to_lowercase();
+    if ty.contains("file") {
+        if m.get("optional").is_some_and(py::truthy) && value.is_null() {
+            return true;
+        }
+        return !(value.is_null()
+            || value == &Json::Array(Vec::new())
+            || value == &Json::String(String::new()));
+    }
+    !value.is_null()
+}
+
+/// The invoke wrapper around a component body (BS §6): timing outputs, cancellation, timeouts,
+/// and what a raised error becomes.
+pub async fn invoke<P: Program>(program: &P, cx: &NodeCx<'_>) {
+    let kind = cx.meta().kind;
+    let tool_wrapper = kind.uses_tool_wrapper();
+    let python_async = matches!(
+        kind,
+        Kind::Llm | Kind::Categorize | Kind::Agent | Kind::Retrieval
+    );
+    if tool_wrapper && cx.shared.is_canceled() {
+        cx.set_output("_ERROR", Json::String(CANCELED.into()));
+        return;
+    }
+    cx.set_output("_created_time", float(perf_counter()));
+    if !tool_wrapper && python_async && cx.shared.is_canceled() {
+        cx.set_output("_ERROR", Json::String(CANCELED.into()));
+        return;
+    }
+    let result = with_timeout(program, cx, kind, python_async).await;
+    if let Err(e) = result {
+        let msg = e.to_string();
+        if tool_wrapper {
+            let mut s = cx.state();
+            let st = s.node_mut(cx.node);
+            let mut fields = Map::new();
+            fields.insert("value".into(), Json::String(msg));
+            st.outputs.insert(
+                "_ERROR".into(),
+                super::state::Record {
+                    fields,
+                    stream: None,
+                },
+            );
+        } else {
+            let m = cx.meta();
+            let comment_default = m.param("exception_method").and_then(Json::as_str)
+                == Some("comment")
+                && m.param("exception_default_value").is_some_and(py::truthy);
+            if comment_default {
+                let v = m
+                    .param("exception_default_value")
+                    .cloned()
+                    .unwrap_or(Json::Null);
+                cx.set_output("result", v);
+            } else {
+                cx.set_output("_ERROR", Json::String(msg));
+            }
+        }
+    }
+    let created = match cx.output("_created_time") {
+        Val::Json(Json::Number(x)) => x.as_f64().unwrap_or(0.0),
+        _ => 0.0,
+    };
+    cx.set_output("_elapsed_time", float(perf_counter() - created));
+}
+
+/// Per-class timeouts, enforced only with `ENABLE_TIMEOUT_ASSERTION` (BS §7): a synchronous
+/// body is waited for twice; an async body is re-run once after the first expiry.
+async fn with_timeout<P: Program>(
+    program: &P,
+    cx: &NodeCx<'_>,
+    kind: Kind,
+    python_async: bool,
+) -> Result<(), RunError> {
+    let settings = &cx.shared.services.settings;
+    let secs = settings
+        .component_exec_timeout
+        .or_else(|| crate::frontend::catalog::default_timeout_secs(kind));
+    let Some(secs) = secs.filter(|_| settings.enforce_timeouts) else {
+        return program.body(cx).await;
+    };
+    let limit = std::time::Duration::from_secs(secs);
+    if python_async {
+        for attempt in 0..2 {
+            match tokio::time::timeout(limit, program.body(cx)).await {
+                Ok(r) => return r,
+                Err(_) if attempt == 0 => continue,
+                Err(_) => {}
+            }
+        }
+        Err(RunError::msg(format!(
+            "Operation timed out after {secs} seconds and 2 attempts."
+        )))
+    } else {
+        match tokio::time::timeout(limit * 2, program.body(cx)).await {
+            Ok(r) => r,
+            Err(_) => Err(RunError::msg(format!(
+                "Function '_invoke' timed out after {secs} seconds and 2 attempts."
+            ))),
+        }
+    }
+}

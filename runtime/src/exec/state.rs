@@ -1,0 +1,412 @@
+//! The state of one canvas session: globals, history, references, the path and every component's
+//! inputs and outputs — RAGFlow's `Canvas` object minus its code. It is saved into the DSL after
+//! every turn (`str(canvas)`) and restored from it.
+
+use super::meta::{CanvasMeta, Target};
+use super::RunError;
+use crate::frontend::ir::NodeId;
+use crate::value::{py, Json, LazyStream, Map, Val};
+use indexmap::IndexMap;
+
+/// One output record: RAGFlow keeps `{"value": …, "type": …, …}` dicts; the value may be a
+/// stream until consumed.
+#[derive(Clone, Debug, Default)]
+pub struct Record {
+    /// The record's keys in order; `value` holds the JSON value (null while a stream).
+    pub fields: Map<String, Json>,
+    pub stream: Option<LazyStream>,
+}
+
+impl std::fmt::Debug for LazyStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<stream>")
+    }
+}
+
+impl Record {
+    /// `output(k)` of an existing record: `value`, or `""` when the record has no value key.
+    pub fn value(&self) -> Val {
+        if let Some(s) = &self.stream {
+            return Val::Stream(s.clone());
+        }
+        match self.fields.get("value") {
+            Some(v) => Val::Json(v.clone()),
+            None => Val::Json(Json::String(String::new())),
+        }
+    }
+
+    /// The value as `output()` (no key) reports it: `record.get("value")`, so `None` when absent.
+    pub fn value_or_null(&self) -> Val {
+        if let Some(s) = &self.stream {
+            return Val::Stream(s.clone());
+        }
+        Val::Json(self.fields.get("value").cloned().unwrap_or(Json::Null))
+    }
+}
+
+/// A component's run-time tables.
+#[derive(Clone, Debug, Default)]
+pub struct NodeState {
+    pub outputs: IndexMap<String, Record>,
+    /// The inputs table: field/element name → record (a dict with `value`, often a form field).
+    pub inputs: IndexMap<String, Json>,
+    /// IterationItem/LoopItem private counter `_idx` (not reset, not saved).
+    pub counter: i64,
+    /// Parameters changed at run time that RAGFlow persists with the params (e.g. the prompts an
+    /// Agent invoked as a tool rewrites).
+    pub param_overrides: Map<String, Json>,
+}
+
+impl NodeState {
+    /// `output(key)`: `""` for a missing record.
+    pub fn output(&self, key: &str) -> Val {
+        match self.outputs.get(key) {
+            Some(r) => r.value(),
+            None => Val::Json(Json::String(String::new())),
+        }
+    }
+
+    /// `set_output(key, value)`: creates `{"value": None, "type": "<class 'T'>"}` when missing.
+    pub fn set_output(&mut self, key: &str, value: Val) {
+        let record = self.outputs.entry(key.to_string()).or_insert_with(|| {
+            let mut fields = Map::new();
+            fields.insert("value".into(), Json::Null);
+            fields.insert("type".into(), Json::String(py_class_of(&value)));
+            Record {
+                fields,
+                stream: None,
+            }
+        });
+        match value {
+            Val::Json(j) => {
+                record.stream = None;
+                record.fields.insert("value".into(), j);
+            }
+            Val::Stream(s) => {
+                record.fields.insert("value".into(), Json::Null);
+                record.stream = Some(s);
+            }
+        }
+    }
+
+    /// `output()`: every record's value (`None` when a record has no value key).
+    pub fn outputs_map(&self) -> Vec<(String, Val)> {
+        self.outputs
+            .iter()
+            .map(|(k, r)| (k.clone(), r.value_or_null()))
+            .collect()
+    }
+
+    /// The outputs as event JSON (an unconsumed stream is `null`).
+    pub fn outputs_json(&self) -> Json {
+        let mut m = Map::new();
+        for (k, r) in &self.outputs {
+            m.insert(k.clone(), r.value_or_null().to_event_json());
+        }
+        Json::Object(m)
+    }
+
+    pub fn error(&self) -> Option<String> {
+        match self.outputs.get("_ERROR").map(Record::value_or_null) {
+            Some(Val::Json(Json::Null)) | None => None,
+            Some(Val::Json(v)) => {
+                if py::truthy(&v) {
+                    Some(match v {
+                        Json::String(s) => s,
+                        other => py::str_of(&other),
+                    })
+                } else {
+                    None
+                }
+            }
+            Some(Val::Stream(_)) => Some("<stream>".into()),
+        }
+    }
+
+    /// `set_input_value(key, value)`.
+    pub fn set_input_value(&mut self, key: &str, value: Json) {
+        let entry = self.inputs.entry(key.to_string()).or_insert_with(|| {
+            let mut m = Map::new();
+            m.insert("value".into(), Json::Null);
+            Json::Object(m)
+        });
+        match entry {
+            Json::Object(m) => {
+                m.insert("value".into(), value);
+            }
+            other => {
+                let mut m = Map::new();
+                m.insert("value".into(), value);
+                *other = Json::Object(m);
+            }
+        }
+    }
+
+    pub fn get_input_value(&self, key: &str) -> Json {
+        self.inputs
+            .get(key)
+            .and_then(|r| r.get("value"))
+            .cloned()
+            .unwrap_or(Json::Null)
+    }
+
+    /// `reset(only_output)`: every value becomes `None`.
+    pub fn reset(&mut self, only_output: bool) {
+        for r in self.outputs.values_mut() {
+            r.stream = None;
+            r.fields.insert("value".into(), Json::Null);
+        }
+        if only_output {
+            return;
+        }
+        for r in self.inputs.values_mut() {
+            if let Json::Object(m) = r {
+                m.insert("value".into(), Json::Null);
+            }
+        }
+    }
+}
+
+fn py_class_of(v: &Val) -> String {
+    match v {
+        Val::Json(j) => py::class_repr(j),
+        Val::Stream(_) => "<class 'functools.partial'>".into(),
+    }
+}
+
+/// Token usage of a run, reported in `workflow_finished`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    pub prompt_tokens: u64,
+    pub completion_tokens: u64,
+    pub total_tokens: u64,
+    pub calls: u64,
+}
+
+/// The whole session.
+#[derive(Clone, Debug)]
+pub struct RunState {
+    pub globals: Map<String, Json>,
+    pub variables: Json,
+    /// `[role, payload]` pairs.
+    pub history: Vec<Json>,
+    pub retrieval: Vec<Json>,
+    pub memory: Vec<Json>,
+    pub path: Vec<Target>,
+    pub nodes: Vec<NodeState>,
+    pub task_id: String,
+    pub error: String,
+    pub usage: Usage,
+    /// Whether the DSL had `globals` (saved back only then, as RAGFlow does).
+    pub globals_in_dsl: bool,
+}
+
+impl RunState {
+    /// `get_variable_value(exp)` (BS §10.3).
+    pub fn get_variable_value(&self, meta: &CanvasMeta, exp: &str) -> Result<Val, RunError> {
+        let exp = crate::frontend::refs::strip_like_python(exp);
+        let Some((cpn, var)) = exp.split_once('@') else {
+            return match self.globals.get(exp) {
+                Some(v) => Ok(Val::Json(v.clone())),
+                None => Err(RunError::key_error(exp)),
+            };
+        };
+        let Some(node) = meta.find(cpn) else {
+            return Err(RunError::Component(format!(
+                "Can't find variable: '{cpn}@{var}'"
+            )));
+        };
+        let (root, rest) = match var.split_once('.') {
+            Some((r, rest)) => (r, rest),
+            None => (var, ""),
+        };
+        let root_val = self.nodes[node.index()].output(root);
+        if rest.is_empty() {
+            return Ok(root_val);
+        }
+        Ok(Val::Json(walk_path(root_val, rest)))
+    }
+
+    /// Resolve a pre-bound output reference without parsing the expression again.
+    pub fn output_value(&self, node: NodeId, output: &str, path: &[String]) -> Val {
+        let root = self.nodes[node.index()].output(output);
+        if path.is_empty() {
+            return root;
+        }
+        Val::Json(walk_path(root, &path.join(".")))
+    }
+
+    /// `set_variable_value(exp, value)` (BS §10.5).
+    pub fn set_variable_value(
+        &mut self,
+        meta: &CanvasMeta,
+        exp: &str,
+        value: Json,
+    ) -> Result<(), RunError> {
+        let exp = crate::frontend::refs::strip_like_python(exp);
+        let Some((cpn, var)) = exp.split_once('@') else {
+            self.globals.insert(exp.to_string(), value);
+            return Ok(());
+        };
+        let Some(node) = meta.find(cpn) else {
+            return Err(RunError::Component(format!(
+                "Can't find variable: '{cpn}@{var}'"
+            )));
+        };
+        let state = &mut self.nodes[node.index()];
+        let (root, rest) = match var.split_once('.') {
+            Some((r, rest)) => (r, rest),
+            None => (var, ""),
+        };
+        if rest.is_empty() {
+            state.set_output(root, Val::Json(value));
+            return Ok(());
+        }
+        let mut root_val = match state.output(root) {
+            Val::Json(j) if py::truthy(&j) => j,
+            _ => Json::Object(Map::new()),
+        };
+        let keys: Vec<&str> = rest.split('.').collect();
+        let mut cur = &mut root_val;
+        for key in &keys[..keys.len() - 1] {
+            let Json::Object(m) = cur else {
+                return Err(RunError::Component(format!(
+                    "'{}' object does not support item assignment",
+                    py::type_name(cur)
+                )));
+            };
+            let needs_new = !matches!(m.get(*key), Some(Json::Object(_)));
+            if needs_new {
+                m.insert((*key).to_string(), Json::Object(Map::new()));
+            }
+            cur = m.get_mut(*key).expect("inserted above");
+        }
+        match cur {
+            Json::Object(m) => {
+                m.insert(keys[keys.len() - 1].to_string(), value);
+            }
+            other => {
+                return Err(RunError::Component(format!(
+                    "'{}' object does not support item assignment",
+                    py::type_name(other)
+                )))
+            }
+        }
+        state.set_output(root, Val::Json(root_val));
+        Ok(())
+    }
+
+    /// `get_history(n)`: the last `2n` entries as `{role, content}`.
+    pub fn get_history(&self, window: i64) -> Vec<(String, String)> {
+        if window <= 0 {
+            return Vec::new();
+        }
+        let n = (window as usize).saturating_mul(2);
+        let start = self.history.len().saturating_sub(n);
+        self.history[start..]
+            .iter()
+            .map(|entry| {
+                let role = entry
+                    .get(0)
+                    .and_then(Json::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                let payload = entry.get(1).cloned().unwrap_or(Json::Null);
+                let content = match &payload {
+                    Json::Object(m) => match m.get("content") {
+                        Some(Json::String(s)) => s.clone(),
+                        Some(other) => py::str_of(other),
+                        None => String::new(),
+                    },
+                    other => py::str_of(other),
+                };
+                (role, content)
+            })
+            .collect()
+    }
+
+    /// `add_user_input(q)`.
+    pub fn add_user_input(&mut self, query: &Json) {
+        self.history.push(Json::Array(vec![
+            Json::String("user".into()),
+            query.clone(),
+        ]));
+        let rendered = match query {
+            Json::Object(_) => py::json_dumps(query),
+            other => py::str_of(other),
+        };
+        self.push_sys_history(format!("user: {rendered}"));
+    }
+
+    pub fn push_sys_history(&mut self, line: String) {
+        match self.globals.get_mut("sys.history") {
+            Some(Json::Array(a)) => a.push(Json::String(line)),
+            _ => {
+                self.globals
+                    .insert("sys.history".into(), Json::Array(vec![Json::String(line)]));
+            }
+        }
+    }
+
+    /// The current turn's reference accumulator (`retrieval[-1]`).
+    pub fn reference(&self) -> Json {
+        self.retrieval
+            .last()
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!({"chunks": {}, "doc_aggs": {}}))
+    }
+
+    /// Whether the accumulator has any chunk or doc agg.
+    pub fn has_reference(&self) -> bool {
+        match self.retrieval.last() {
+            Some(Json::Object(m)) => {
+                m.get("chunks").is_some_and(py::truthy) || m.get("doc_aggs").is_some_and(py::truthy)
+            }
+            _ => false,
+        }
+    }
+
+    pub fn node(&self, id: NodeId) -> &NodeState {
+        &self.nodes[id.index()]
+    }
+
+    pub fn node_mut(&mut self, id: NodeId) -> &mut NodeState {
+        &mut self.nodes[id.index()]
+    }
+}
+
+/// `get_variable_param_value`: walk `a.0.b` into a value, JSON-parsing strings on the way.
+pub fn walk_path(root: Val, path: &str) -> Json {
+    let mut cur = match root {
+        Val::Json(j) => j,
+        // A stream has no attributes to walk into.
+        Val::Stream(_) => return Json::Null,
+    };
+    for key in path.split('.') {
+        if cur.is_null() {
+            return Json::Null;
+        }
+        if let Json::String(s) = &cur {
+            match serde_json::from_str::<Json>(s) {
+                Ok(parsed) => cur = parsed,
+                Err(_) => return Json::Null,
+            }
+        }
+        cur = match cur {
+            Json::Object(mut m) => m.shift_remove(key).unwrap_or(Json::Null),
+            Json::Array(mut a) => {
+                let Ok(i) = py::to_int(&Json::String(key.to_string())) else {
+                    return Json::Null;
+                };
+                let len = a.len() as i64;
+                let idx = if i < 0 { i + len } else { i };
+                if idx < 0 || idx >= len {
+                    return Json::Null;
+                }
+                a.swap_remove(idx as usize)
+            }
+            _ => Json::Null,
+        };
+    }
+    cur
+}
