@@ -68,3 +68,129 @@ pub fn display_path(p: &Path) -> String {
     let rel = p.strip_prefix(&root).unwrap_or(p);
     rel.to_string_lossy().replace('\\', "/")
 }
+
+pub mod reference;
+pub mod synthetic;
+
+/// The reference cases of `../shared/reference-streams/INDEX.md`: name → (case, stream path).
+pub fn reference_cases(shared: &Path) -> Vec<(String, reference::Case, PathBuf)> {
+    let index =
+        std::fs::read_to_string(shared.join("reference-streams/INDEX.md")).unwrap_or_default();
+    let mut out = Vec::new();
+    for line in index
+        .lines()
+        .filter(|l| l.contains("ragflow_ref.run_canvas"))
+    {
+        if let Some((case, stream)) = reference::Case::from_command(line, shared) {
+            let name = Path::new(&stream)
+                .file_stem()
+                .map(|s| s.to_string_lossy().to_string())
+                .unwrap_or_default();
+            out.push((name, case, shared.join(stream)));
+        }
+    }
+    out
+}
+
+/// The golden cases of `tests/golden/cases.json`: name, needs, case, stream path.
+pub fn golden_cases() -> Vec<(String, Vec<String>, reference::Case, PathBuf)> {
+    let root = workspace_root();
+    let dir = root.join("tests/golden");
+    let text = std::fs::read_to_string(dir.join("cases.json")).unwrap_or_default();
+    let list: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap_or_default();
+    list.iter()
+        .filter_map(|c| golden_case(&root, &dir, c))
+        .collect()
+}
+
+fn golden_case(
+    root: &Path,
+    dir: &Path,
+    c: &serde_json::Value,
+) -> Option<(String, Vec<String>, reference::Case, PathBuf)> {
+    use serde_json::Value;
+    let name = c.get("name")?.as_str()?.to_string();
+    let canvas = if c.get("converted").and_then(Value::as_bool) == Some(true) {
+        c.get("converted_canvas")?.as_str()?.to_string()
+    } else {
+        c.get("canvas")?.as_str()?.to_string()
+    };
+    let turns = match c.get("turns").and_then(Value::as_array) {
+        Some(list) => list
+            .iter()
+            .map(|t| reference::Turn {
+                query: t
+                    .get("query")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string(),
+                inputs: t
+                    .get("inputs")
+                    .cloned()
+                    .unwrap_or_else(|| serde_json::json!({})),
+                files: Vec::new(),
+            })
+            .collect(),
+        None => vec![reference::Turn {
+            query: c
+                .get("query")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            inputs: c
+                .get("inputs")
+                .cloned()
+                .unwrap_or_else(|| serde_json::json!({})),
+            files: Vec::new(),
+        }],
+    };
+    let script = c
+        .get("script")
+        .and_then(Value::as_str)
+        .and_then(|s| std::fs::read_to_string(root.join(s)).ok())
+        .and_then(|t| serde_json::from_str(&t).ok());
+    let strings = |key: &str| -> Vec<(String, String)> {
+        c.get(key)
+            .and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| {
+                        (
+                            k.clone(),
+                            v.as_str()
+                                .map(str::to_string)
+                                .unwrap_or_else(|| v.to_string()),
+                        )
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let case = reference::Case {
+        dsl: root.join(canvas).to_string_lossy().to_string(),
+        turns,
+        script,
+        default_llm_id: c
+            .get("default_llm_id")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+        fill_empty: Vec::new(),
+        set: c
+            .get("set")
+            .and_then(Value::as_object)
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+            .unwrap_or_default(),
+        env: strings("env"),
+    };
+    let needs = c
+        .get("needs")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    Some((name.clone(), needs, case, dir.join(format!("{name}.jsonl"))))
+}

@@ -151,9 +151,22 @@ pub fn execute<P: Program>(
         Ok(r) => r,
         Err(e) => return fail(format!("cannot start the async runtime: {e}")),
     };
-    let rng = args
-        .seed
-        .map_or_else(PyRandom::from_entropy, PyRandom::seeded);
+    let resuming = prepared.saved.as_ref().is_some_and(|saved| {
+        saved
+            .get("path")
+            .and_then(|p| p.get(0))
+            .and_then(Json::as_str)
+            .is_some_and(|id| id.to_lowercase().contains("userfillup"))
+    });
+    if !resuming {
+        if let Err(e) = check_required_inputs(program.meta(), &prepared.input) {
+            return fail(e);
+        }
+    }
+    let rng = Arc::new(std::sync::Mutex::new(
+        args.seed
+            .map_or_else(PyRandom::from_entropy, PyRandom::seeded),
+    ));
     let Prepared {
         input,
         services,
@@ -198,6 +211,61 @@ pub fn execute<P: Program>(
     }
 }
 
+/// Begin's form fields that are not optional must be given (or filled from `--query` when the
+/// form has a single field), as RAGFlow's UI requires before it starts a run.
+fn check_required_inputs(
+    meta: &canvasc_runtime::exec::CanvasMeta,
+    input: &RunInput,
+) -> Result<(), String> {
+    let Some(begin) = meta.begin else {
+        return Ok(());
+    };
+    let Some(Json::Object(fields)) = meta.node(begin).params.get("inputs") else {
+        return Ok(());
+    };
+    let given = input.inputs.as_ref().and_then(Json::as_object);
+    if given.is_some_and(|g| !g.is_empty()) {
+        let given = given
+            .map(|g| g.keys().cloned().collect::<Vec<_>>())
+            .unwrap_or_default();
+        let missing: Vec<String> = fields
+            .iter()
+            .filter(|(k, f)| !f.get("optional").is_some_and(py::truthy) && !given.contains(k))
+            .map(|(k, f)| match f.get("name").and_then(Json::as_str) {
+                Some(label) if label != k => format!("`{k}` ({label})"),
+                _ => format!("`{k}`"),
+            })
+            .collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "missing required input {}: pass it with --inputs '{{\"{}\": {{\"value\": …}}}}'",
+                missing.join(", "),
+                fields
+                    .keys()
+                    .find(|k| !given.contains(k))
+                    .cloned()
+                    .unwrap_or_default()
+            ));
+        }
+        return Ok(());
+    }
+    let required: Vec<&String> = fields
+        .iter()
+        .filter(|(_, f)| !f.get("optional").is_some_and(py::truthy))
+        .map(|(k, _)| k)
+        .collect();
+    let query_fills = fields.len() == 1 && input.query.as_ref().is_some_and(py::truthy);
+    if !required.is_empty() && !query_fills {
+        let names: Vec<String> = required.iter().map(|k| format!("`{k}`")).collect();
+        return Err(format!(
+            "missing required input {}: pass --inputs '{{\"{}\": {{\"value\": …}}}}'",
+            names.join(", "),
+            required[0]
+        ));
+    }
+    Ok(())
+}
+
 /// Writes events to stdout as they arrive.
 struct Printer {
     format: Format,
@@ -216,7 +284,7 @@ impl Printer {
         let mut out = std::io::stdout().lock();
         match self.format {
             Format::Jsonl => {
-                let _ = writeln!(out, "{}", serde_json::to_string(ev).unwrap_or_default());
+                let _ = writeln!(out, "{}", py::json_dumps_compact(ev));
             }
             Format::Pretty => {
                 let _ = out.write_all(pretty(ev, &mut self.in_message).as_bytes());
@@ -229,7 +297,7 @@ impl Printer {
     fn abort(&mut self, message: &str) {
         let frame = serde_json::json!({"code": 500, "message": message, "data": false});
         match self.format {
-            Format::Jsonl => println!("{}", serde_json::to_string(&frame).unwrap_or_default()),
+            Format::Jsonl => println!("{}", py::json_dumps_compact(&frame)),
             Format::Pretty => println!("✗ run aborted: {message}"),
         }
     }

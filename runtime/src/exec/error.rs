@@ -2,14 +2,18 @@
 
 use std::fmt;
 
-/// An error raised while a component runs or while the scheduler resolves something.
+/// An error raised while a component runs or while the scheduler resolves something: the
+/// Python exception RAGFlow would raise, by class and message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RunError {
     /// Python `KeyError(key)`: `str()` gives the key's repr, e.g. `'sys.x'`.
     Key(String),
-    /// Any other exception, with its message.
-    Component(String),
-    /// `TaskCanceledException` or a component noticing cancellation.
+    /// Any other exception: its Python class name and message.
+    Raised {
+        class: &'static str,
+        message: String,
+    },
+    /// `TaskCanceledException`.
     Canceled(String),
 }
 
@@ -18,18 +22,41 @@ impl RunError {
         RunError::Key(key.to_string())
     }
 
+    /// A plain `Exception(message)`.
     pub fn msg(m: impl Into<String>) -> Self {
-        RunError::Component(m.into())
+        RunError::raised("Exception", m)
+    }
+
+    pub fn type_error(m: impl Into<String>) -> Self {
+        RunError::raised("TypeError", m)
+    }
+
+    pub fn value_error(m: impl Into<String>) -> Self {
+        RunError::raised("ValueError", m)
+    }
+
+    pub fn raised(class: &'static str, m: impl Into<String>) -> Self {
+        RunError::Raised {
+            class,
+            message: m.into(),
+        }
+    }
+
+    /// The Python class name of the exception.
+    pub fn class(&self) -> &'static str {
+        match self {
+            RunError::Key(_) => "KeyError",
+            RunError::Raised { class, .. } => class,
+            RunError::Canceled(_) => "TaskCanceledException",
+        }
     }
 }
 
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            RunError::Key(k) => f.write_str(&crate::value::py::repr_of(
-                &serde_json::Value::String(k.clone()),
-            )),
-            RunError::Component(m) | RunError::Canceled(m) => f.write_str(m),
+            RunError::Key(k) => f.write_str(&crate::value::py::repr_str(k)),
+            RunError::Raised { message, .. } | RunError::Canceled(message) => f.write_str(message),
         }
     }
 }

@@ -15,6 +15,7 @@ pub mod persist;
 pub mod random;
 pub mod render;
 pub mod scheduler;
+pub mod ssrf;
 pub mod state;
 
 pub use error::{RunError, CANCELED};
@@ -123,13 +124,17 @@ impl Default for Services {
     }
 }
 
+/// Python's process-wide `random` state: one per process in RAGFlow, so it carries across
+/// turns even when a session is reloaded from its saved DSL.
+pub type SharedRandom = Arc<Mutex<random::PyRandom>>;
+
 /// Everything of a session that components may touch while it runs.
 pub struct Shared {
     pub meta: Arc<CanvasMeta>,
     state: Mutex<RunState>,
     pub services: Services,
     pub cancel: CancelFlag,
-    rng: Mutex<random::PyRandom>,
+    rng: SharedRandom,
 }
 
 impl Shared {
@@ -137,14 +142,14 @@ impl Shared {
         meta: Arc<CanvasMeta>,
         state: RunState,
         services: Services,
-        rng: random::PyRandom,
+        rng: SharedRandom,
     ) -> Self {
         Shared {
             meta,
             state: Mutex::new(state),
             services,
             cancel: CancelFlag::default(),
-            rng: Mutex::new(rng),
+            rng,
         }
     }
 
@@ -245,7 +250,7 @@ impl<P: Program> Session<P> {
         program: Arc<P>,
         dsl: Map<String, Json>,
         services: Services,
-        rng: random::PyRandom,
+        rng: SharedRandom,
         fresh: bool,
     ) -> Self {
         let meta = Arc::new(program.meta().clone());

@@ -79,7 +79,7 @@ struct Runner<'a, P: Program> {
 
 fn missing(id: &str) -> RunError {
     let _ = id;
-    RunError::msg("'NoneType' object is not subscriptable")
+    RunError::type_error("'NoneType' object is not subscriptable")
 }
 
 impl<P: Program> Runner<'_, P> {
@@ -395,8 +395,9 @@ impl<P: Program> Runner<'_, P> {
         if matches!(node.kind, Kind::IterationItem | Kind::LoopItem)
             && self.program.item_ended(&self.cx(n))?
         {
-            let (p, pmeta) =
-                parent.ok_or_else(|| RunError::msg("'NoneType' object has no attribute '_id'"))?;
+            let (p, pmeta) = parent.ok_or_else(|| {
+                RunError::raised("AttributeError", "'NoneType' object has no attribute '_id'")
+            })?;
             self.node_finished(p);
             let mut s = self.shared.state();
             for d in &pmeta.downstream {
@@ -413,7 +414,7 @@ impl<P: Program> Runner<'_, P> {
                     })
                     .collect(),
                 Val::Json(Json::String(s)) => s.chars().map(|c| c.to_string()).collect(),
-                _ => return Err(RunError::msg("'NoneType' object is not iterable")),
+                _ => return Err(RunError::type_error("'NoneType' object is not iterable")),
             };
             let mut s = self.shared.state();
             for id in ids {
@@ -426,7 +427,7 @@ impl<P: Program> Runner<'_, P> {
         } else if matches!(node.kind, Kind::Iteration | Kind::Loop) {
             let start = node
                 .start
-                .ok_or_else(|| RunError::msg("'NoneType' object is not subscriptable"))?;
+                .ok_or_else(|| RunError::type_error("'NoneType' object is not subscriptable"))?;
             append(&mut self.shared.state(), Target::Node(start));
         } else if node.kind == Kind::ExitLoop && parent.is_some_and(|(_, p)| p.kind == Kind::Loop) {
             let (_, pmeta) = parent.expect("checked");
@@ -435,14 +436,15 @@ impl<P: Program> Runner<'_, P> {
                 append(&mut s, d.clone());
             }
         } else if node.kind == Kind::ExitLoop && parent.is_none() {
-            return Err(RunError::msg(
+            return Err(RunError::raised(
+                "AttributeError",
                 "'NoneType' object has no attribute 'component_name'",
             ));
         } else if node.downstream.is_empty() && parent.is_some() {
             let (_, pmeta) = parent.expect("checked");
             let start = pmeta
                 .start
-                .ok_or_else(|| RunError::msg("'NoneType' object is not subscriptable"))?;
+                .ok_or_else(|| RunError::type_error("'NoneType' object is not subscriptable"))?;
             append(&mut self.shared.state(), Target::Node(start));
         } else {
             let mut s = self.shared.state();
@@ -605,8 +607,9 @@ impl<P: Program> Runner<'_, P> {
             ])
         };
         if error.is_empty() {
-            let last =
-                self.node_of(&last.ok_or_else(|| RunError::msg("list index out of range"))?)?;
+            let last = self.node_of(
+                &last.ok_or_else(|| RunError::raised("IndexError", "list index out of range"))?,
+            )?;
             let (outputs, repr) = {
                 let s = self.shared.state();
                 let outs = s.node(last).outputs_map();

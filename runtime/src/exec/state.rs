@@ -212,9 +212,7 @@ impl RunState {
             };
         };
         let Some(node) = meta.find(cpn) else {
-            return Err(RunError::Component(format!(
-                "Can't find variable: '{cpn}@{var}'"
-            )));
+            return Err(RunError::msg(format!("Can't find variable: '{cpn}@{var}'")));
         };
         let (root, rest) = match var.split_once('.') {
             Some((r, rest)) => (r, rest),
@@ -249,9 +247,7 @@ impl RunState {
             return Ok(());
         };
         let Some(node) = meta.find(cpn) else {
-            return Err(RunError::Component(format!(
-                "Can't find variable: '{cpn}@{var}'"
-            )));
+            return Err(RunError::msg(format!("Can't find variable: '{cpn}@{var}'")));
         };
         let state = &mut self.nodes[node.index()];
         let (root, rest) = match var.split_once('.') {
@@ -270,7 +266,7 @@ impl RunState {
         let mut cur = &mut root_val;
         for key in &keys[..keys.len() - 1] {
             let Json::Object(m) = cur else {
-                return Err(RunError::Component(format!(
+                return Err(RunError::msg(format!(
                     "'{}' object does not support item assignment",
                     py::type_name(cur)
                 )));
@@ -286,7 +282,7 @@ impl RunState {
                 m.insert(keys[keys.len() - 1].to_string(), value);
             }
             other => {
-                return Err(RunError::Component(format!(
+                return Err(RunError::msg(format!(
                     "'{}' object does not support item assignment",
                     py::type_name(other)
                 )))

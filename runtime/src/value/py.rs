@@ -51,6 +51,8 @@ pub struct JsonOpts {
     pub indent: Option<usize>,
     /// `sort_keys=True`: object keys in code-point order.
     pub sort_keys: bool,
+    /// `separators=(",", ":")`: no spaces (the HTTP stream's frames).
+    pub compact: bool,
 }
 
 /// `json.dumps(v, ensure_ascii=False)` — the spec's `py_json`.
@@ -74,9 +76,9 @@ pub fn json_dumps_indent(v: &Value, indent: usize, sort_keys: bool) -> String {
     json_dumps_opts(
         v,
         JsonOpts {
-            ensure_ascii: false,
             indent: Some(indent),
             sort_keys,
+            ..JsonOpts::default()
         },
     )
 }
@@ -129,7 +131,7 @@ fn write_json(out: &mut String, v: &Value, opts: &JsonOpts, level: usize) {
                 }
                 newline_indent(out, opts, level + 1);
                 write_json_str(out, k, opts.ensure_ascii);
-                out.push_str(": ");
+                out.push_str(if opts.compact { ":" } else { ": " });
                 write_json(out, item, opts, level + 1);
             }
             newline_indent(out, opts, level);
@@ -139,7 +141,22 @@ fn write_json(out: &mut String, v: &Value, opts: &JsonOpts, level: usize) {
 }
 
 fn item_separator(out: &mut String, opts: &JsonOpts) {
-    out.push_str(if opts.indent.is_some() { "," } else { ", " });
+    out.push_str(if opts.indent.is_some() || opts.compact {
+        ","
+    } else {
+        ", "
+    });
+}
+
+/// `json.dumps(v, ensure_ascii=False, separators=(",", ":"))`: one compact line.
+pub fn json_dumps_compact(v: &Value) -> String {
+    json_dumps_opts(
+        v,
+        JsonOpts {
+            compact: true,
+            ..JsonOpts::default()
+        },
+    )
 }
 
 fn newline_indent(out: &mut String, opts: &JsonOpts, level: usize) {
@@ -2689,7 +2706,8 @@ mod tests {
                 JsonOpts {
                     ensure_ascii: true,
                     indent: None,
-                    sort_keys: true
+                    sort_keys: true,
+                    compact: false
                 }
             ),
             r#"{"a": 1, "b": "\u00e9"}"#

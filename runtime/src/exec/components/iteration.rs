@@ -49,12 +49,16 @@ pub fn thoughts(spec: &Spec, cx: &NodeCx<'_>) -> Result<String, RunError> {
         Val::Json(Json::String(s)) => s.chars().count(),
         Val::Json(Json::Object(m)) => m.len(),
         Val::Json(other) => {
-            return Err(RunError::msg(format!(
+            return Err(RunError::type_error(format!(
                 "object of type '{}' has no len()",
                 py::type_name(&other)
             )))
         }
-        Val::Stream(_) => return Err(RunError::msg("object of type 'partial' has no len()")),
+        Val::Stream(_) => {
+            return Err(RunError::type_error(
+                "object of type 'partial' has no len()",
+            ))
+        }
     };
     Ok(format!("Need to process {n} items."))
 }
@@ -65,10 +69,12 @@ pub fn item_body(cx: &NodeCx<'_>) -> Result<(), RunError> {
         return Ok(());
     }
     let meta = &cx.shared.meta;
-    let parent = cx
-        .meta()
-        .parent
-        .ok_or_else(|| RunError::msg("'NoneType' object has no attribute '_param'"))?;
+    let parent = cx.meta().parent.ok_or_else(|| {
+        RunError::raised(
+            "AttributeError",
+            "'NoneType' object has no attribute '_param'",
+        )
+    })?;
     let items_ref = Spec::from_params(&meta.node(parent).params).items_ref;
     let arr = cx.value(&items_ref)?;
     let Val::Json(Json::Array(arr)) = arr else {
@@ -93,7 +99,7 @@ pub fn item_body(cx: &NodeCx<'_>) -> Result<(), RunError> {
     }
     let pos = if idx < 0 { idx + len } else { idx };
     let Some(item) = usize::try_from(pos).ok().and_then(|p| arr.get(p)).cloned() else {
-        return Err(RunError::msg("list index out of range"));
+        return Err(RunError::raised("IndexError", "list index out of range"));
     };
     cx.set_output("item", item.clone());
     cx.set_output("result", item);

@@ -41,7 +41,7 @@ pub fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
                 _ => true,
             };
         if incomplete {
-            return Err(RunError::msg("Loop Variable is not complete."));
+            return Err(RunError::value_error("Loop Variable is not complete."));
         }
         let name = match item.get("variable") {
             Some(Json::String(s)) => s.clone(),
@@ -69,10 +69,12 @@ pub fn item_body(cx: &NodeCx<'_>) -> Result<(), RunError> {
         return Ok(());
     }
     let meta = &cx.shared.meta;
-    let parent = cx
-        .meta()
-        .parent
-        .ok_or_else(|| RunError::msg("'NoneType' object has no attribute '_param'"))?;
+    let parent = cx.meta().parent.ok_or_else(|| {
+        RunError::raised(
+            "AttributeError",
+            "'NoneType' object has no attribute '_param'",
+        )
+    })?;
     let max = meta
         .node(parent)
         .params
@@ -97,10 +99,12 @@ pub fn item_ended(cx: &NodeCx<'_>) -> Result<bool, RunError> {
         return Ok(true);
     }
     let meta = &cx.shared.meta;
-    let parent = cx
-        .meta()
-        .parent
-        .ok_or_else(|| RunError::msg("'NoneType' object has no attribute '_param'"))?;
+    let parent = cx.meta().parent.ok_or_else(|| {
+        RunError::raised(
+            "AttributeError",
+            "'NoneType' object has no attribute '_param'",
+        )
+    })?;
     let p = &meta.node(parent).params;
     let logical = p
         .get("logical_operator")
@@ -116,7 +120,7 @@ pub fn item_ended(cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let variable = item.get("variable").filter(|v| py::truthy(v));
         let operator = item.get("operator").filter(|v| py::truthy(v));
         let (Some(variable), Some(operator)) = (variable, operator) else {
-            return Err(RunError::msg("Loop condition is incomplete."));
+            return Err(RunError::value_error("Loop condition is incomplete."));
         };
         let var = cx.value(&py::str_of(variable))?;
         let var = match var {
@@ -136,7 +140,7 @@ pub fn item_ended(cx: &NodeCx<'_>) -> Result<bool, RunError> {
                 .get("value")
                 .cloned()
                 .unwrap_or(Json::String(String::new())),
-            _ => return Err(RunError::msg("Invalid input mode.")),
+            _ => return Err(RunError::value_error("Invalid input mode.")),
         };
         results.push(evaluate(&var, &py::str_of(operator), &value)?);
     }

@@ -1,0 +1,270 @@
+//! StringTransform: split a string on literal delimiters, or merge references into a template
+//! (components.md §17, `agent/component/string_transform.py`, which reuses Message's helpers).
+
+use super::message::{is_jinja, kwargs_of};
+use crate::exec::render::elements_from_text;
+use crate::exec::{NodeCx, RunError};
+use crate::frontend::refs::template_refs;
+use crate::value::{py, Json, Map, Val};
+
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub method: Json,
+    pub script: String,
+    pub split_ref: Json,
+    pub delimiters: Vec<String>,
+}
+
+impl Spec {
+    pub fn from_params(p: &Map<String, Json>) -> Self {
+        let text = |v: &Json| match v {
+            Json::String(s) => s.clone(),
+            other => py::str_of(other),
+        };
+        Spec {
+            method: p.get("method").cloned().unwrap_or(Json::from("split")),
+            script: p.get("script").map(text).unwrap_or_default(),
+            split_ref: p.get("split_ref").cloned().unwrap_or(Json::from("")),
+            delimiters: match p.get("delimiters") {
+                Some(Json::Array(items)) => items.iter().map(text).collect(),
+                Some(Json::String(s)) => s.chars().map(|c| c.to_string()).collect(),
+                _ => vec![",".to_string()],
+            },
+        }
+    }
+
+    fn is_split(&self) -> bool {
+        self.method == "split"
+    }
+}
+
+/// `It's <method>ing.`
+pub fn thoughts(spec: &Spec) -> String {
+    let method = match &spec.method {
+        Json::String(s) => s.clone(),
+        other => py::str_of(other),
+    };
+    format!("It's {method}ing.")
+}
+
+/// The keys of `get_input_elements()` (the references in `script`), for `node_finished.inputs`.
+/// They resolved when the node was scheduled; should that fail now, the raw matches stand in.
+pub fn element_keys(spec: &Spec, cx: &NodeCx<'_>) -> Vec<String> {
+    match elements_from_text(cx, &spec.script) {
+        Ok(elements) => elements.into_iter().map(|e| e.exp).collect(),
+        Err(_) => template_refs(&spec.script)
+            .iter()
+            .map(|m| m.expr(&spec.script).to_string())
+            .collect(),
+    }
+}
+
+pub async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
+    if cx.check_canceled() {
+        return Ok(());
+    }
+    if spec.is_split() {
+        split(spec, cx)
+    } else {
+        merge(spec, cx).await
+    }
+}
+
+fn split(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
+    if cx.check_canceled() {
+        return Ok(());
+    }
+    let key = super::exp_str(&spec.split_ref)?;
+    let var = match cx.value(key)? {
+        Val::Json(v) if !py::truthy(&v) => String::new(),
+        Val::Json(Json::String(s)) => s,
+        Val::Json(other) => {
+            return Err(RunError::raised(
+                "AssertionError",
+                format!(
+                    "The input variable is not a string: {}",
+                    py::class_repr(&other)
+                ),
+            ))
+        }
+        Val::Stream(_) => {
+            return Err(RunError::raised(
+                "AssertionError",
+                "The input variable is not a string: <class 'functools.partial'>",
+            ))
+        }
+    };
+    cx.set_input_value(key, Json::String(var.clone()));
+    let pieces = split_on(&var, &spec.delimiters);
+    cx.set_output(
+        "result",
+        Json::Array(pieces.into_iter().map(Json::String).collect()),
+    );
+    Ok(())
+}
+
+/// `re.split("(d1|d2|…)", text)` keeping the pieces between matches. At each position the first
+/// listed delimiter that matches wins; after an empty match the next match must advance (CPython
+/// 3.7+ `re.split` semantics), so an empty delimiter splits between every character.
+pub fn split_on(text: &str, delimiters: &[String]) -> Vec<String> {
+    let mut pieces = Vec::new();
+    let mut last = 0;
+    let mut pos = 0;
+    let mut must_advance = false;
+    loop {
+        let mut found = None;
+        let starts = text[pos..]
+            .char_indices()
+            .map(|(i, _)| pos + i)
+            .chain(std::iter::once(text.len()));
+        'search: for p in starts {
+            for d in delimiters {
+                if d.is_empty() && must_advance && p == pos {
+                    continue;
+                }
+                if text[p..].starts_with(d.as_str()) {
+                    found = Some((p, p + d.len()));
+                    break 'search;
+                }
+            }
+        }
+        let Some((start, end)) = found else { break };
+        pieces.push(text[last..start].to_string());
+        must_advance = start == end;
+        last = end;
+        pos = end;
+    }
+    pieces.push(text[last..].to_string());
+    pieces
+}
+
+async fn merge(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
+    if cx.check_canceled() {
+        return Ok(());
+    }
+    let delimiter = spec.delimiters.first().map(String::as_str);
+    let mut downloads = Vec::new();
+    let (mut script, kwargs) = kwargs_of(cx, &spec.script, delimiter, &mut downloads).await?;
+    if is_jinja(&script) {
+        script = render(&script, &kwargs)?;
+    }
+    // Each safe name is a literal pattern (`[A-Za-z0-9_-]`), replaced by its value verbatim.
+    for (name, value) in &kwargs {
+        script = script.replace(name.as_str(), value);
+    }
+    cx.set_output("result", Json::String(script));
+    Ok(())
+}
+
+/// Jinja2 in a sandbox: a template that does not parse raises; a render error keeps the
+/// template text.
+fn render(script: &str, kwargs: &[(String, String)]) -> Result<String, RunError> {
+    let mut env = minijinja::Environment::new();
+    env.set_keep_trailing_newline(false);
+    let template = env
+        .template_from_str(script)
+        .map_err(|e| RunError::raised("TemplateSyntaxError", jinja_message(&e)))?;
+    let ctx: std::collections::BTreeMap<&str, &str> = kwargs
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
+    Ok(template.render(ctx).unwrap_or_else(|_| script.to_string()))
+}
+
+/// The error's own text, without minijinja's location suffix.
+fn jinja_message(e: &minijinja::Error) -> String {
+    e.detail()
+        .map(str::to_string)
+        .unwrap_or_else(|| e.kind().to_string())
+}
+
+#[cfg(test)]
+mod syntax_tests {
+    use crate::exec::Settings;
+    use serde_json::json;
+
+    /// RAGFlow compiles the merged script outside its `try`, so a Jinja syntax error fails the
+    /// node (`Expected an expression, got 'end of statement block'` in RAGFlow for this script);
+    /// the text here is minijinja's, which words its errors differently.
+    #[tokio::test]
+    async fn jinja_syntax_error_fails_the_node() {
+        let case = json!({"name": "syntax", "kind": "StringTransform", "env": {"s": "hi"},
+            "params": {"method": "merge", "script": "{env.s} {% if %}", "delimiters": [","]}});
+        let got = super::super::testkit::run_with(&case, Settings::default()).await;
+        assert_eq!(got["inputs"], json!({"env.s": "hi"}));
+        assert_eq!(got["outputs"]["result"], json!(null));
+        assert!(
+            got["error"].as_str().is_some_and(|e| !e.is_empty()),
+            "{got}"
+        );
+    }
+
+    #[test]
+    fn split_matches_python_re_split() {
+        let d = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // `re.split("(,|;)", "a,;b")` keeps the empty piece between adjacent delimiters.
+        assert_eq!(super::split_on("a,;b", &d(&[",", ";"])), d(&["a", "", "b"]));
+        assert_eq!(super::split_on("", &d(&[","])), d(&[""]));
+        // `re.split("(|b)", "ab")`: an empty match may not repeat where the last one ended.
+        assert_eq!(
+            super::split_on("ab", &d(&["", "b"])),
+            d(&["", "a", "", "", ""])
+        );
+    }
+}
+#[cfg(test)]
+mod tests {
+    /// Each case runs `begin → X:T` (see `testkit`); each expected line is what RAGFlow's engine
+    /// (the reference oracle) reported for it: X:T's `node_finished` inputs, outputs and error,
+    /// an aborted run's exception, and `env.*` when it changed.
+    const CASES: &str = r###"[
+{"name": "split_single_delimiter", "kind": "StringTransform", "params": {"method": "split", "split_ref": "env.csv", "delimiters": [","]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "split_several_delimiters", "kind": "StringTransform", "params": {"method": "split", "split_ref": "env.csv", "delimiters": [",", ";", "||"]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "split_first_listed_wins", "kind": "StringTransform", "params": {"method": "split", "split_ref": "env.multi", "delimiters": ["-", "--"]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "split_longer_listed_first", "kind": "StringTransform", "params": {"method": "split", "split_ref": "env.multi", "delimiters": ["--", "-"]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "split_empty_string", "kind": "StringTransform", "params": {"method": "split", "split_ref": "env.e", "delimiters": [","]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "split_falsy_number_is_empty", "kind": "StringTransform", "params": {"method": "split", "split_ref": "env.n", "delimiters": [","]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "split_non_string_asserts", "kind": "StringTransform", "params": {"method": "split", "split_ref": "env.l", "delimiters": [","]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "split_number_asserts", "kind": "StringTransform", "params": {"method": "split", "split_ref": "env.num", "delimiters": [","]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "split_unknown_reference", "kind": "StringTransform", "params": {"method": "split", "split_ref": "env.nope", "delimiters": [","]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "split_empty_delimiter", "kind": "StringTransform", "params": {"method": "split", "split_ref": "env.s", "delimiters": [""]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "split_braced_reference", "kind": "StringTransform", "params": {"method": "split", "split_ref": "{env.s}", "delimiters": [" "]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "merge_joins_lists_with_first_delimiter", "kind": "StringTransform", "params": {"method": "merge", "script": "[{env.l}] {env.o} {env.num} <{env.e}>", "delimiters": ["|", ","]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "merge_none_reads_empty", "kind": "StringTransform", "params": {"method": "merge", "script": "x{Dummy:N@none}y", "delimiters": [","]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "merge_jinja", "kind": "StringTransform", "params": {"method": "merge", "script": "{% if env_s %}S={{ env_s|upper }}{% endif %} {env.num}", "delimiters": [","]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "merge_jinja_with_reference", "kind": "StringTransform", "params": {"method": "merge", "script": "{env.s} {% if env_s %}yes{% else %}no{% endif %} {% for x in env_l %}{{x}}.{% endfor %} {env.l}", "delimiters": [","]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "merge_double_braces_quirk", "kind": "StringTransform", "params": {"method": "merge", "script": "Q: {{env.s}}", "delimiters": [","]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "merge_jinja_render_error_keeps_text", "kind": "StringTransform", "params": {"method": "merge", "script": "{{ env_s.missing.deeper }} {env.s}", "delimiters": [","]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "merge_safe_name_literal_replaced", "kind": "StringTransform", "params": {"method": "merge", "script": "{env.s} and env_s", "delimiters": [","]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "merge_unknown_reference_aborts", "kind": "StringTransform", "params": {"method": "merge", "script": "{env.nope}", "delimiters": [","]}, "env": {"csv": "a,,b;c||d", "s": "hello world", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}},
+{"name": "merge_backslashes_literal", "kind": "StringTransform", "params": {"method": "merge", "script": "{env.s}", "delimiters": [","]}, "env": {"csv": "a,,b;c||d", "s": "C:\\data\\n1", "l": ["x", "y", 3], "o": {"k": "v"}, "n": 0, "num": 42, "e": "", "multi": "a--b-c"}}
+]"###;
+
+    const EXPECTED: &str = r###"
+{"name": "split_single_delimiter", "inputs": {}, "outputs": {"result": ["a", "", "b;c||d"]}, "error": null, "thoughts": "It's spliting."}
+{"name": "split_several_delimiters", "inputs": {}, "outputs": {"result": ["a", "", "b", "c", "d"]}, "error": null, "thoughts": "It's spliting."}
+{"name": "split_first_listed_wins", "inputs": {}, "outputs": {"result": ["a", "", "b", "c"]}, "error": null, "thoughts": "It's spliting."}
+{"name": "split_longer_listed_first", "inputs": {}, "outputs": {"result": ["a", "b", "c"]}, "error": null, "thoughts": "It's spliting."}
+{"name": "split_empty_string", "inputs": {}, "outputs": {"result": [""]}, "error": null, "thoughts": "It's spliting."}
+{"name": "split_falsy_number_is_empty", "inputs": {}, "outputs": {"result": [""]}, "error": null, "thoughts": "It's spliting."}
+{"name": "split_non_string_asserts", "inputs": {}, "outputs": {"result": null, "_ERROR": "The input variable is not a string: <class 'list'>"}, "error": "The input variable is not a string: <class 'list'>", "thoughts": "It's spliting."}
+{"name": "split_number_asserts", "inputs": {}, "outputs": {"result": null, "_ERROR": "The input variable is not a string: <class 'int'>"}, "error": "The input variable is not a string: <class 'int'>", "thoughts": "It's spliting."}
+{"name": "split_unknown_reference", "inputs": {}, "outputs": {"result": null, "_ERROR": "'env.nope'"}, "error": "'env.nope'", "thoughts": "It's spliting."}
+{"name": "split_empty_delimiter", "inputs": {}, "outputs": {"result": ["", "h", "e", "l", "l", "o", " ", "w", "o", "r", "l", "d", ""]}, "error": null, "thoughts": "It's spliting."}
+{"name": "split_braced_reference", "inputs": {}, "outputs": {"result": ["hello", "world"]}, "error": null, "thoughts": "It's spliting."}
+{"name": "merge_joins_lists_with_first_delimiter", "inputs": {"env.l": "x|y|3", "env.o": "{\"k\": \"v\"}", "env.num": "42", "env.e": ""}, "outputs": {"result": "[x|y|3] {\"k\": \"v\"} 42 <>"}, "error": null, "thoughts": "It's mergeing."}
+{"name": "merge_none_reads_empty", "thoughts": "It's mergeing."}
+{"name": "merge_jinja", "inputs": {"env.num": "42"}, "outputs": {"result": " 42"}, "error": null, "thoughts": "It's mergeing."}
+{"name": "merge_jinja_with_reference", "inputs": {"env.s": "hello world", "env.l": "x,y,3"}, "outputs": {"result": "hello world yes x.,.y.,.3. x,y,3"}, "error": null, "thoughts": "It's mergeing."}
+{"name": "merge_double_braces_quirk", "inputs": {"env.s": "hello world"}, "outputs": {"result": "Q: {hello world}"}, "error": null, "thoughts": "It's mergeing."}
+{"name": "merge_jinja_render_error_keeps_text", "inputs": {"env.s": "hello world"}, "outputs": {"result": "{{ hello world.missing.deeper }} hello world"}, "error": null, "thoughts": "It's mergeing."}
+{"name": "merge_safe_name_literal_replaced", "inputs": {"env.s": "hello world"}, "outputs": {"result": "hello world and hello world"}, "error": null, "thoughts": "It's mergeing."}
+{"name": "merge_unknown_reference_aborts", "exception": {"type": "KeyError", "message": "'env.nope'"}, "thoughts": "It's mergeing."}
+{"name": "merge_backslashes_literal", "inputs": {"env.s": "C:\\data\\n1"}, "outputs": {"result": "C:\\data\\n1"}, "error": null, "thoughts": "It's mergeing."}
+"###;
+
+    #[test]
+    fn behaves_like_ragflow() {
+        super::super::testkit::check_cases(CASES, EXPECTED);
+    }
+}

@@ -1,0 +1,118 @@
+//! Synthetic canvases for benchmarks: chains, wide fan-out/fan-in and a 1000-item Iteration,
+//! built from pure components only.
+
+use serde_json::{json, Map, Value as Json};
+
+fn node(name: &str, params: Json, downstream: Vec<String>, upstream: Vec<String>) -> Json {
+    json!({"obj": {"component_name": name, "params": params}, "downstream": downstream, "upstream": upstream})
+}
+
+fn canvas(components: Map<String, Json>) -> String {
+    serde_json::to_string(&json!({
+        "components": components, "history": [], "path": [], "retrieval": [],
+        "globals": {"sys.query": "", "sys.user_id": "", "sys.conversation_turns": 0, "sys.files": [], "sys.history": []}
+    }))
+    .unwrap_or_default()
+}
+
+/// A StringTransform merge that appends to the text of the node before it.
+fn merge_step(previous: Option<&str>) -> Json {
+    let script = match previous {
+        Some(p) => format!("{{{p}@result}}+"),
+        None => "{sys.query}".to_string(),
+    };
+    json!({"method": "merge", "script": script, "delimiters": [","], "outputs": {"result": {"type": "string", "value": ""}}})
+}
+
+/// `begin → n1 → … → nN`: each step reads the previous step's output.
+pub fn chain(n: usize) -> String {
+    let mut c = Map::new();
+    let id = |i: usize| format!("StringTransform:Step{i}");
+    c.insert(
+        "begin".into(),
+        node("Begin", json!({}), vec![id(1)], vec![]),
+    );
+    for i in 1..=n {
+        let prev = (i > 1).then(|| id(i - 1));
+        let down = if i < n { vec![id(i + 1)] } else { vec![] };
+        let up = vec![prev.clone().unwrap_or_else(|| "begin".into())];
+        c.insert(
+            id(i),
+            node("StringTransform", merge_step(prev.as_deref()), down, up),
+        );
+    }
+    canvas(c)
+}
+
+/// `begin → {w1 … wN} → join`: N independent steps, then one that reads all of them.
+pub fn fan(n: usize) -> String {
+    let mut c = Map::new();
+    let id = |i: usize| format!("StringTransform:Wide{i}");
+    c.insert(
+        "begin".into(),
+        node("Begin", json!({}), (1..=n).map(id).collect(), vec![]),
+    );
+    let mut script = String::new();
+    for i in 1..=n {
+        c.insert(
+            id(i),
+            node(
+                "StringTransform",
+                merge_step(None),
+                vec!["StringTransform:Join".into()],
+                vec!["begin".into()],
+            ),
+        );
+        script.push_str(&format!("{{{}@result}}", id(i)));
+    }
+    c.insert(
+        "StringTransform:Join".into(),
+        node(
+            "StringTransform",
+            json!({"method": "merge", "script": script, "delimiters": [","]}),
+            vec![],
+            (1..=n).map(id).collect(),
+        ),
+    );
+    canvas(c)
+}
+
+/// An Iteration over `n` items whose body transforms each item.
+pub fn iteration(n: usize) -> String {
+    let items: Vec<Json> = (0..n).map(|i| json!(format!("item-{i}"))).collect();
+    let mut c = Map::new();
+    c.insert(
+        "begin".into(),
+        node("Begin", json!({}), vec!["Iteration:Each".into()], vec![]),
+    );
+    c.insert(
+        "Iteration:Each".into(),
+        node(
+            "Iteration",
+            json!({"items_ref": "env.items", "outputs": {"upper": {"ref": "StringTransform:Body@result", "type": "Array<string>"}}}),
+            vec![],
+            vec!["begin".into()],
+        ),
+    );
+    let mut item = node(
+        "IterationItem",
+        json!({}),
+        vec!["StringTransform:Body".into()],
+        vec![],
+    );
+    item["parent_id"] = json!("Iteration:Each");
+    c.insert("IterationItem:Start".into(), item);
+    let mut body = node(
+        "StringTransform",
+        json!({"method": "merge", "script": "[{item}]", "delimiters": [","]}),
+        vec![],
+        vec!["IterationItem:Start".into()],
+    );
+    body["parent_id"] = json!("Iteration:Each");
+    c.insert("StringTransform:Body".into(), body);
+    let mut v: Json = serde_json::from_str(&canvas(c)).unwrap_or(Json::Null);
+    // A new session restores `env.*` from the declared default, so the items live there.
+    v["globals"]["env.items"] = Json::Array(items.clone());
+    v["variables"] = json!({"items": {"name": "items", "type": "array<string>", "value": items}});
+    serde_json::to_string(&v).unwrap_or_default()
+}

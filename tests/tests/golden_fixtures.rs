@@ -1,0 +1,42 @@
+//! Golden streams of the project's fixtures, produced by RAGFlow's own engine (see
+//! `tests/golden/README.md`): our interpreter must reproduce them line for line.
+
+use canvasc_tests::golden_cases;
+use canvasc_tests::reference::{first_difference, run_case};
+
+/// What this build can run: pure components (no LLM, no tools beyond Invoke yet).
+fn supported(needs: &[String]) -> bool {
+    needs.iter().all(|n| n == "network")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fixture_goldens_match() {
+    let cases = golden_cases();
+    assert!(
+        cases.len() >= 40,
+        "tests/golden/cases.json lists the goldens"
+    );
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for (name, needs, case, stream) in &cases {
+        if !supported(needs) {
+            continue;
+        }
+        ran += 1;
+        let expected: Vec<String> = std::fs::read_to_string(stream)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let actual = run_case(case).await;
+        if let Some(diff) = first_difference(&expected, &actual) {
+            failures.push(format!("{name}: {diff}"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} goldens differ:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}

@@ -1,0 +1,50 @@
+//! Golden event streams from RAGFlow's own engine (`../shared/reference-streams`): our
+//! interpreter must reproduce them line for line after the oracle's normalisation.
+
+use canvasc_tests::reference::{first_difference, run_case};
+use canvasc_tests::{reference_cases, shared_dir};
+
+/// Cases whose components this build implements; the rest are listed by the report test.
+const SUPPORTED: &[&str] = &[
+    "td_all_loop",
+    "td_all_iteration",
+    "td_all_condition",
+    "td_all_data_ops",
+    "td_all_text",
+    "td_all_var_assigner",
+    "td_all_var_aggregator",
+    "td_all_message",
+    "td_all_wait_input",
+    "td_all_help",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn supported_reference_streams_match() {
+    let Some(shared) = shared_dir("supported_reference_streams_match") else {
+        return;
+    };
+    let mut failures = Vec::new();
+    let mut ran = 0;
+    for (name, case, stream) in reference_cases(&shared) {
+        if !SUPPORTED.contains(&name.as_str()) {
+            continue;
+        }
+        ran += 1;
+        let expected: Vec<String> = std::fs::read_to_string(&stream)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let actual = run_case(&case).await;
+        if let Some(diff) = first_difference(&expected, &actual) {
+            failures.push(format!("{name}: {diff}"));
+        }
+    }
+    assert_eq!(ran, SUPPORTED.len(), "every supported case is in INDEX.md");
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} streams differ:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
