@@ -65,7 +65,7 @@ async fn one_turn(p: &Prepared) -> usize {
         true,
     );
     let mut count = 0usize;
-    let mut sink = |_: Json| count += 1;
+    let mut sink = |_: canvasc_runtime::exec::events::Event| count += 1;
     let input = RunInput {
         query: Some(Json::String("bench".into())),
         ..RunInput::default()

@@ -1,5 +1,6 @@
 //! `canvasc run FILE`: run a canvas with the interpreter (drafts), one turn per invocation.
 
+use canvasc_runtime::exec::events::Event;
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
 use canvasc_runtime::exec::random::PyRandom;
@@ -183,7 +184,7 @@ pub fn execute<P: Program>(
                 cancel.cancel();
             }
         });
-        let mut sink = |ev: Json| printer.event(&ev);
+        let mut sink = |ev: Event| printer.event(&ev.to_json());
         let outcome = session.run(input, &mut sink).await;
         ctrl_c.abort();
         outcome

@@ -6,17 +6,18 @@ use super::{NodeCx, Program, RunError};
 use crate::frontend::{Analysis, Document, Ir};
 use crate::value::{Json, Map};
 use futures::future::BoxFuture;
+use std::sync::Arc;
 
 /// A canvas ready to run: static facts plus each node's typed parameters.
 pub struct Interpreter {
-    meta: CanvasMeta,
+    meta: Arc<CanvasMeta>,
     specs: Vec<Spec>,
 }
 
 impl Interpreter {
     pub fn new(doc: &Document, ir: &Ir) -> Self {
         Interpreter {
-            meta: CanvasMeta::from_ir(ir, doc),
+            meta: Arc::new(CanvasMeta::from_ir(ir, doc)),
             specs: ir.nodes.iter().map(|n| Spec::build(n, ir)).collect(),
         }
     }
@@ -31,7 +32,7 @@ impl Interpreter {
 }
 
 impl Program for Interpreter {
-    fn meta(&self) -> &CanvasMeta {
+    fn meta(&self) -> &Arc<CanvasMeta> {
         &self.meta
     }
 

@@ -58,19 +58,24 @@ pub struct CanvasMeta {
     pub nodes: Vec<NodeMeta>,
     pub begin: Option<NodeId>,
     by_id: HashMap<String, NodeId>,
+    /// Exact ids, tried first so the common lookup allocates nothing.
+    by_exact_id: HashMap<String, NodeId>,
 }
 
 impl CanvasMeta {
     pub fn new(nodes: Vec<NodeMeta>) -> Self {
         let mut by_id = HashMap::new();
+        let mut by_exact_id = HashMap::new();
         for (i, n) in nodes.iter().enumerate() {
             by_id.entry(n.id.to_lowercase()).or_insert(NodeId(i as u32));
+            by_exact_id.entry(n.id.clone()).or_insert(NodeId(i as u32));
         }
         let begin = by_id.get("begin").copied();
         CanvasMeta {
             nodes,
             begin,
             by_id,
+            by_exact_id,
         }
     }
 
@@ -121,7 +126,10 @@ impl CanvasMeta {
 
     /// Find a node by id, case-insensitively.
     pub fn find(&self, id: &str) -> Option<NodeId> {
-        self.by_id.get(&id.to_lowercase()).copied()
+        self.by_exact_id
+            .get(id)
+            .or_else(|| self.by_id.get(&id.to_lowercase()))
+            .copied()
     }
 
     pub fn len(&self) -> usize {

@@ -37,7 +37,7 @@ use std::time::Instant;
 /// invoke wrapper the scheduler applies; `thoughts`, `input_elements` and `get_input` run
 /// outside it, so their errors abort the run as they do in Python.
 pub trait Program: Send + Sync + 'static {
-    fn meta(&self) -> &CanvasMeta;
+    fn meta(&self) -> &Arc<CanvasMeta>;
 
     /// The component body (`_invoke`).
     fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> BoxFuture<'a, Result<(), RunError>>;
@@ -253,7 +253,7 @@ impl<P: Program> Session<P> {
         rng: SharedRandom,
         fresh: bool,
     ) -> Self {
-        let meta = Arc::new(program.meta().clone());
+        let meta = Arc::clone(program.meta());
         let mut state = persist::state_from_dsl(&meta, &dsl);
         if fresh {
             persist::reset(&meta, &mut state);

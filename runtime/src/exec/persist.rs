@@ -30,28 +30,24 @@ pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
     for node in &meta.nodes {
         // A saved state carries run-time values in its own params; otherwise the program's.
         let saved = components
-            .and_then(|c| c.iter().find(|(k, _)| k.eq_ignore_ascii_case(&node.id)))
-            .and_then(|(_, e)| e.pointer("/obj/params").or_else(|| e.get("params")))
+            .and_then(|c| {
+                c.get(&node.id).or_else(|| {
+                    c.iter()
+                        .find(|(k, _)| k.eq_ignore_ascii_case(&node.id))
+                        .map(|(_, e)| e)
+                })
+            })
+            .and_then(|e| e.pointer("/obj/params").or_else(|| e.get("params")))
             .and_then(Json::as_object);
         let params = saved.unwrap_or(&node.params);
         let mut st = NodeState::default();
         if let Some(Json::Object(outputs)) = params.get("outputs") {
             for (k, rec) in outputs {
-                let fields = match rec {
-                    Json::Object(m) => m.clone(),
-                    other => {
-                        let mut m = Map::new();
-                        m.insert("value".into(), other.clone());
-                        m
-                    }
+                let record = match rec {
+                    Json::Object(m) => Record::from_map(m),
+                    other => Record::with_value(other.clone()),
                 };
-                st.outputs.insert(
-                    k.clone(),
-                    Record {
-                        fields,
-                        stream: None,
-                    },
-                );
+                st.outputs.insert(k.clone(), record);
             }
         }
         if let Some(Json::Object(inputs)) = params.get("inputs") {
@@ -156,11 +152,7 @@ pub fn state_to_dsl(meta: &CanvasMeta, state: &RunState, original: &Map<String, 
         );
         let mut outputs = Map::new();
         for (k, r) in &st.outputs {
-            let mut fields = r.fields.clone();
-            if r.stream.is_some() {
-                fields.insert("value".into(), Json::Object(Map::new()));
-            }
-            outputs.insert(k.clone(), Json::Object(fields));
+            outputs.insert(k.clone(), Json::Object(r.to_map()));
         }
         params.insert("outputs".into(), Json::Object(outputs));
         let mut obj = Map::new();

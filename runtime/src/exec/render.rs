@@ -3,7 +3,7 @@
 
 use super::{NodeCx, RunError};
 use crate::frontend::catalog::Kind;
-use crate::frontend::refs::{alias_refs, template_refs};
+use crate::frontend::refs::{alias_refs, template_refs, Alias};
 use crate::value::{py, Json, Map, Val};
 
 /// A value read for rendering: JSON, or the text a consumed stream produced.
@@ -52,62 +52,102 @@ pub fn string_format(content: &str, kv: &[(String, Json)]) -> String {
 pub struct Element {
     /// The expression (`cpn@var`, `sys.x`, or an alias `item`).
     pub exp: String,
-    /// `<display name>@<var>` for components, else the expression.
-    pub name: String,
     pub value: Val,
     /// The component id for component references (`""` for globals).
     pub cpn_id: String,
 }
 
+/// A text with its reference matches found once, when the canvas is loaded: RAGFlow rescans
+/// the text every time; the matches never change.
+#[derive(Clone, Debug, Default)]
+pub struct Template {
+    text: String,
+    /// Distinct expressions in first-occurrence order.
+    exprs: Vec<String>,
+    aliases: Vec<Alias>,
+}
+
+impl Template {
+    pub fn new(text: impl Into<String>) -> Self {
+        let text = text.into();
+        let mut exprs: Vec<String> = Vec::new();
+        for m in template_refs(&text) {
+            let exp = m.expr(&text);
+            if !exprs.iter().any(|e| e == exp) {
+                exprs.push(exp.to_string());
+            }
+        }
+        let mut aliases = Vec::new();
+        for (_, a) in alias_refs(&text) {
+            if !aliases.contains(&a) && !exprs.iter().any(|e| e == a.output()) {
+                aliases.push(a);
+            }
+        }
+        Template {
+            text,
+            exprs,
+            aliases,
+        }
+    }
+
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The element keys (`get_input_elements()` keys) for a node in or out of an Iteration.
+    pub fn keys(&self, in_iteration: bool) -> Vec<String> {
+        let mut keys = self.exprs.clone();
+        if in_iteration {
+            keys.extend(self.aliases.iter().map(|a| a.output().to_string()));
+        }
+        keys
+    }
+}
+
 /// `get_input_elements_from_text(txt)`: references in first-occurrence order, each evaluated now
 /// (which can fail), then iteration aliases when the node sits in an Iteration.
 pub fn elements_from_text(cx: &NodeCx<'_>, txt: &str) -> Result<Vec<Element>, RunError> {
-    let mut out: Vec<Element> = Vec::new();
-    for m in template_refs(txt) {
-        let exp = m.expr(txt).to_string();
-        if out.iter().any(|e| e.exp == exp) {
-            continue;
-        }
-        let (cpn_id, var) = match exp.split_once('@') {
-            Some((c, v)) if !c.is_empty() => (c.to_string(), v.to_string()),
-            _ => (String::new(), exp.clone()),
+    elements_of(cx, &Template::new(txt))
+}
+
+/// [`elements_from_text`] for a pre-scanned template.
+pub fn elements_of(cx: &NodeCx<'_>, tpl: &Template) -> Result<Vec<Element>, RunError> {
+    let mut out: Vec<Element> = Vec::with_capacity(tpl.exprs.len());
+    for exp in &tpl.exprs {
+        let cpn_id = match exp.split_once('@') {
+            Some((c, _)) if !c.is_empty() => c.to_string(),
+            _ => String::new(),
         };
-        let name = if cpn_id.is_empty() {
-            exp.clone()
-        } else {
-            format!("{}@{var}", cx.shared.meta.display_name(&cpn_id))
-        };
-        let value = cx.value(&exp)?;
-        if !cpn_id.is_empty() {
-            // RAGFlow also reads `<cpn>@_references` here; it can only fail the same way.
-            cx.value(&format!("{cpn_id}@_references"))?;
-        }
+        // RAGFlow also reads `<cpn>@_references` here, which can only fail when this does.
+        let value = cx.value(exp)?;
         out.push(Element {
-            exp,
-            name,
+            exp: exp.clone(),
             value,
             cpn_id,
         });
     }
-    for (_, alias) in alias_refs(txt) {
+    if tpl.aliases.is_empty() {
+        return Ok(out);
+    }
+    let Some(item) = iteration_item_of(cx) else {
+        return Ok(out);
+    };
+    let item_id = cx.shared.meta.node(item).id.clone();
+    for alias in &tpl.aliases {
         let exp = alias.output();
-        if out.iter().any(|e| e.exp == exp) {
-            continue;
-        }
-        let Some(item) = iteration_item_of(cx) else {
-            continue;
-        };
-        let meta = &cx.shared.meta;
-        let item_id = meta.node(item).id.clone();
         let value = cx.value(&format!("{item_id}@{exp}"))?;
         out.push(Element {
             exp: exp.to_string(),
-            name: format!("{}@{exp}", meta.node(item).display_name),
             value,
-            cpn_id: item_id,
+            cpn_id: item_id.clone(),
         });
     }
     Ok(out)
+}
+
+/// Whether the node's parent is an Iteration (so aliases resolve).
+pub fn in_iteration(cx: &NodeCx<'_>) -> bool {
+    iteration_item_of(cx).is_some()
 }
 
 /// The IterationItem whose aliases this node's text may use (parent is an Iteration).

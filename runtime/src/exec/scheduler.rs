@@ -2,7 +2,7 @@
 //! [`Program`]. Path batches, dependency deferral, path extension, streaming Messages, pending
 //! partials, exception routes, the UserFillUp pause and the terminal events all live here.
 
-use super::events::{float, obj, Envelope, EventSink};
+use super::events::{float, obj, Envelope, Event, EventSink, Payload};
 use super::meta::Target;
 use super::state::RunState;
 use super::{perf_counter, NodeCx, Program, RunError, Shared, CANCELED};
@@ -55,12 +55,14 @@ pub async fn run<P: Program>(
         program,
         shared,
         sink,
-        env: Envelope {
+        env: Arc::new(Envelope {
             message_id: uuid::Uuid::new_v4().simple().to_string(),
             created_at: chrono::Utc::now().timestamp(),
             task_id: shared.state().task_id.clone(),
-        },
+        }),
         partials: Vec::new(),
+        seen: vec![false; shared.meta.len()],
+        seen_upto: 0,
     };
     match r.run(input).await {
         Ok(outcome) => outcome,
@@ -72,20 +74,47 @@ struct Runner<'a, P: Program> {
     program: &'a P,
     shared: &'a Arc<Shared>,
     sink: &'a mut dyn EventSink,
-    env: Envelope,
+    env: Arc<Envelope>,
     /// Components whose `node_finished` waits until a Message consumed their stream.
     partials: Vec<NodeId>,
+    /// Which nodes occur in `path[..seen_upto]`, the part of the path before the current batch,
+    /// so the dependency check does not rescan the whole path for every node.
+    seen: Vec<bool>,
+    seen_upto: usize,
 }
 
-fn missing(id: &str) -> RunError {
-    let _ = id;
+/// What Python raises on reaching a path entry that names no component.
+fn missing() -> RunError {
     RunError::type_error("'NoneType' object is not subscriptable")
 }
 
 impl<P: Program> Runner<'_, P> {
-    fn emit(&mut self, event: &str, data: Json) {
-        let ev = self.env.wrap(event, data);
-        self.sink.emit(ev);
+    fn send(&mut self, payload: Payload) {
+        let event = Event {
+            envelope: Arc::clone(&self.env),
+            payload,
+        };
+        self.sink.emit(event);
+    }
+
+    fn emit(&mut self, event: &'static str, data: Json) {
+        self.send(Payload::Other { name: event, data });
+    }
+
+    /// Extend `seen` to cover `path[..upto]` (the path before a batch only ever grows between
+    /// batches; a pause replaces it, and then the run returns).
+    fn mark_seen(&mut self, path: &[Target], upto: usize) {
+        let upto = upto.min(path.len());
+        if upto < self.seen_upto {
+            self.seen.iter_mut().for_each(|x| *x = false);
+            self.seen_upto = 0;
+        }
+        for t in &path[self.seen_upto..upto] {
+            if let Target::Node(n) = t {
+                self.seen[n.index()] = true;
+            }
+        }
+        self.seen_upto = upto;
     }
 
     fn cx(&self, node: NodeId) -> NodeCx<'_> {
@@ -95,12 +124,22 @@ impl<P: Program> Runner<'_, P> {
     fn node_of(&self, t: &Target) -> Result<NodeId, RunError> {
         match t {
             Target::Node(n) => Ok(*n),
-            Target::Missing(id) => Err(missing(id)),
+            Target::Missing(_) => Err(missing()),
         }
     }
 
-    fn path(&self) -> Vec<Target> {
-        self.shared.state().path.clone()
+    fn path_len(&self) -> usize {
+        self.shared.state().path.len()
+    }
+
+    fn path_entry(&self, i: usize) -> Option<Target> {
+        self.shared.state().path.get(i).cloned()
+    }
+
+    /// The deferral check is off for a run resumed at a UserFillUp (`path[0]`).
+    fn is_resumed_path(&self) -> bool {
+        let s = self.shared.state();
+        matches!(s.path.first(), Some(p) if path_id(&self.shared.meta, p).to_lowercase().contains("userfillup"))
     }
 
     async fn run(&mut self, input: RunInput) -> Result<RunOutcome, RunError> {
@@ -211,32 +250,27 @@ impl<P: Program> Runner<'_, P> {
         };
         let mut error = String::new();
         loop {
-            let path = self.path();
-            if idx >= path.len() {
+            let to = self.path_len();
+            if idx >= to {
                 break;
             }
-            let to = path.len();
-            for t in &path[idx..to] {
-                let n = match t {
-                    Target::Node(n) => *n,
-                    Target::Missing(_) => return Err(missing("")),
+            for i in idx..to {
+                let n = match self.path_entry(i) {
+                    Some(Target::Node(n)) => n,
+                    _ => return Err(missing()),
                 };
-                let node = meta.node(n);
                 let thoughts = self.program.thoughts(&self.cx(n))?;
-                let data = obj([
-                    ("inputs", Json::Null),
-                    ("created_at", Json::from(chrono::Utc::now().timestamp())),
-                    ("component_id", Json::String(node.id.clone())),
-                    ("component_name", Json::String(node.display_name.clone())),
-                    ("component_type", Json::String(node.component_name.clone())),
-                    ("thoughts", Json::String(thoughts)),
-                ]);
-                self.emit("node_started", data);
+                self.send(Payload::NodeStarted {
+                    meta: Arc::clone(&meta),
+                    node: n,
+                    created_at: chrono::Utc::now().timestamp(),
+                    thoughts,
+                });
             }
             self.run_batch(idx, to, &input).await?;
-            let to = self.path().len();
+            let to = self.path_len();
             for i in idx..to {
-                let t = self.path()[i].clone();
+                let t = self.path_entry(i).unwrap_or(Target::Missing(String::new()));
                 let n = self.node_of(&t)?;
                 self.post_process(n, &mut error).await?;
             }
@@ -260,11 +294,12 @@ impl<P: Program> Runner<'_, P> {
         }
         let meta = Arc::clone(&self.shared.meta);
         let mut scheduled: Vec<(NodeId, Map<String, Json>)> = Vec::new();
+        let resumed = self.is_resumed_path();
         let mut i = f;
         let mut t = t;
         while i < t {
-            let path = self.path();
-            let n = self.node_of(&path[i])?;
+            let entry = self.shared.state().path[i].clone();
+            let n = self.node_of(&entry)?;
             let kind = meta.node(n).kind;
             if matches!(kind, Kind::Begin | Kind::UserFillUp) {
                 let mut kwargs = Map::new();
@@ -277,15 +312,23 @@ impl<P: Program> Runner<'_, P> {
                 continue;
             }
             let deps = self.program.input_dependencies(&self.cx(n))?;
-            let resumed = matches!(path.first(), Some(p) if path_id(&meta, p).to_lowercase().contains("userfillup"));
-            let earlier: Vec<String> = path[..i]
-                .iter()
-                .map(|p| path_id(&meta, p).to_string())
-                .collect();
-            let deferred = !resumed
-                && deps
-                    .iter()
-                    .any(|d| !d.is_empty() && !earlier.iter().any(|e| e.eq_ignore_ascii_case(d)));
+            let deferred = !resumed && {
+                let s = self.shared.state();
+                self.mark_seen(&s.path, f);
+                let batch_before = &s.path[f..i];
+                deps.iter().any(|d| {
+                    if d.is_empty() {
+                        return false;
+                    }
+                    let found = match meta.find(d) {
+                        Some(dep) => {
+                            self.seen[dep.index()] || batch_before.contains(&Target::Node(dep))
+                        }
+                        None => s.path[..i].iter().any(|e| path_id(&meta, e) == d.as_str()),
+                    };
+                    !found
+                })
+            };
             if deferred {
                 self.shared.state().path.remove(i);
                 t -= 1;
@@ -313,8 +356,6 @@ impl<P: Program> Runner<'_, P> {
     }
 
     fn node_finished(&mut self, n: NodeId) {
-        let meta = Arc::clone(&self.shared.meta);
-        let node = meta.node(n);
         let inputs = self.program.input_values(&self.cx(n));
         let (outputs, error, created) = {
             let s = self.shared.state();
@@ -325,23 +366,15 @@ impl<P: Program> Runner<'_, P> {
             };
             (st.outputs_json(), st.error(), created)
         };
-        let data = obj([
-            ("inputs", inputs),
-            ("outputs", outputs),
-            ("component_id", Json::String(node.id.clone())),
-            ("component_name", Json::String(node.display_name.clone())),
-            ("component_type", Json::String(node.component_name.clone())),
-            ("error", error.map_or(Json::Null, Json::String)),
-            (
-                "elapsed_time",
-                float(created.map_or(0.0, |c| perf_counter() - c)),
-            ),
-            (
-                "created_at",
-                created.map_or(Json::String(String::new()), float),
-            ),
-        ]);
-        self.emit("node_finished", data);
+        self.send(Payload::NodeFinished {
+            meta: Arc::clone(&self.shared.meta),
+            node: n,
+            inputs,
+            outputs,
+            error,
+            elapsed_time: created.map_or(0.0, |c| perf_counter() - c),
+            created_at: created,
+        });
     }
 
     async fn post_process(&mut self, n: NodeId, error: &mut String) -> Result<(), RunError> {
@@ -544,8 +577,10 @@ impl<P: Program> Runner<'_, P> {
     /// BS §16.11: pause when a UserFillUp waiting on the path has unsatisfied fields.
     async fn pause_if_waiting(&mut self, idx: usize) -> Result<bool, RunError> {
         let meta = Arc::clone(&self.shared.meta);
-        let path = self.path();
-        let rest: Vec<Target> = path[idx.min(path.len())..].to_vec();
+        let rest: Vec<Target> = {
+            let s = self.shared.state();
+            s.path[idx.min(s.path.len())..].to_vec()
+        };
         let is_form =
             |t: &Target| matches!(t, Target::Node(n) if meta.node(*n).kind == Kind::UserFillUp);
         if !rest.iter().any(is_form) {
@@ -708,14 +743,9 @@ pub async fn invoke<P: Program>(program: &P, cx: &NodeCx<'_>) {
         if tool_wrapper {
             let mut s = cx.state();
             let st = s.node_mut(cx.node);
-            let mut fields = Map::new();
-            fields.insert("value".into(), Json::String(msg));
             st.outputs.insert(
                 "_ERROR".into(),
-                super::state::Record {
-                    fields,
-                    stream: None,
-                },
+                super::state::Record::with_value(Json::String(msg)),
             );
         } else {
             let m = cx.meta();

@@ -8,12 +8,17 @@ use crate::frontend::ir::NodeId;
 use crate::value::{py, Json, LazyStream, Map, Val};
 use indexmap::IndexMap;
 
-/// One output record: RAGFlow keeps `{"value": …, "type": …, …}` dicts; the value may be a
-/// stream until consumed.
+/// One output record: RAGFlow keeps `{"value": …, "type": …, …}` dicts. The value is held apart
+/// from the other keys so that setting it costs no map work; `value_at` remembers where the
+/// `value` key sits among them, since the saved DSL keeps dict order.
 #[derive(Clone, Debug, Default)]
 pub struct Record {
-    /// The record's keys in order; `value` holds the JSON value (null while a stream).
-    pub fields: Map<String, Json>,
+    /// Keys other than `value`, in order.
+    pub meta: Vec<(String, Json)>,
+    /// Position of `value` among the keys; `None` when the record has no `value` key yet.
+    value_at: Option<usize>,
+    value: Json,
+    /// An unconsumed stream, which then is the value.
     pub stream: Option<LazyStream>,
 }
 
@@ -24,13 +29,52 @@ impl std::fmt::Debug for LazyStream {
 }
 
 impl Record {
+    /// A record as written in a DSL (`{"type": "string", "value": ""}`, `{"ref": …}`, …).
+    pub fn from_map(m: &Map<String, Json>) -> Self {
+        let mut r = Record::default();
+        for (k, v) in m {
+            if k == "value" {
+                r.value_at = Some(r.meta.len());
+                r.value = v.clone();
+            } else {
+                r.meta.push((k.clone(), v.clone()));
+            }
+        }
+        r
+    }
+
+    /// The record as a dict, in its key order (an unconsumed stream saves as `{}`, as RAGFlow's
+    /// `as_dict` walks a partial object).
+    pub fn to_map(&self) -> Map<String, Json> {
+        let mut m = Map::new();
+        let value = || match &self.stream {
+            Some(_) => Json::Object(Map::new()),
+            None => self.value.clone(),
+        };
+        for (i, (k, v)) in self.meta.iter().enumerate() {
+            if self.value_at == Some(i) {
+                m.insert("value".into(), value());
+            }
+            m.insert(k.clone(), v.clone());
+        }
+        if self.value_at.is_some_and(|i| i >= self.meta.len()) {
+            m.insert("value".into(), value());
+        }
+        m
+    }
+
+    /// A meta key (`type`, `ref`, …).
+    pub fn get(&self, key: &str) -> Option<&Json> {
+        self.meta.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+
     /// `output(k)` of an existing record: `value`, or `""` when the record has no value key.
     pub fn value(&self) -> Val {
         if let Some(s) = &self.stream {
             return Val::Stream(s.clone());
         }
-        match self.fields.get("value") {
-            Some(v) => Val::Json(v.clone()),
+        match self.value_at {
+            Some(_) => Val::Json(self.value.clone()),
             None => Val::Json(Json::String(String::new())),
         }
     }
@@ -40,7 +84,44 @@ impl Record {
         if let Some(s) = &self.stream {
             return Val::Stream(s.clone());
         }
-        Val::Json(self.fields.get("value").cloned().unwrap_or(Json::Null))
+        Val::Json(self.value.clone())
+    }
+
+    /// The JSON value, borrowed (`None` while it is a stream or absent).
+    pub fn json(&self) -> Option<&Json> {
+        (self.stream.is_none() && self.value_at.is_some()).then_some(&self.value)
+    }
+
+    /// The JSON value for in-place edits (Python mutates lists in place).
+    pub fn json_mut(&mut self) -> Option<&mut Json> {
+        (self.stream.is_none() && self.value_at.is_some()).then_some(&mut self.value)
+    }
+
+    /// `record["value"] = v`: a new key goes last.
+    pub fn set(&mut self, value: Val) {
+        if self.value_at.is_none() {
+            self.value_at = Some(self.meta.len());
+        }
+        match value {
+            Val::Json(j) => {
+                self.stream = None;
+                self.value = j;
+            }
+            Val::Stream(s) => {
+                self.value = Json::Null;
+                self.stream = Some(s);
+            }
+        }
+    }
+
+    /// A record that is only `{"value": v}` (what ToolBase stores for `_ERROR`).
+    pub fn with_value(value: Json) -> Self {
+        Record {
+            meta: Vec::new(),
+            value_at: Some(0),
+            value,
+            stream: None,
+        }
     }
 }
 
@@ -68,25 +149,18 @@ impl NodeState {
 
     /// `set_output(key, value)`: creates `{"value": None, "type": "<class 'T'>"}` when missing.
     pub fn set_output(&mut self, key: &str, value: Val) {
-        let record = self.outputs.entry(key.to_string()).or_insert_with(|| {
-            let mut fields = Map::new();
-            fields.insert("value".into(), Json::Null);
-            fields.insert("type".into(), Json::String(py_class_of(&value)));
-            Record {
-                fields,
-                stream: None,
-            }
-        });
-        match value {
-            Val::Json(j) => {
-                record.stream = None;
-                record.fields.insert("value".into(), j);
-            }
-            Val::Stream(s) => {
-                record.fields.insert("value".into(), Json::Null);
-                record.stream = Some(s);
-            }
+        if let Some(record) = self.outputs.get_mut(key) {
+            record.set(value);
+            return;
         }
+        let mut record = Record {
+            meta: vec![("type".into(), Json::String(py_class_of(&value)))],
+            value_at: Some(0),
+            value: Json::Null,
+            stream: None,
+        };
+        record.set(value);
+        self.outputs.insert(key.to_string(), record);
     }
 
     /// `output()`: every record's value (`None` when a record has no value key).
@@ -153,8 +227,7 @@ impl NodeState {
     /// `reset(only_output)`: every value becomes `None`.
     pub fn reset(&mut self, only_output: bool) {
         for r in self.outputs.values_mut() {
-            r.stream = None;
-            r.fields.insert("value".into(), Json::Null);
+            r.set(Val::NULL);
         }
         if only_output {
             return;
@@ -223,6 +296,40 @@ impl RunState {
             return Ok(root_val);
         }
         Ok(Val::Json(walk_path(root_val, rest)))
+    }
+
+    /// `get_variable_value` that lends the value instead of copying it, for large values read
+    /// again and again (an Iteration's list, read once per pass).
+    pub fn with_variable_value<R>(
+        &self,
+        meta: &CanvasMeta,
+        exp: &str,
+        f: impl FnOnce(Option<&Json>) -> R,
+    ) -> Result<R, RunError> {
+        let stripped = crate::frontend::refs::strip_like_python(exp);
+        match stripped.split_once('@') {
+            None => match self.globals.get(stripped) {
+                Some(v) => Ok(f(Some(v))),
+                None => Err(RunError::key_error(stripped)),
+            },
+            Some((cpn, var)) if !var.contains('.') => {
+                let node = meta
+                    .find(cpn)
+                    .ok_or_else(|| RunError::msg(format!("Can't find variable: '{cpn}@{var}'")))?;
+                Ok(match self.nodes[node.index()].outputs.get(var) {
+                    Some(r) if r.stream.is_some() => f(None),
+                    Some(r) => match r.json() {
+                        Some(v) => f(Some(v)),
+                        None => f(Some(&Json::String(String::new()))),
+                    },
+                    None => f(Some(&Json::String(String::new()))),
+                })
+            }
+            Some(_) => match self.get_variable_value(meta, exp)? {
+                Val::Json(j) => Ok(f(Some(&j))),
+                Val::Stream(_) => Ok(f(None)),
+            },
+        }
     }
 
     /// Resolve a pre-bound output reference without parsing the expression again.

@@ -33,6 +33,8 @@ pub struct Flow {
     reach_run: RefCell<HashMap<NodeId, Vec<bool>>>,
     reach_once: RefCell<HashMap<NodeId, Vec<bool>>>,
     once: Vec<Vec<(NodeId, Option<Choice>)>>,
+    /// The once graph without choice labels.
+    once_plain: Vec<Vec<NodeId>>,
     /// Shortest and longest distance from `begin` in the once graph (the batches a node can run
     /// in); `None` when unreachable, `usize::MAX` as the longest when a cycle is involved.
     levels: Vec<Option<(usize, usize)>>,
@@ -134,12 +136,12 @@ impl Flow {
             Some(b) => analyse_once(&once, b, &arity),
             None => (vec![None; n], vec![None; n]),
         };
-        let plain: Vec<Vec<NodeId>> = once
+        let once_plain: Vec<Vec<NodeId>> = once
             .iter()
             .map(|s| s.iter().map(|e| e.0).collect())
             .collect();
         let idom = match ir.begin {
-            Some(b) => dominators(&plain, b),
+            Some(b) => dominators(&once_plain, b),
             None => vec![None; n],
         };
         Flow {
@@ -149,6 +151,7 @@ impl Flow {
             reach_run: RefCell::new(HashMap::new()),
             reach_once: RefCell::new(HashMap::new()),
             once,
+            once_plain,
             levels,
             guards,
             arity,
@@ -167,15 +170,7 @@ impl Flow {
 
     /// Like [`Flow::can_reach`] with every loop body run once.
     pub fn can_reach_once(&self, from: NodeId, to: NodeId) -> bool {
-        if !self.reach_once.borrow().contains_key(&from) {
-            let plain: Vec<Vec<NodeId>> = self
-                .once
-                .iter()
-                .map(|s| s.iter().map(|e| e.0).collect())
-                .collect();
-            let _ = reach(&plain, &self.reach_once, from);
-        }
-        self.reach_once.borrow()[&from][to.index()]
+        reach(&self.once_plain, &self.reach_once, from)[to.index()]
     }
 
     /// Whether the node can run at all in a run starting at `begin`.

@@ -117,6 +117,8 @@ pub struct Ir {
     pub refs: Vec<BoundRef>,
     /// Everything extraction found, including inert references and raw routes.
     pub extraction: Extraction,
+    /// Lower-cased id → node.
+    by_id: std::collections::HashMap<String, NodeId>,
 }
 
 impl Ir {
@@ -130,11 +132,7 @@ impl Ir {
 
     /// Look a node up by id, case-insensitively.
     pub fn find(&self, id: &str) -> Option<NodeId> {
-        let wanted = id.to_lowercase();
-        self.nodes
-            .iter()
-            .position(|n| n.id.to_lowercase() == wanted)
-            .map(|i| NodeId(i as u32))
+        self.by_id.get(&id.to_lowercase()).copied()
     }
 }
 
@@ -302,11 +300,16 @@ pub fn lower(doc: &Document) -> Ir {
     }
 
     let begin = doc.position("begin").and_then(|p| node_of[p]);
+    let mut by_id = std::collections::HashMap::with_capacity(nodes.len());
+    for (i, n) in nodes.iter().enumerate() {
+        by_id.entry(n.id.to_lowercase()).or_insert(NodeId(i as u32));
+    }
     Ir {
         nodes,
         begin,
         refs: bound,
         extraction,
+        by_id,
     }
 }
 

@@ -145,10 +145,7 @@ fn live_value<'s>(
     let node = meta.find(cpn)?;
     let (root, rest) = var.split_once('.').unwrap_or((var, ""));
     let record = state.nodes[node.index()].outputs.get_mut(root)?;
-    if record.stream.is_some() {
-        return None;
-    }
-    let mut cur = record.fields.get_mut("value")?;
+    let mut cur = record.json_mut()?;
     if rest.is_empty() {
         return Some(cur);
     }

@@ -44,23 +44,21 @@ pub fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
 
 /// `Need to process <n> items.`: `len()` of whatever the reference holds (and fails like it).
 pub fn thoughts(spec: &Spec, cx: &NodeCx<'_>) -> Result<String, RunError> {
-    let n = match cx.value(&spec.items_ref)? {
-        Val::Json(Json::Array(a)) => a.len(),
-        Val::Json(Json::String(s)) => s.chars().count(),
-        Val::Json(Json::Object(m)) => m.len(),
-        Val::Json(other) => {
-            return Err(RunError::type_error(format!(
-                "object of type '{}' has no len()",
-                py::type_name(&other)
-            )))
-        }
-        Val::Stream(_) => {
-            return Err(RunError::type_error(
-                "object of type 'partial' has no len()",
-            ))
-        }
-    };
-    Ok(format!("Need to process {n} items."))
+    let len = cx
+        .state()
+        .with_variable_value(&cx.shared.meta, &spec.items_ref, |v| match v {
+            Some(Json::Array(a)) => Ok(a.len()),
+            Some(Json::String(s)) => Ok(s.chars().count()),
+            Some(Json::Object(m)) => Ok(m.len()),
+            Some(other) => Err(py::type_name(other).to_string()),
+            None => Err("partial".to_string()),
+        })?;
+    match len {
+        Ok(n) => Ok(format!("Need to process {n} items.")),
+        Err(ty) => Err(RunError::type_error(format!(
+            "object of type '{ty}' has no len()"
+        ))),
+    }
 }
 
 /// IterationItem: collate the previous pass, then emit the next element or end (`_idx == -1`).
@@ -76,20 +74,36 @@ pub fn item_body(cx: &NodeCx<'_>) -> Result<(), RunError> {
         )
     })?;
     let items_ref = Spec::from_params(&meta.node(parent).params).items_ref;
-    let arr = cx.value(&items_ref)?;
-    let Val::Json(Json::Array(arr)) = arr else {
-        cx.state().node_mut(cx.node).counter = -1;
-        return Err(RunError::msg(not_an_array(&items_ref, &arr)));
-    };
     let idx = cx.state().node(cx.node).counter;
+    // Read the length and the one element this pass needs without copying the list.
+    let probe = cx
+        .state()
+        .with_variable_value(meta, &items_ref, |v| match v {
+            Some(Json::Array(a)) => {
+                let len = a.len() as i64;
+                // A counter left at -1 by an earlier end indexes from the back (`arr[-1]`).
+                let pos = if idx < 0 { idx + len } else { idx };
+                let item = usize::try_from(pos).ok().and_then(|p| a.get(p)).cloned();
+                Ok((len, item))
+            }
+            Some(other) => Err(py::class_repr(other)),
+            None => Err("<class 'functools.partial'>".to_string()),
+        })?;
+    let (len, item) = match probe {
+        Ok(found) => found,
+        Err(class) => {
+            cx.state().node_mut(cx.node).counter = -1;
+            return Err(RunError::msg(format!(
+                "{items_ref} must be an array, but its type is {class}"
+            )));
+        }
+    };
     if idx > 0 {
         if cx.check_canceled() {
             return Ok(());
         }
         collate(cx, parent);
     }
-    // A counter left at -1 by an earlier end indexes from the back, as Python's `arr[-1]` does.
-    let len = arr.len() as i64;
     if idx >= len {
         cx.state().node_mut(cx.node).counter = -1;
         return Ok(());
@@ -97,8 +111,7 @@ pub fn item_body(cx: &NodeCx<'_>) -> Result<(), RunError> {
     if cx.check_canceled() {
         return Ok(());
     }
-    let pos = if idx < 0 { idx + len } else { idx };
-    let Some(item) = usize::try_from(pos).ok().and_then(|p| arr.get(p)).cloned() else {
+    let Some(item) = item else {
         return Err(RunError::raised("IndexError", "list index out of range"));
     };
     cx.set_output("item", item.clone());
@@ -132,12 +145,17 @@ fn collate(cx: &NodeCx<'_>, iteration: crate::frontend::ir::NodeId) {
             }
             let value = s.nodes[i].output(var).to_event_json();
             let st = s.node_mut(iteration);
-            let mut list = match st.output(k) {
-                Val::Json(Json::Array(a)) => a,
-                Val::Json(v) if py::truthy(&v) => vec![v],
-                _ => Vec::new(),
+            // Python appends to the same list object in place.
+            if let Some(Json::Array(list)) =
+                st.outputs.get_mut(k.as_str()).and_then(|r| r.json_mut())
+            {
+                list.push(value);
+                continue;
+            }
+            let list = match st.output(k) {
+                Val::Json(v) if py::truthy(&v) => vec![v, value],
+                _ => vec![value],
             };
-            list.push(value);
             st.set_output(k, Val::Json(Json::Array(list)));
         }
     }

@@ -100,8 +100,7 @@ fn set_outputs(cx: &NodeCx<'_>, out: Vec<Json>) -> Result<(), RunError> {
             .outputs
             .get_mut(key)
             .ok_or_else(|| RunError::key_error(key))?;
-        record.stream = None;
-        record.fields.insert("value".into(), value);
+        record.set(Val::Json(value));
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! Message: the reply shown to the user (components.md §3). Streams by default: the scheduler
 //! consumes the content lazily and forwards an upstream LLM's tokens chunk by chunk.
 
-use crate::exec::render::{elements_from_text, expand_replacement};
+use crate::exec::render::{elements_of, expand_replacement, Template};
 use crate::exec::{NodeCx, RunError, Shared};
 use crate::frontend::ir::NodeId;
 use crate::frontend::refs::template_refs_exact_case;
@@ -15,6 +15,8 @@ pub struct Spec {
     /// The alternatives; one is picked at random per invocation.
     pub content: Vec<String>,
     pub stream: bool,
+    /// The references of all alternatives together (`get_input_elements()`).
+    pub elements: Template,
 }
 
 impl Spec {
@@ -25,6 +27,7 @@ impl Spec {
             _ => Vec::new(),
         };
         Spec {
+            elements: Template::new(content.concat()),
             content,
             stream: p.get("stream").is_none_or(|v| v != &Json::Bool(false)),
         }
@@ -60,7 +63,7 @@ pub async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
         return Ok(());
     }
     let mut downloads = Vec::new();
-    let (script, kwargs) = kwargs_of(cx, &chosen, None, &mut downloads).await?;
+    let (script, kwargs) = kwargs_of(cx, &Template::new(chosen), None, &mut downloads).await?;
     let mut content = render_jinja(&script, &kwargs).unwrap_or_else(|| script.clone());
     if cx.check_canceled() {
         return Ok(());
@@ -99,12 +102,13 @@ pub fn render_jinja(template: &str, kwargs: &[(String, String)]) -> Option<Strin
 /// each `{exp}` in the script replaced by its safe name (`@`, `:`, `.` → `_`).
 pub async fn kwargs_of(
     cx: &NodeCx<'_>,
-    script: &str,
+    template: &Template,
     delimiter: Option<&str>,
     downloads: &mut Vec<Json>,
 ) -> Result<(String, Vec<(String, String)>), RunError> {
     let mut kwargs: Vec<(String, String)> = Vec::new();
-    for e in elements_from_text(cx, script)? {
+    let script = template.text();
+    for e in elements_of(cx, template)? {
         let ans = match e.value {
             Val::Stream(s) => s.collect().await?,
             Val::Json(Json::Null) => String::new(),

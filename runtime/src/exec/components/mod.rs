@@ -16,7 +16,7 @@ pub mod userfillup;
 pub mod variable_aggregator;
 pub mod variable_assigner;
 
-use super::render::{element_str, elements_from_text, string_format};
+use super::render::{element_str, elements_from_text, elements_of, in_iteration, string_format};
 use super::{NodeCx, RunError};
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::{Ir, Node};
@@ -127,11 +127,11 @@ impl Spec {
     /// `_cpn_id`s of the input elements (only text-driven components have any).
     pub fn input_dependencies(&self, cx: &NodeCx<'_>) -> Result<Vec<String>, RunError> {
         match self {
-            Spec::Message(s) => Ok(elements_from_text(cx, &s.content.concat())?
+            Spec::Message(s) => Ok(elements_of(cx, &s.elements)?
                 .into_iter()
                 .map(|e| e.cpn_id)
                 .collect()),
-            Spec::StringTransform(s) => Ok(elements_from_text(cx, &s.script)?
+            Spec::StringTransform(s) => Ok(elements_of(cx, &s.script)?
                 .into_iter()
                 .map(|e| e.cpn_id)
                 .collect()),
@@ -149,15 +149,7 @@ impl Spec {
 
     pub fn input_values(&self, cx: &NodeCx<'_>) -> Json {
         match self {
-            Spec::Message(s) => {
-                // The elements are evaluated again; a failure here cannot happen after the node
-                // ran (its references resolved then), so fall back to the recorded values.
-                let keys: Vec<String> = template_refs(&s.content.concat())
-                    .iter()
-                    .map(|m| m.expr(&s.content.concat()).to_string())
-                    .collect();
-                input_values_for(cx, keys)
-            }
+            Spec::Message(s) => input_values_for(cx, s.elements.keys(in_iteration(cx))),
             Spec::StringTransform(s) => input_values_for(cx, string_transform::element_keys(s, cx)),
             _ => {
                 let keys: Vec<String> = cx.state().node(cx.node).inputs.keys().cloned().collect();

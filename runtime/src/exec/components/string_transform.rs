@@ -2,15 +2,14 @@
 //! (components.md §17, `agent/component/string_transform.py`, which reuses Message's helpers).
 
 use super::message::{is_jinja, kwargs_of};
-use crate::exec::render::elements_from_text;
+use crate::exec::render::{in_iteration, Template};
 use crate::exec::{NodeCx, RunError};
-use crate::frontend::refs::template_refs;
 use crate::value::{py, Json, Map, Val};
 
 #[derive(Clone, Debug)]
 pub struct Spec {
     pub method: Json,
-    pub script: String,
+    pub script: Template,
     pub split_ref: Json,
     pub delimiters: Vec<String>,
 }
@@ -23,7 +22,7 @@ impl Spec {
         };
         Spec {
             method: p.get("method").cloned().unwrap_or(Json::from("split")),
-            script: p.get("script").map(text).unwrap_or_default(),
+            script: Template::new(p.get("script").map(text).unwrap_or_default()),
             split_ref: p.get("split_ref").cloned().unwrap_or(Json::from("")),
             delimiters: match p.get("delimiters") {
                 Some(Json::Array(items)) => items.iter().map(text).collect(),
@@ -48,15 +47,8 @@ pub fn thoughts(spec: &Spec) -> String {
 }
 
 /// The keys of `get_input_elements()` (the references in `script`), for `node_finished.inputs`.
-/// They resolved when the node was scheduled; should that fail now, the raw matches stand in.
 pub fn element_keys(spec: &Spec, cx: &NodeCx<'_>) -> Vec<String> {
-    match elements_from_text(cx, &spec.script) {
-        Ok(elements) => elements.into_iter().map(|e| e.exp).collect(),
-        Err(_) => template_refs(&spec.script)
-            .iter()
-            .map(|m| m.expr(&spec.script).to_string())
-            .collect(),
-    }
+    spec.script.keys(in_iteration(cx))
 }
 
 pub async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {

@@ -23,7 +23,7 @@ pub static TEMPLATE_REF_EXACT_CASE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Template references matched case-sensitively (Message streaming).
 pub fn template_refs_exact_case(text: &str) -> Vec<TemplateMatch> {
-    captures_of(&TEMPLATE_REF_EXACT_CASE, text)
+    braced_matches(&TEMPLATE_REF_EXACT_CASE, text)
 }
 
 /// Iteration aliases `{item}`, `{index}`, `{result}` (RAGFlow's `iteration_alias_patt`).
@@ -110,12 +110,31 @@ impl TemplateMatch {
 
 /// Every template reference in `text`, leftmost first, non-overlapping (Python `finditer`).
 pub fn template_refs(text: &str) -> Vec<TemplateMatch> {
-    captures_of(&TEMPLATE_REF, text)
+    braced_matches(&TEMPLATE_REF, text)
+}
+
+/// Matches of a `\{* *\{CORE\} *\}*` pattern without running the (slower) capture engine:
+/// CORE never starts or ends with a brace or a space, so trimming those off the match finds it.
+fn braced_matches(re: &Regex, text: &str) -> Vec<TemplateMatch> {
+    if !text.contains('{') {
+        return Vec::new();
+    }
+    re.find_iter(text)
+        .map(|m| {
+            let whole = m.as_str();
+            let lead = whole.len() - whole.trim_start_matches(['{', ' ']).len();
+            let trail = whole.len() - whole.trim_end_matches(['}', ' ']).len();
+            TemplateMatch {
+                span: m.range(),
+                expr_span: m.start() + lead..m.end() - trail,
+            }
+        })
+        .collect()
 }
 
 /// Every iteration alias in `text`; only the exact lower-case words are honoured by RAGFlow.
 pub fn alias_refs(text: &str) -> Vec<(TemplateMatch, Alias)> {
-    captures_of(&ALIAS_REF, text)
+    braced_matches(&ALIAS_REF, text)
         .into_iter()
         .filter_map(|m| {
             let alias = match m.expr(text) {
