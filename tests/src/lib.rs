@@ -70,6 +70,7 @@ pub fn display_path(p: &Path) -> String {
 }
 
 pub mod reference;
+pub mod slow_server;
 pub mod synthetic;
 
 /// The reference cases of `../shared/reference-streams/INDEX.md`: name → (case, stream path).
@@ -181,6 +182,10 @@ fn golden_case(
             .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
             .unwrap_or_default(),
         env: strings("env"),
+        cancel_after: c
+            .get("cancel_after")
+            .and_then(Value::as_f64)
+            .map(std::time::Duration::from_secs_f64),
     };
     let needs = c
         .get("needs")

@@ -32,6 +32,8 @@ pub struct Case {
     pub set: Vec<(String, Json)>,
     /// Environment the command ran with (e.g. `ALLOW_ANY_HOST=1`).
     pub env: Vec<(String, String)>,
+    /// Cancel the task this long after each run starts (`tests/golden/cancel_after.py`).
+    pub cancel_after: Option<std::time::Duration>,
 }
 
 fn split_words(line: &str) -> Vec<String> {
@@ -405,7 +407,17 @@ pub async fn run_case(case: &Case) -> Vec<String> {
             webhook_payload: None,
         };
         let mut events: Vec<Json> = Vec::new();
+        let canceler = case.cancel_after.map(|after| {
+            let flag = session.cancel_flag();
+            tokio::spawn(async move {
+                tokio::time::sleep(after).await;
+                flag.cancel();
+            })
+        });
         let outcome = session.run(input, &mut events).await;
+        if let Some(task) = canceler {
+            task.abort();
+        }
         lines.extend(events.iter().map(line));
         if let RunOutcome::Aborted(e) = outcome {
             lines.push(line(&serde_json::json!({"event": "_exception", "data": {"type": e.class(), "message": e.to_string()}})));

@@ -44,7 +44,12 @@ pub fn chain(n: usize) -> String {
     canvas(c)
 }
 
-/// `begin → {w1 … wN} → join`: N independent steps, then one that reads all of them.
+/// `begin → {w1 … wN} → join`: N independent steps, then a Message that reads all of them.
+///
+/// The join is a Message, as in real canvases. (A StringTransform merge over N references is
+/// quadratic by definition: RAGFlow substitutes each reference with one `re.sub` over the whole
+/// text, and a later reference may match inside an earlier one's value, so canvasc keeps that
+/// loop.)
 pub fn fan(n: usize) -> String {
     let mut c = Map::new();
     let id = |i: usize| format!("StringTransform:Wide{i}");
@@ -52,24 +57,24 @@ pub fn fan(n: usize) -> String {
         "begin".into(),
         node("Begin", json!({}), (1..=n).map(id).collect(), vec![]),
     );
-    let mut script = String::new();
+    let mut content = String::new();
     for i in 1..=n {
         c.insert(
             id(i),
             node(
                 "StringTransform",
                 merge_step(None),
-                vec!["StringTransform:Join".into()],
+                vec!["Message:Join".into()],
                 vec!["begin".into()],
             ),
         );
-        script.push_str(&format!("{{{}@result}}", id(i)));
+        content.push_str(&format!("{{{}@result}}", id(i)));
     }
     c.insert(
-        "StringTransform:Join".into(),
+        "Message:Join".into(),
         node(
-            "StringTransform",
-            json!({"method": "merge", "script": script, "delimiters": [","]}),
+            "Message",
+            json!({"content": [content]}),
             vec![],
             (1..=n).map(id).collect(),
         ),

@@ -1,12 +1,12 @@
 //! Golden streams of the project's fixtures, produced by RAGFlow's own engine (see
 //! `tests/golden/README.md`): our interpreter must reproduce them line for line.
 
-use canvasc_tests::golden_cases;
 use canvasc_tests::reference::{first_difference, run_case};
+use canvasc_tests::{golden_cases, slow_server};
 
 /// What this build can run: pure components (no LLM, no tools beyond Invoke yet).
 fn supported(needs: &[String]) -> bool {
-    needs.iter().all(|n| n == "network")
+    needs.iter().all(|n| n == "network" || n == "slow-server")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -16,6 +16,9 @@ async fn fixture_goldens_match() {
         cases.len() >= 40,
         "tests/golden/cases.json lists the goldens"
     );
+    let _status_service = slow_server::start()
+        .await
+        .expect("the timeout fixtures' status service binds 127.0.0.1:18765");
     let mut failures = Vec::new();
     let mut ran = 0;
     for (name, needs, case, stream) in &cases {

@@ -1,0 +1,269 @@
+//! `canvasc run`: event output, saved state across turns, UserFillUp resume, and clear errors
+//! for bad input.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn canvasc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_canvasc"))
+        .args(args)
+        .output()
+        .expect("canvasc runs")
+}
+
+fn temp_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("canvasc-run-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+fn fixture(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures")
+        .join(rel)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The jsonl events of a run.
+fn events(o: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect()
+}
+
+fn names(events: &[Value]) -> Vec<&str> {
+    events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap_or(""))
+        .collect()
+}
+
+const ECHO: &str = r#"{
+  "components": {
+    "begin": {"obj": {"component_name": "Begin", "params": {"prologue": "Hi"}}, "downstream": ["Message:Reply"], "upstream": []},
+    "Message:Reply": {"obj": {"component_name": "Message", "params": {"content": ["Turn {sys.conversation_turns}: {sys.query}"]}},
+                      "downstream": [], "upstream": ["begin"]}
+  },
+  "globals": {"sys.query": "", "sys.user_id": "", "sys.conversation_turns": 0, "sys.files": [], "sys.history": []},
+  "history": [], "path": [], "retrieval": []
+}"#;
+
+#[test]
+fn jsonl_prints_every_event_of_the_turn() {
+    let dir = temp_dir("jsonl");
+    let canvas = dir.join("echo.json");
+    std::fs::write(&canvas, ECHO).expect("write");
+    let o = canvasc(&["run", canvas.to_str().expect("utf8"), "--query", "hello"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let evs = events(&o);
+    assert_eq!(
+        names(&evs),
+        [
+            "workflow_started",
+            "node_started",
+            "node_finished",
+            "node_started",
+            "message",
+            "message",
+            "message",
+            "message",
+            "message_end",
+            "node_finished",
+            "workflow_finished"
+        ]
+    );
+    let last = &evs[evs.len() - 1]["data"]["outputs"]["content"];
+    // Message strips the text around each reference (as RAGFlow does).
+    assert_eq!(last, "Turn1:hello");
+    // Compact JSON, as RAGFlow's SSE frames carry it.
+    let first = String::from_utf8_lossy(&o.stdout);
+    assert!(first.starts_with(r#"{"event":"workflow_started","message_id":"#));
+}
+
+#[test]
+fn state_file_carries_the_conversation_to_the_next_turn() {
+    let dir = temp_dir("state");
+    let canvas = dir.join("echo.json");
+    let state = dir.join("state.json");
+    std::fs::write(&canvas, ECHO).expect("write");
+    let (c, s) = (
+        canvas.to_str().expect("utf8"),
+        state.to_str().expect("utf8"),
+    );
+    let first = canvasc(&["run", c, "--state", s, "--query", "one"]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    assert!(state.exists(), "the state file is written after the turn");
+    let second = canvasc(&["run", c, "--state", s, "--query", "two"]);
+    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+    let evs = events(&second);
+    assert_eq!(
+        evs[evs.len() - 1]["data"]["outputs"]["content"],
+        "Turn2:two"
+    );
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).expect("read")).expect("JSON");
+    let history: Vec<&str> = saved["history"]
+        .as_array()
+        .expect("history")
+        .iter()
+        .map(|h| h[0].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(history, ["user", "assistant", "user", "assistant"]);
+    assert_eq!(saved["globals"]["sys.conversation_turns"], 2);
+}
+
+#[test]
+fn userfillup_pauses_then_resumes_from_the_state_file() {
+    let dir = temp_dir("fillup");
+    let state = dir.join("state.json");
+    let canvas = fixture("valid/userfillup-resume.json");
+    let s = state.to_str().expect("utf8");
+    let first = canvasc(&[
+        "run",
+        &canvas,
+        "--state",
+        s,
+        "--query",
+        "I want to order widgets",
+    ]);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let evs = events(&first);
+    assert_eq!(names(&evs).last(), Some(&"user_inputs"));
+    let asked: Vec<&String> = evs[evs.len() - 1]["data"]["inputs"]
+        .as_object()
+        .expect("inputs")
+        .keys()
+        .collect();
+    assert_eq!(asked, ["customer", "quantity", "express", "notes"]);
+
+    let inputs = r#"{"customer": {"value": "Ada"}, "quantity": {"value": 12}, "express": {"value": true}, "notes": {"value": "leave at the door"}}"#;
+    let second = canvasc(&["run", &canvas, "--state", s, "--inputs", inputs]);
+    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+    let evs = events(&second);
+    assert_eq!(
+        names(&evs).first(),
+        Some(&"node_started"),
+        "a resume has no workflow_started"
+    );
+    assert_eq!(names(&evs).last(), Some(&"workflow_finished"));
+    let content = evs[evs.len() - 1]["data"]["outputs"]["content"]
+        .as_str()
+        .expect("content");
+    assert!(content.contains("Ada"), "{content}");
+}
+
+#[test]
+fn pretty_shows_a_readable_timeline() {
+    let dir = temp_dir("pretty");
+    let canvas = dir.join("echo.json");
+    std::fs::write(&canvas, ECHO).expect("write");
+    let o = canvasc(&[
+        "run",
+        canvas.to_str().expect("utf8"),
+        "--query",
+        "hi",
+        "--format",
+        "pretty",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("▶ run started"), "{out}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("● Message:Reply (Message)")),
+        "{out}"
+    );
+    assert!(lines.iter().any(|l| l.contains("💬 Turn1:hi")), "{out}");
+    assert!(
+        lines
+            .last()
+            .is_some_and(|l| l.starts_with("■ run finished")),
+        "{out}"
+    );
+}
+
+#[test]
+fn bad_inputs_json_is_a_usage_error() {
+    let o = canvasc(&[
+        "run",
+        &fixture("valid/diamond-uneven.json"),
+        "--inputs",
+        "{not json",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).starts_with("error: --inputs is not JSON"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(o.stdout.is_empty(), "nothing runs");
+}
+
+#[test]
+fn unknown_file_is_a_usage_error() {
+    let o = canvasc(&["run", "/no/such/canvas.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("/no/such/canvas.json"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn missing_required_input_names_the_field() {
+    let o = canvasc(&["run", &fixture("valid/timeout-invoke.json"), "--query", ""]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("missing required input `delay`"), "{err}");
+    assert!(o.stdout.is_empty(), "nothing runs");
+}
+
+#[test]
+fn bad_llm_script_names_the_file() {
+    let dir = temp_dir("script");
+    let script = dir.join("script.json");
+    std::fs::write(&script, "[1, 2").expect("write");
+    let o = canvasc(&[
+        "run",
+        &fixture("valid/diamond-uneven.json"),
+        "--llm-script",
+        script.to_str().expect("utf8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("script.json") && err.contains("not JSON"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_failing_component_exits_one_after_its_events() {
+    let o = canvasc(&[
+        "run",
+        &fixture("broken/unknown-global-env-undeclared.json"),
+        "--query",
+        "hello",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let evs = events(&o);
+    let failed = evs
+        .iter()
+        .find(|e| e["event"] == "node_finished" && !e["data"]["error"].is_null())
+        .expect("the failing node's event");
+    assert_eq!(failed["data"]["error"], "'env.api_key'");
+    assert!(
+        stderr(&o).contains("the run stopped: 'env.api_key'"),
+        "{}",
+        stderr(&o)
+    );
+}
