@@ -20,7 +20,13 @@ fn main() {
         _ => synthetic::chain(n),
     };
     let analysis = analyze(&text).expect("a canvas");
-    let program = Arc::new(Interpreter::from_analysis(&analysis));
+    let bound = args.get(4).is_some_and(|a| a == "bound");
+    let program = Interpreter::from_analysis(&analysis);
+    let program = Arc::new(if bound {
+        program.bound(&analysis.ir)
+    } else {
+        program
+    });
     let dsl = analysis.document.dsl.clone();
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

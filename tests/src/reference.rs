@@ -6,7 +6,7 @@ use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
 use canvasc_runtime::exec::random::PyRandom;
 use canvasc_runtime::exec::{Program, RunInput, RunOutcome, Services, Session};
-use canvasc_runtime::frontend::analyze;
+use canvasc_runtime::frontend::{analyze, Analysis};
 use canvasc_runtime::value::{py, Json, Map, Val};
 use regex::Regex;
 use std::path::Path;
@@ -339,8 +339,13 @@ fn state_line<P: Program>(session: &Session<P>) -> Json {
     })
 }
 
-/// Run a case like the oracle and return its output lines.
+/// Run a case like the oracle, interpreted, and return its output lines.
 pub async fn run_case(case: &Case) -> Vec<String> {
+    run_case_on(case, Interpreter::from_analysis).await
+}
+
+/// Run a case like the oracle with the program `make` builds for its canvas.
+pub async fn run_case_on<P: Program>(case: &Case, make: impl Fn(&Analysis) -> P) -> Vec<String> {
     let mut lines = Vec::new();
     let dsl = case.load_dsl();
     let text = serde_json::to_string(&dsl).unwrap_or_default();
@@ -351,7 +356,7 @@ pub async fn run_case(case: &Case) -> Vec<String> {
             return lines;
         }
     };
-    let program = Arc::new(Interpreter::from_analysis(&analysis));
+    let program = Arc::new(make(&analysis));
     let base_dsl = analysis.document.dsl.clone();
     let mut services = Services::default();
     for (k, v) in &case.env {

@@ -1,7 +1,8 @@
 //! Golden streams of the project's fixtures, produced by RAGFlow's own engine (see
 //! `tests/golden/README.md`): our interpreter must reproduce them line for line.
 
-use canvasc_tests::reference::{first_difference, run_case};
+use canvasc_runtime::exec::interp::Interpreter;
+use canvasc_tests::reference::{first_difference, run_case, run_case_on};
 use canvasc_tests::{golden_cases, slow_server};
 
 /// What this build can run: pure components (no LLM, no tools beyond Invoke yet).
@@ -34,6 +35,11 @@ async fn fixture_goldens_match() {
         let actual = run_case(case).await;
         if let Some(diff) = first_difference(&expected, &actual) {
             failures.push(format!("{name}: {diff}"));
+        }
+        // The same case with every reference bound as a compiled program binds it.
+        let bound = run_case_on(case, |a| Interpreter::from_analysis(a).bound(&a.ir)).await;
+        if let Some(diff) = first_difference(&expected, &bound) {
+            failures.push(format!("{name} (bound): {diff}"));
         }
     }
     assert!(

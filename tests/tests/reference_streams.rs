@@ -1,7 +1,8 @@
 //! Golden event streams from RAGFlow's own engine (`../shared/reference-streams`): our
 //! interpreter must reproduce them line for line after the oracle's normalisation.
 
-use canvasc_tests::reference::{first_difference, run_case};
+use canvasc_runtime::exec::interp::Interpreter;
+use canvasc_tests::reference::{first_difference, run_case, run_case_on};
 use canvasc_tests::{reference_cases, shared_dir};
 
 /// Cases whose components this build implements; the rest are listed by the report test.
@@ -38,6 +39,11 @@ async fn supported_reference_streams_match() {
         let actual = run_case(&case).await;
         if let Some(diff) = first_difference(&expected, &actual) {
             failures.push(format!("{name}: {diff}"));
+        }
+        // The same case with every reference bound as a compiled program binds it.
+        let bound = run_case_on(&case, |a| Interpreter::from_analysis(a).bound(&a.ir)).await;
+        if let Some(diff) = first_difference(&expected, &bound) {
+            failures.push(format!("{name} (bound): {diff}"));
         }
     }
     assert_eq!(ran, SUPPORTED.len(), "every supported case is in INDEX.md");

@@ -48,7 +48,7 @@ pub enum Payload {
         meta: Arc<CanvasMeta>,
         node: NodeId,
         created_at: i64,
-        thoughts: String,
+        thoughts: std::borrow::Cow<'static, str>,
     },
     NodeFinished {
         meta: Arc<CanvasMeta>,
@@ -89,7 +89,7 @@ impl Event {
                     ("component_id", Json::String(n.id.clone())),
                     ("component_name", Json::String(n.display_name.clone())),
                     ("component_type", Json::String(n.component_name.clone())),
-                    ("thoughts", Json::String(thoughts.clone())),
+                    ("thoughts", Json::String(thoughts.to_string())),
                 ])
             }
             Payload::NodeFinished {

@@ -1,11 +1,14 @@
-//! The interpreter back-end: a [`Program`] built from the IR when a canvas is loaded.
+//! The interpreter back-end: a [`Program`] built from the IR when a canvas is loaded. Every
+//! reference is read by name, as RAGFlow reads it.
 
-use super::components::Spec;
-use super::meta::CanvasMeta;
+use super::binding;
+use super::components::{Component, Spec};
+use super::meta::{CanvasMeta, Target};
 use super::{NodeCx, Program, RunError};
+use crate::frontend::ir::NodeId;
 use crate::frontend::{Analysis, Document, Ir};
 use crate::value::{Json, Map};
-use futures::future::BoxFuture;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// A canvas ready to run: static facts plus each node's typed parameters.
@@ -18,12 +21,26 @@ impl Interpreter {
     pub fn new(doc: &Document, ir: &Ir) -> Self {
         Interpreter {
             meta: Arc::new(CanvasMeta::from_ir(ir, doc)),
-            specs: ir.nodes.iter().map(|n| Spec::build(n, ir)).collect(),
+            specs: ir
+                .nodes
+                .iter()
+                .map(|n| Spec::build(n.kind, &n.params, n.parent.map(|p| &ir.node(p).params)))
+                .collect(),
         }
     }
 
     pub fn from_analysis(a: &Analysis) -> Self {
         Interpreter::new(&a.document, &a.ir)
+    }
+
+    /// Bind every reference the way a compiled program of this canvas binds it
+    /// ([`binding::table`]). Tests use it to check the bindings in process; the code generator
+    /// writes the same tables out.
+    pub fn bound(mut self, ir: &Ir) -> Self {
+        for (i, spec) in self.specs.iter_mut().enumerate() {
+            spec.bind(&binding::table(ir, NodeId(i as u32)));
+        }
+        self
     }
 
     fn spec(&self, cx: &NodeCx<'_>) -> &Spec {
@@ -36,16 +53,16 @@ impl Program for Interpreter {
         &self.meta
     }
 
-    fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> BoxFuture<'a, Result<(), RunError>> {
-        Box::pin(self.spec(cx).body(cx))
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        self.spec(cx).body(cx).await
     }
 
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<String, RunError> {
+    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
         self.spec(cx).thoughts(cx)
     }
 
-    fn input_dependencies(&self, cx: &NodeCx<'_>) -> Result<Vec<String>, RunError> {
-        self.spec(cx).input_dependencies(cx)
+    fn dependencies<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, [Target]>, RunError> {
+        self.spec(cx).dependencies(cx)
     }
 
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {

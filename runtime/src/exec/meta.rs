@@ -6,6 +6,7 @@ use crate::frontend::catalog::Kind;
 use crate::frontend::ir::{Ir, NodeId};
 use serde_json::{Map, Value as Json};
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// One entry of a `downstream`, route or goto list: a node, or an id that names nothing
 /// (RAGFlow appends it to the path anyway and fails when it gets there).
@@ -44,11 +45,21 @@ pub struct NodeMeta {
     pub params: Map<String, Json>,
     /// Entry keys other than `obj`/`downstream`/`upstream`/`parent_id`, kept for saving.
     pub entry_extra: Map<String, Json>,
+    /// Declared output names (the IR's outputs): a bound reference names one by its index.
+    pub outputs: Arc<[String]>,
 }
 
 impl NodeMeta {
     pub fn param(&self, key: &str) -> Option<&Json> {
         self.params.get(key)
+    }
+
+    /// The slot of a declared output.
+    pub fn slot(&self, output: &str) -> Option<u16> {
+        self.outputs
+            .iter()
+            .position(|o| o == output)
+            .and_then(|i| u16::try_from(i).ok())
     }
 }
 
@@ -115,6 +126,7 @@ impl CanvasMeta {
                 },
                 params: n.params.clone(),
                 entry_extra: c.map(|c| c.entry_extra.clone()).unwrap_or_default(),
+                outputs: n.outputs.iter().map(|o| o.name.clone()).collect(),
             });
         }
         CanvasMeta::new(nodes)

@@ -5,6 +5,7 @@
 //! one from the IR at run time; generated code supplies one per canvas. Both call the same
 //! component implementations in [`components`].
 
+pub mod binding;
 pub mod components;
 mod error;
 pub mod events;
@@ -26,28 +27,30 @@ pub use state::RunState;
 
 use crate::frontend::ir::NodeId;
 use crate::value::{Json, Map};
-use futures::future::BoxFuture;
+use std::borrow::Cow;
+use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Instant;
 
-/// A canvas-specific program the scheduler drives.
+/// A canvas-specific program the scheduler drives: per node, the component to run.
 ///
-/// Every method has RAGFlow's semantics for the node's component: the body runs inside the
-/// invoke wrapper the scheduler applies; `thoughts`, `input_elements` and `get_input` run
-/// outside it, so their errors abort the run as they do in Python.
+/// Every method has RAGFlow's semantics for the node's component (see
+/// [`components::Component`], which the interpreter and generated programs delegate to).
 pub trait Program: Send + Sync + 'static {
     fn meta(&self) -> &Arc<CanvasMeta>;
 
     /// The component body (`_invoke`).
-    fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> BoxFuture<'a, Result<(), RunError>>;
+    fn body<'a>(
+        &'a self,
+        cx: &'a NodeCx<'a>,
+    ) -> impl Future<Output = Result<(), RunError>> + Send + 'a;
 
     /// `thoughts()`, shown in `node_started`.
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<String, RunError>;
+    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError>;
 
-    /// The component ids the node's input elements reference (`_cpn_id`), after evaluating
-    /// them as `get_input_elements()` does (which can fail).
-    fn input_dependencies(&self, cx: &NodeCx<'_>) -> Result<Vec<String>, RunError>;
+    /// The components the node's input elements reference (`_cpn_id`).
+    fn dependencies<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, [Target]>, RunError>;
 
     /// `get_input()`: the keyword arguments the body receives, resolved when scheduled.
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError>;
@@ -197,6 +200,18 @@ impl<'a> NodeCx<'a> {
     /// `get_variable_value(exp)`.
     pub fn value(&self, exp: &str) -> Result<crate::value::Val, RunError> {
         self.state().get_variable_value(&self.shared.meta, exp)
+    }
+
+    /// `get_variable_value(exp)` through the binding the program was built with, if any.
+    pub fn read(
+        &self,
+        bound: Option<&binding::Bound>,
+        exp: &str,
+    ) -> Result<crate::value::Val, RunError> {
+        match bound {
+            Some(b) => b.read(&self.state()),
+            None => self.value(exp),
+        }
     }
 
     pub fn set_output(&self, key: &str, value: impl Into<crate::value::Val>) {

@@ -40,14 +40,14 @@ pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
             .and_then(|e| e.pointer("/obj/params").or_else(|| e.get("params")))
             .and_then(Json::as_object);
         let params = saved.unwrap_or(&node.params);
-        let mut st = NodeState::default();
+        let mut st = NodeState::with_slots(node.outputs.clone());
         if let Some(Json::Object(outputs)) = params.get("outputs") {
             for (k, rec) in outputs {
                 let record = match rec {
                     Json::Object(m) => Record::from_map(m),
                     other => Record::with_value(other.clone()),
                 };
-                st.outputs.insert(k.clone(), record);
+                st.insert_record(k, record);
             }
         }
         if let Some(Json::Object(inputs)) = params.get("inputs") {
@@ -151,7 +151,7 @@ pub fn state_to_dsl(meta: &CanvasMeta, state: &RunState, original: &Map<String, 
             ),
         );
         let mut outputs = Map::new();
-        for (k, r) in &st.outputs {
+        for (k, r) in st.outputs() {
             outputs.insert(k.clone(), Json::Object(r.to_map()));
         }
         params.insert("outputs".into(), Json::Object(outputs));

@@ -1,10 +1,15 @@
 //! Putting values into text, each way RAGFlow does it (BS §10.6): `get_value_with_variable`,
 //! `string_format`, input elements, and Python's `re.sub` replacement templates.
 
+use super::binding::{iteration_item_of, Bound, Resolve};
+use super::meta::Target;
 use super::{NodeCx, RunError};
-use crate::frontend::catalog::Kind;
-use crate::frontend::refs::{alias_refs, template_refs, Alias};
+use crate::frontend::refs::{
+    alias_refs, template_refs, template_refs_exact_case, Alias, TemplateMatch,
+};
 use crate::value::{py, Json, Map, Val};
+use std::borrow::Cow;
+use std::ops::Range;
 
 /// A value read for rendering: JSON, or the text a consumed stream produced.
 pub async fn consume(v: Val) -> Result<Json, RunError> {
@@ -17,17 +22,23 @@ pub async fn consume(v: Val) -> Result<Json, RunError> {
 /// `get_value_with_variable(text)`: every reference match replaced by `""` for None, the text
 /// of a stream, a string as is, anything else as `json.dumps`.
 pub async fn value_with_variable(cx: &NodeCx<'_>, text: &str) -> Result<String, RunError> {
+    value_with_template(cx, &Template::new(text)).await
+}
+
+/// [`value_with_variable`] for a pre-scanned template.
+pub async fn value_with_template(cx: &NodeCx<'_>, tpl: &Template) -> Result<String, RunError> {
+    let text = tpl.text();
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
-    for m in template_refs(text) {
-        out.push_str(&text[last..m.span.start]);
-        let v = consume(cx.value(m.expr(text))?).await?;
+    for (span, i) in tpl.matches() {
+        out.push_str(&text[last..span.start]);
+        let v = consume(tpl.read(cx, *i)?).await?;
         match v {
             Json::Null => {}
             Json::String(s) => out.push_str(&s),
             other => out.push_str(&py::json_dumps(&other)),
         }
-        last = m.span.end;
+        last = span.end;
     }
     out.push_str(&text[last..]);
     Ok(out)
@@ -57,41 +68,97 @@ pub struct Element {
     pub cpn_id: String,
 }
 
-/// A text with its reference matches found once, when the canvas is loaded: RAGFlow rescans
-/// the text every time; the matches never change.
+/// A text with its reference matches found once, when the canvas is loaded (RAGFlow rescans the
+/// text every time; the matches never change), and, in a compiled program, each reference's
+/// binding.
 #[derive(Clone, Debug, Default)]
 pub struct Template {
     text: String,
+    /// Every match in order: its span and the index of its expression in `exprs`.
+    matches: Vec<(Range<usize>, usize)>,
     /// Distinct expressions in first-occurrence order.
     exprs: Vec<String>,
     aliases: Vec<Alias>,
+    /// Per expression, then per alias: the binding, when the program was built with one.
+    bound: Vec<Option<Bound>>,
+    /// The input elements' components, when every reference is bound (so they are known
+    /// without evaluating anything).
+    deps: Option<Vec<Target>>,
 }
 
 impl Template {
+    /// RAGFlow's template grammar (case-insensitive), with iteration aliases.
     pub fn new(text: impl Into<String>) -> Self {
         let text = text.into();
-        let mut exprs: Vec<String> = Vec::new();
-        for m in template_refs(&text) {
-            let exp = m.expr(&text);
-            if !exprs.iter().any(|e| e == exp) {
-                exprs.push(exp.to_string());
+        let mut t = Template::scan(text, template_refs);
+        for (_, a) in alias_refs(&t.text) {
+            if !t.aliases.contains(&a) && !t.exprs.iter().any(|e| e == a.output()) {
+                t.aliases.push(a);
             }
         }
-        let mut aliases = Vec::new();
-        for (_, a) in alias_refs(&text) {
-            if !aliases.contains(&a) && !exprs.iter().any(|e| e == a.output()) {
-                aliases.push(a);
-            }
+        t
+    }
+
+    /// The grammar matched case-sensitively (Message streaming, Invoke's templates).
+    pub fn exact_case(text: impl Into<String>) -> Self {
+        Template::scan(text.into(), template_refs_exact_case)
+    }
+
+    fn scan(text: String, find: fn(&str) -> Vec<TemplateMatch>) -> Self {
+        let mut exprs: Vec<String> = Vec::new();
+        let mut matches = Vec::new();
+        for m in find(&text) {
+            let exp = m.expr(&text);
+            let i = match exprs.iter().position(|e| e == exp) {
+                Some(i) => i,
+                None => {
+                    exprs.push(exp.to_string());
+                    exprs.len() - 1
+                }
+            };
+            matches.push((m.span, i));
         }
         Template {
             text,
+            matches,
             exprs,
-            aliases,
+            aliases: Vec::new(),
+            bound: Vec::new(),
+            deps: None,
         }
+    }
+
+    /// Bind every reference `r` resolves; aliases only resolve for a node inside an Iteration.
+    pub fn bind(&mut self, r: &(impl Resolve + ?Sized)) {
+        self.bound = self
+            .exprs
+            .iter()
+            .map(|e| r.resolve(e))
+            .chain(self.aliases.iter().map(|a| r.resolve(a.output())))
+            .collect();
+        let bound_all = self.bound.iter().all(Option::is_some);
+        self.deps = bound_all.then(|| {
+            self.bound
+                .iter()
+                .flatten()
+                .filter_map(Bound::node)
+                .map(Target::Node)
+                .collect()
+        });
     }
 
     pub fn text(&self) -> &str {
         &self.text
+    }
+
+    /// Every match: span and expression index.
+    pub fn matches(&self) -> &[(Range<usize>, usize)] {
+        &self.matches
+    }
+
+    /// The distinct expressions.
+    pub fn exprs(&self) -> &[String] {
+        &self.exprs
     }
 
     /// The element keys (`get_input_elements()` keys) for a node in or out of an Iteration.
@@ -101,6 +168,50 @@ impl Template {
             keys.extend(self.aliases.iter().map(|a| a.output().to_string()));
         }
         keys
+    }
+
+    /// The binding of expression `i` (aliases follow the expressions).
+    pub fn binding(&self, i: usize) -> Option<&Bound> {
+        self.bound.get(i).and_then(Option::as_ref)
+    }
+
+    /// `get_variable_value` of expression `i`.
+    pub fn read(&self, cx: &NodeCx<'_>, i: usize) -> Result<Val, RunError> {
+        cx.read(self.binding(i), &self.exprs[i])
+    }
+
+    /// The components of the input elements (`_cpn_id`), as the deferral check needs them.
+    /// Evaluates the references as `get_input_elements()` does, unless all are bound (then
+    /// only a missing global can fail, as it would).
+    pub fn dependencies(&self, cx: &NodeCx<'_>) -> Result<Cow<'_, [Target]>, RunError> {
+        if let Some(deps) = &self.deps {
+            if self
+                .bound
+                .iter()
+                .any(|b| matches!(b, Some(Bound::Global(_))))
+            {
+                let s = cx.state();
+                for b in self.bound.iter().flatten() {
+                    if let Bound::Global(key) = b {
+                        if !s.globals.contains_key(key) {
+                            return Err(RunError::key_error(key));
+                        }
+                    }
+                }
+            }
+            return Ok(Cow::Borrowed(deps));
+        }
+        let meta = &cx.shared.meta;
+        Ok(Cow::Owned(
+            elements_of(cx, self)?
+                .into_iter()
+                .filter(|e| !e.cpn_id.is_empty())
+                .map(|e| match meta.find(&e.cpn_id) {
+                    Some(n) => Target::Node(n),
+                    None => Target::Missing(e.cpn_id),
+                })
+                .collect(),
+        ))
     }
 }
 
@@ -113,13 +224,13 @@ pub fn elements_from_text(cx: &NodeCx<'_>, txt: &str) -> Result<Vec<Element>, Ru
 /// [`elements_from_text`] for a pre-scanned template.
 pub fn elements_of(cx: &NodeCx<'_>, tpl: &Template) -> Result<Vec<Element>, RunError> {
     let mut out: Vec<Element> = Vec::with_capacity(tpl.exprs.len());
-    for exp in &tpl.exprs {
+    for (i, exp) in tpl.exprs.iter().enumerate() {
         let cpn_id = match exp.split_once('@') {
             Some((c, _)) if !c.is_empty() => c.to_string(),
             _ => String::new(),
         };
         // RAGFlow also reads `<cpn>@_references` here, which can only fail when this does.
-        let value = cx.value(exp)?;
+        let value = tpl.read(cx, i)?;
         out.push(Element {
             exp: exp.clone(),
             value,
@@ -129,13 +240,21 @@ pub fn elements_of(cx: &NodeCx<'_>, tpl: &Template) -> Result<Vec<Element>, RunE
     if tpl.aliases.is_empty() {
         return Ok(out);
     }
-    let Some(item) = iteration_item_of(cx) else {
-        return Ok(out);
+    let meta = &cx.shared.meta;
+    let item = match tpl.binding(tpl.exprs.len()).and_then(Bound::node) {
+        Some(item) => item,
+        None => match iteration_item_of(meta, cx.node) {
+            Some(item) => item,
+            None => return Ok(out),
+        },
     };
-    let item_id = cx.shared.meta.node(item).id.clone();
-    for alias in &tpl.aliases {
+    let item_id = &meta.node(item).id;
+    for (j, alias) in tpl.aliases.iter().enumerate() {
         let exp = alias.output();
-        let value = cx.value(&format!("{item_id}@{exp}"))?;
+        let value = match tpl.binding(tpl.exprs.len() + j) {
+            Some(b) => b.read(&cx.state())?,
+            None => cx.value(&format!("{item_id}@{exp}"))?,
+        };
         out.push(Element {
             exp: exp.to_string(),
             value,
@@ -147,21 +266,7 @@ pub fn elements_of(cx: &NodeCx<'_>, tpl: &Template) -> Result<Vec<Element>, RunE
 
 /// Whether the node's parent is an Iteration (so aliases resolve).
 pub fn in_iteration(cx: &NodeCx<'_>) -> bool {
-    iteration_item_of(cx).is_some()
-}
-
-/// The IterationItem whose aliases this node's text may use (parent is an Iteration).
-fn iteration_item_of(cx: &NodeCx<'_>) -> Option<crate::frontend::ir::NodeId> {
-    let meta = &cx.shared.meta;
-    let parent = cx.meta().parent?;
-    if meta.node(parent).kind != Kind::Iteration {
-        return None;
-    }
-    meta.nodes
-        .iter()
-        .enumerate()
-        .find(|(_, n)| n.parent == Some(parent) && n.kind == Kind::IterationItem)
-        .map(|(i, _)| crate::frontend::ir::NodeId(i as u32))
+    iteration_item_of(&cx.shared.meta, cx.node).is_some()
 }
 
 /// `str(v)` of an element value for `string_format` (streams are not consumed by prompt

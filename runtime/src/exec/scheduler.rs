@@ -311,24 +311,23 @@ impl<P: Program> Runner<'_, P> {
                 i += 1;
                 continue;
             }
-            let deps = self.program.input_dependencies(&self.cx(n))?;
+            let cx = self.cx(n);
+            let deps = self.program.dependencies(&cx)?;
             let deferred = !resumed && {
                 let s = self.shared.state();
                 self.mark_seen(&s.path, f);
                 let batch_before = &s.path[f..i];
                 deps.iter().any(|d| {
-                    if d.is_empty() {
-                        return false;
-                    }
-                    let found = match meta.find(d) {
-                        Some(dep) => {
-                            self.seen[dep.index()] || batch_before.contains(&Target::Node(dep))
+                    let found = match d {
+                        Target::Node(dep) => self.seen[dep.index()] || batch_before.contains(d),
+                        Target::Missing(id) => {
+                            id.is_empty() || s.path[..i].iter().any(|e| path_id(&meta, e) == id)
                         }
-                        None => s.path[..i].iter().any(|e| path_id(&meta, e) == d.as_str()),
                     };
                     !found
                 })
             };
+            drop(deps);
             if deferred {
                 self.shared.state().path.remove(i);
                 t -= 1;
@@ -743,8 +742,8 @@ pub async fn invoke<P: Program>(program: &P, cx: &NodeCx<'_>) {
         if tool_wrapper {
             let mut s = cx.state();
             let st = s.node_mut(cx.node);
-            st.outputs.insert(
-                "_ERROR".into(),
+            st.insert_record(
+                "_ERROR",
                 super::state::Record::with_value(Json::String(msg)),
             );
         } else {

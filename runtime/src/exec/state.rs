@@ -7,6 +7,7 @@ use super::RunError;
 use crate::frontend::ir::NodeId;
 use crate::value::{py, Json, LazyStream, Map, Val};
 use indexmap::IndexMap;
+use std::sync::Arc;
 
 /// One output record: RAGFlow keeps `{"value": …, "type": …, …}` dicts. The value is held apart
 /// from the other keys so that setting it costs no map work; `value_at` remembers where the
@@ -128,7 +129,13 @@ impl Record {
 /// A component's run-time tables.
 #[derive(Clone, Debug, Default)]
 pub struct NodeState {
-    pub outputs: IndexMap<String, Record>,
+    /// Output records in dict order. Records are never removed, so a record keeps its index.
+    outputs: IndexMap<String, Record>,
+    /// The node's declared output names ([`super::NodeMeta::outputs`]) and, per name, the
+    /// index of its record in `outputs` ([`NO_RECORD`] until it exists): bound reads index
+    /// twice instead of hashing a name.
+    slot_names: Arc<[String]>,
+    slot_records: Vec<u32>,
     /// The inputs table: field/element name → record (a dict with `value`, often a form field).
     pub inputs: IndexMap<String, Json>,
     /// IterationItem/LoopItem private counter `_idx` (not reset, not saved).
@@ -138,7 +145,56 @@ pub struct NodeState {
     pub param_overrides: Map<String, Json>,
 }
 
+/// A slot whose output has no record yet.
+const NO_RECORD: u32 = u32::MAX;
+
 impl NodeState {
+    /// Empty tables for a node with these declared outputs.
+    pub fn with_slots(slot_names: Arc<[String]>) -> Self {
+        NodeState {
+            slot_records: vec![NO_RECORD; slot_names.len()],
+            slot_names,
+            ..NodeState::default()
+        }
+    }
+
+    /// The output records, in dict order.
+    pub fn outputs(&self) -> &IndexMap<String, Record> {
+        &self.outputs
+    }
+
+    pub fn record(&self, key: &str) -> Option<&Record> {
+        self.outputs.get(key)
+    }
+
+    pub fn record_mut(&mut self, key: &str) -> Option<&mut Record> {
+        self.outputs.get_mut(key)
+    }
+
+    /// Add a record (or replace one, keeping its place).
+    pub fn insert_record(&mut self, key: &str, record: Record) {
+        let (index, _) = self.outputs.insert_full(key.to_string(), record);
+        if let Some(slot) = self.slot_names.iter().position(|n| n == key) {
+            self.slot_records[slot] = index as u32;
+        }
+    }
+
+    /// The record of a declared output, by its slot.
+    pub fn record_at(&self, slot: u16) -> Option<&Record> {
+        match self.slot_records.get(slot as usize) {
+            Some(&i) if i != NO_RECORD => self.outputs.get_index(i as usize).map(|(_, r)| r),
+            _ => None,
+        }
+    }
+
+    /// `output(name)` of a declared output, by its slot.
+    pub fn output_slot(&self, slot: u16) -> Val {
+        match self.record_at(slot) {
+            Some(r) => r.value(),
+            None => Val::Json(Json::String(String::new())),
+        }
+    }
+
     /// `output(key)`: `""` for a missing record.
     pub fn output(&self, key: &str) -> Val {
         match self.outputs.get(key) {
@@ -160,7 +216,7 @@ impl NodeState {
             stream: None,
         };
         record.set(value);
-        self.outputs.insert(key.to_string(), record);
+        self.insert_record(key, record);
     }
 
     /// `output()`: every record's value (`None` when a record has no value key).
@@ -338,7 +394,7 @@ impl RunState {
         if path.is_empty() {
             return root;
         }
-        Val::Json(walk_path(root, &path.join(".")))
+        Val::Json(walk_path_parts(root, path))
     }
 
     /// `set_variable_value(exp, value)` (BS §10.5).
@@ -480,12 +536,18 @@ impl RunState {
 
 /// `get_variable_param_value`: walk `a.0.b` into a value, JSON-parsing strings on the way.
 pub fn walk_path(root: Val, path: &str) -> Json {
+    walk_path_parts(root, path.split('.'))
+}
+
+/// [`walk_path`] over the path's parts.
+pub fn walk_path_parts<S: AsRef<str>>(root: Val, parts: impl IntoIterator<Item = S>) -> Json {
     let mut cur = match root {
         Val::Json(j) => j,
         // A stream has no attributes to walk into.
         Val::Stream(_) => return Json::Null,
     };
-    for key in path.split('.') {
+    for key in parts {
+        let key = key.as_ref();
         if cur.is_null() {
             return Json::Null;
         }

@@ -5,6 +5,7 @@
 //! "Parsing never fails": [`analyze`] returns a result *and* its diagnostics for any canvas;
 //! only text that is not a canvas at all is an error.
 
+pub mod binding;
 pub mod catalog;
 pub mod check;
 pub mod convert;

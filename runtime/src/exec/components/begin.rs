@@ -1,10 +1,21 @@
 //! Begin: every run starts here; it turns the run's form inputs into outputs (components.md §1).
 
 use super::userfillup::resolve_input_value;
+use super::Component;
 use crate::exec::{NodeCx, RunError};
 use crate::value::{Json, Map};
 
-pub async fn body(cx: &NodeCx<'_>) -> Result<(), RunError> {
+/// Begin has no parameters of its own to type: its form is the node's `inputs` table.
+#[derive(Clone, Copy, Debug)]
+pub struct Spec;
+
+impl Component for Spec {
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        body(cx).await
+    }
+}
+
+async fn body(cx: &NodeCx<'_>) -> Result<(), RunError> {
     if cx.check_canceled() {
         return Ok(());
     }

@@ -1,13 +1,27 @@
 //! DataOperations: select, evaluate, combine, filter, update, remove or rename keys of the
 //! objects its references hold (components.md §15, `agent/component/data_operations.py`).
 
-use super::{exp_str, json_of, py_get, py_strip, value_with_variable_json};
-use crate::exec::render::value_with_variable;
+use super::{exp_str, json_of, py_get, py_strip, value_with_variable_json, Component};
+use crate::exec::binding::{Bound, Resolve};
+use crate::exec::render::{value_with_template, Template};
 use crate::exec::{NodeCx, RunError};
 use crate::value::{py, Json, Map};
+use std::borrow::Cow;
+
+/// The bindings of the references in the parameters.
+#[derive(Clone, Debug, Default)]
+pub struct Bindings {
+    /// Per `query` entry.
+    pub query: Vec<Option<Bound>>,
+    /// Per `filter_values` rule: its `value` text.
+    pub rules: Vec<Option<Template>>,
+    /// Per `updates` item: its `value` text.
+    pub updates: Vec<Option<Template>>,
+}
 
 #[derive(Clone, Debug)]
 pub struct Spec {
+    pub bound: Bindings,
     pub query: Json,
     pub operation: Json,
     pub select_keys: Json,
@@ -21,6 +35,7 @@ impl Spec {
     pub fn from_params(p: &Map<String, Json>) -> Self {
         let get = |k: &str| p.get(k).cloned().unwrap_or(Json::Array(Vec::new()));
         Spec {
+            bound: Bindings::default(),
             query: get("query"),
             operation: p
                 .get("operations")
@@ -44,16 +59,59 @@ struct Origin {
     elem: Option<usize>,
 }
 
-pub async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
+impl Component for Spec {
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        body(self, cx).await
+    }
+
+    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+        Ok(Cow::Borrowed("DataOperation in progress"))
+    }
+
+    fn bind(&mut self, r: &dyn Resolve) {
+        let text = |v: Option<&Json>| match v {
+            Some(Json::String(t)) => {
+                let mut tpl = Template::new(t.clone());
+                tpl.bind(r);
+                Some(tpl)
+            }
+            _ => None,
+        };
+        let each = |list: &Json, f: &dyn Fn(&Json) -> Option<Template>| match list {
+            Json::Array(a) => a.iter().map(f).collect(),
+            _ => Vec::new(),
+        };
+        self.bound = Bindings {
+            query: match &self.query {
+                Json::Array(a) => a
+                    .iter()
+                    .map(|q| q.as_str().and_then(|e| r.resolve(e)))
+                    .collect(),
+                Json::String(e) => vec![r.resolve(e)],
+                _ => Vec::new(),
+            },
+            rules: each(&self.filter_values, &|rule| text(rule.get("value"))),
+            updates: each(&self.updates, &|item| text(item.get("value"))),
+        };
+    }
+}
+
+/// The pre-scanned text at `i` of a binding list, if the program was built with bindings.
+fn template(list: &[Option<Template>], i: usize) -> Option<&Template> {
+    list.get(i).and_then(Option::as_ref)
+}
+
+async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     let refs = match &spec.query {
         Json::Array(a) => a.clone(),
         other => vec![other.clone()],
     };
     let mut objects: Vec<Map<String, Json>> = Vec::new();
     let mut origins: Vec<Origin> = Vec::new();
-    for r in &refs {
+    for (i, r) in refs.iter().enumerate() {
         let key = exp_str(r)?;
-        let value = json_of(cx.value(key)?);
+        let bound = spec.bound.query.get(i).and_then(Option::as_ref);
+        let value = json_of(cx.read(bound, key)?);
         cx.set_input_value(key, value.clone());
         match value {
             Json::Object(m) => {
@@ -144,7 +202,7 @@ fn live_value<'s>(
     };
     let node = meta.find(cpn)?;
     let (root, rest) = var.split_once('.').unwrap_or((var, ""));
-    let record = state.nodes[node.index()].outputs.get_mut(root)?;
+    let record = state.nodes[node.index()].record_mut(root)?;
     let mut cur = record.json_mut()?;
     if rest.is_empty() {
         return Some(cur);
@@ -291,6 +349,7 @@ async fn match_rule(
     cx: &NodeCx<'_>,
     obj: &Map<String, Json>,
     rule: &Json,
+    value_tpl: Option<&Template>,
 ) -> Result<bool, RunError> {
     let key = py_get(rule, "key")?;
     let op = match py_get(rule, "operator")? {
@@ -301,7 +360,10 @@ async fn match_rule(
         _ => "equals".to_string(),
     };
     let raw = norm(py_get(rule, "value")?);
-    let rendered = value_with_variable(cx, &raw).await?;
+    let rendered = match value_tpl {
+        Some(tpl) => value_with_template(cx, tpl).await?,
+        None => value_with_template(cx, &Template::new(raw.clone())).await?,
+    };
     let target = if rendered.is_empty() { raw } else { rendered };
     // Only string keys can be present in a JSON object.
     let Some(v) = key.and_then(Json::as_str).and_then(|k| obj.get(k)) else {
@@ -330,8 +392,9 @@ async fn filter_values(
     };
     let mut out = Vec::new();
     'objects: for obj in objects {
-        for rule in &rules {
-            if !match_rule(cx, &obj, rule).await? {
+        for (i, rule) in rules.iter().enumerate() {
+            let tpl = template(&spec.bound.rules, i);
+            if !match_rule(cx, &obj, rule, tpl).await? {
                 continue 'objects;
             }
         }
@@ -363,7 +426,7 @@ async fn append_or_update(
     };
     let mut out = Vec::with_capacity(objects.len());
     for mut obj in objects {
-        for item in &updates {
+        for (i, item) in updates.iter().enumerate() {
             if !item.is_object() {
                 continue;
             }
@@ -372,7 +435,10 @@ async fn append_or_update(
                 continue;
             }
             let raw = py_get(item, "value")?.cloned().unwrap_or(Json::Null);
-            let rendered = value_with_variable_json(cx, &raw).await?;
+            let rendered = match template(&spec.bound.updates, i) {
+                Some(tpl) => value_with_template(cx, tpl).await?,
+                None => value_with_variable_json(cx, &raw).await?,
+            };
             let value = if rendered.is_empty() {
                 raw
             } else {

@@ -6,18 +6,32 @@
 //! RAGFlow's split: validation errors (`ValueError`s) end at once with `URL not valid`, network
 //! errors are retried after `delay_after_error` and end with urllib3's error text.
 
-use super::{exp_str, py_get, py_getitem, py_json, py_strip};
+use super::{exp_str, py_get, py_getitem, py_json, py_strip, Component};
+use crate::exec::binding::{Bound, Resolve};
+use crate::exec::render::Template;
 use crate::exec::ssrf;
 use crate::exec::{NodeCx, RunError};
-use crate::frontend::refs::template_refs_exact_case;
 use crate::value::{py, Json, Map, Val};
 use regex::Regex;
+use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::sync::LazyLock;
 use std::time::Duration;
 
+/// The bindings of the references in the parameters.
+#[derive(Clone, Debug, Default)]
+pub struct Bindings {
+    /// The URL, pre-scanned (after `strip()`).
+    pub url: Option<Template>,
+    /// Per `variables` entry: its `ref`, and its `value` text pre-scanned.
+    pub variables: Vec<(Option<Bound>, Option<Template>)>,
+    /// Per header (in the order of the `headers` JSON object): its `{name}` placeholders.
+    pub headers: Vec<Vec<Option<Bound>>>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Spec {
+    pub bound: Bindings,
     pub url: Json,
     pub method: Json,
     pub headers: Json,
@@ -34,6 +48,7 @@ impl Spec {
     pub fn from_params(p: &Map<String, Json>) -> Self {
         let get = |k: &str, d: Json| p.get(k).cloned().unwrap_or(d);
         Spec {
+            bound: Bindings::default(),
             url: get("url", Json::from("")),
             method: get("method", Json::from("get")),
             headers: get("headers", Json::from("")),
@@ -62,7 +77,59 @@ enum Failure {
     Other(String),
 }
 
-pub async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
+impl Component for Spec {
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        body(self, cx).await
+    }
+
+    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+        Ok(Cow::Borrowed("Waiting for the server respond..."))
+    }
+
+    fn bind(&mut self, r: &dyn Resolve) {
+        let template = |text: &str| {
+            let mut tpl = Template::exact_case(text);
+            tpl.bind(r);
+            tpl
+        };
+        let headers = match &self.headers {
+            Json::String(text) => match py_json::loads(text).map(|p| p.value) {
+                Ok(Json::Object(m)) => m
+                    .values()
+                    .map(|v| match v {
+                        Json::String(h) => HEADER_REF
+                            .captures_iter(h)
+                            .map(|c| c.get(1).and_then(|n| r.resolve(n.as_str())))
+                            .collect(),
+                        _ => Vec::new(),
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        };
+        self.bound = Bindings {
+            url: self.url.as_str().map(|u| template(py_strip(u))),
+            variables: match &self.variables {
+                Json::Array(vars) => vars
+                    .iter()
+                    .map(|v| {
+                        let reference = match v.get("ref") {
+                            Some(Json::String(e)) => r.resolve(py_strip(e)),
+                            _ => None,
+                        };
+                        let value = v.get("value").and_then(Json::as_str).map(template);
+                        (reference, value)
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            },
+            headers,
+        };
+    }
+}
+
+async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     if cx.check_canceled() {
         return Ok(());
     }
@@ -159,8 +226,12 @@ fn delay(v: &Json) -> Result<Duration, RunError> {
 
 /// `_resolve_variable_value`: a keyword argument wins over the canvas value (which is read
 /// anyway); a stream is consumed and recorded; `None` reads `""`.
-async fn resolve_variable(cx: &NodeCx<'_>, name: &str) -> Result<Json, RunError> {
-    let canvas = cx.value(name)?;
+async fn resolve_variable(
+    cx: &NodeCx<'_>,
+    name: &str,
+    bound: Option<&Bound>,
+) -> Result<Json, RunError> {
+    let canvas = cx.read(bound, name)?;
     let value = match cx.kwargs.get(name) {
         Some(v) => Val::Json(v.clone()),
         None => canvas,
@@ -188,14 +259,27 @@ fn str_of(v: &Json) -> String {
 }
 
 /// `_resolve_template_text`: every reference (case-sensitive pattern) replaced by `str()` of its
-/// value.
-async fn render_template(cx: &NodeCx<'_>, text: &str) -> Result<String, RunError> {
+/// value. `scanned` is the same text scanned when the program was built.
+async fn render_template(
+    cx: &NodeCx<'_>,
+    text: &str,
+    scanned: Option<&Template>,
+) -> Result<String, RunError> {
+    let fresh;
+    let tpl = match scanned {
+        Some(t) => t,
+        None => {
+            fresh = Template::exact_case(text);
+            &fresh
+        }
+    };
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
-    for m in template_refs_exact_case(text) {
-        out.push_str(&text[last..m.span.start]);
-        out.push_str(&str_of(&resolve_variable(cx, m.expr(text)).await?));
-        last = m.span.end;
+    for (span, i) in tpl.matches() {
+        out.push_str(&text[last..span.start]);
+        let value = resolve_variable(cx, &tpl.exprs()[*i], tpl.binding(*i)).await?;
+        out.push_str(&str_of(&value));
+        last = span.end;
     }
     out.push_str(&text[last..]);
     Ok(out)
@@ -204,40 +288,54 @@ async fn render_template(cx: &NodeCx<'_>, text: &str) -> Result<String, RunError
 static HEADER_REF: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\{([a-zA-Z_][a-zA-Z0-9_.@-]*)\}").expect("valid pattern"));
 
-/// `_resolve_header_text`: plain `{name}` placeholders, each a canvas reference.
-async fn render_header(cx: &NodeCx<'_>, text: &str) -> Result<String, RunError> {
+/// `_resolve_header_text`: plain `{name}` placeholders, each a canvas reference (`bound`: their
+/// bindings in order).
+async fn render_header(
+    cx: &NodeCx<'_>,
+    text: &str,
+    bound: &[Option<Bound>],
+) -> Result<String, RunError> {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
-    for c in HEADER_REF.captures_iter(text) {
+    for (i, c) in HEADER_REF.captures_iter(text).enumerate() {
         let (Some(whole), Some(name)) = (c.get(0), c.get(1)) else {
             continue;
         };
         out.push_str(&text[last..whole.start()]);
-        out.push_str(&str_of(&resolve_variable(cx, name.as_str()).await?));
+        let b = bound.get(i).and_then(Option::as_ref);
+        out.push_str(&str_of(&resolve_variable(cx, name.as_str(), b).await?));
         last = whole.end();
     }
     out.push_str(&text[last..]);
     Ok(out)
 }
 
-/// `_resolve_arg_value`.
-async fn resolve_arg(cx: &NodeCx<'_>, para: &Json) -> Result<Json, RunError> {
+/// `_resolve_arg_value`, with the bindings of the entry's `ref` and `value`.
+async fn resolve_arg(
+    cx: &NodeCx<'_>,
+    para: &Json,
+    bound: Option<&(Option<Bound>, Option<Template>)>,
+) -> Result<Json, RunError> {
+    let (ref_bound, value_tpl) = match bound {
+        Some((r, v)) => (r.as_ref(), v.as_ref()),
+        None => (None, None),
+    };
     let reference = match py_get(para, "ref")? {
         Some(v) if py::truthy(v) => py_strip(exp_str(v)?).to_string(),
         _ => String::new(),
     };
     if !reference.is_empty()
-        && (cx.kwargs.contains_key(&reference) || !cx.value(&reference)?.is_null())
+        && (cx.kwargs.contains_key(&reference) || !cx.read(ref_bound, &reference)?.is_null())
     {
-        return resolve_variable(cx, &reference).await;
+        return resolve_variable(cx, &reference, ref_bound).await;
     }
     match py_get(para, "value")? {
-        Some(Json::String(s)) => return Ok(Json::String(render_template(cx, s).await?)),
+        Some(Json::String(s)) => return Ok(Json::String(render_template(cx, s, value_tpl).await?)),
         Some(v) if !v.is_null() => return Ok(v.clone()),
         _ => {}
     }
     if !reference.is_empty() {
-        return resolve_variable(cx, &reference).await;
+        return resolve_variable(cx, &reference, ref_bound).await;
     }
     Ok(Json::from(""))
 }
@@ -245,9 +343,9 @@ async fn resolve_arg(cx: &NodeCx<'_>, para: &Json) -> Result<Json, RunError> {
 /// `_build_request_args`: ordered like a dict (a repeated key keeps its first position).
 async fn build_args(spec: &Spec, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
     let mut args = Map::new();
-    for para in super::py_iter(&spec.variables)? {
+    for (i, para) in super::py_iter(&spec.variables)?.into_iter().enumerate() {
         let key = str_of(py_getitem(&para, "key")?);
-        let mut value = resolve_arg(cx, &para).await?;
+        let mut value = resolve_arg(cx, &para, spec.bound.variables.get(i)).await?;
         if spec.json_mode() {
             // Stringified JSON passes through as the structure it encodes.
             if let Json::String(s) = &value {
@@ -287,9 +385,10 @@ async fn build_headers(spec: &Spec, cx: &NodeCx<'_>) -> Result<Vec<(String, Json
         ));
     };
     let mut out = Vec::with_capacity(m.len());
-    for (k, v) in m {
+    for (i, (k, v)) in m.into_iter().enumerate() {
+        let bound = spec.bound.headers.get(i).map_or(&[][..], Vec::as_slice);
         let v = match v {
-            Json::String(s) => Json::String(render_header(cx, &s).await?),
+            Json::String(s) => Json::String(render_header(cx, &s, bound).await?),
             other => other,
         };
         out.push((k, v));
@@ -332,7 +431,7 @@ async fn attempt(
         Json::String(s) => py_strip(s).to_string(),
         other => str_of(other),
     };
-    let mut url = render_template(cx, &raw_url)
+    let mut url = render_template(cx, &raw_url, spec.bound.url.as_ref())
         .await
         .map_err(|e| Failure::Other(e.to_string()))?;
     if !(url.starts_with("http://") || url.starts_with("https://")) {

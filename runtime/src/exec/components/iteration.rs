@@ -1,25 +1,108 @@
 //! Iteration and IterationItem: run the body once per element of an array, collecting declared
 //! outputs (components.md §8–9).
 
+use super::Component;
+use crate::exec::binding::{Bound, Resolve};
 use crate::exec::{NodeCx, RunError};
 use crate::value::{py, Json, Map, Val};
+use std::borrow::Cow;
 
-#[derive(Clone, Debug)]
-pub struct Spec {
-    pub items_ref: String,
+/// The Iteration's `items_ref`, which its IterationItem reads too.
+#[derive(Clone, Debug, Default)]
+pub struct Items {
+    pub exp: String,
+    pub bound: Option<Bound>,
 }
 
-impl Spec {
-    pub fn from_params(p: &Map<String, Json>) -> Self {
-        Spec {
-            items_ref: p
+impl Items {
+    fn from_params(p: &Map<String, Json>) -> Self {
+        Items {
+            exp: p
                 .get("items_ref")
                 .map(|v| match v {
                     Json::String(s) => s.clone(),
                     other => py::str_of(other),
                 })
                 .unwrap_or_default(),
+            bound: None,
         }
+    }
+
+    fn read(&self, cx: &NodeCx<'_>) -> Result<Val, RunError> {
+        cx.read(self.bound.as_ref(), &self.exp)
+    }
+
+    /// Lend the value (see [`crate::exec::RunState::with_variable_value`]).
+    fn with<R>(&self, cx: &NodeCx<'_>, f: impl FnOnce(Option<&Json>) -> R) -> Result<R, RunError> {
+        let s = cx.state();
+        match &self.bound {
+            Some(b) => b.with_value(&s, f),
+            None => s.with_variable_value(&cx.shared.meta, &self.exp, f),
+        }
+    }
+
+    fn bind(&mut self, r: &dyn Resolve) {
+        self.bound = r.resolve(&self.exp);
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub items: Items,
+}
+
+impl Spec {
+    pub fn from_params(p: &Map<String, Json>) -> Self {
+        Spec {
+            items: Items::from_params(p),
+        }
+    }
+}
+
+impl Component for Spec {
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        body(self, cx)
+    }
+
+    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+        thoughts(self, cx).map(Cow::Owned)
+    }
+
+    fn bind(&mut self, r: &dyn Resolve) {
+        self.items.bind(r);
+    }
+}
+
+/// The IterationItem, with its Iteration's `items_ref` (parameters of the parent).
+#[derive(Clone, Debug)]
+pub struct ItemSpec {
+    pub items: Items,
+}
+
+impl ItemSpec {
+    /// From the parent Iteration's parameters.
+    pub fn from_params(parent: &Map<String, Json>) -> Self {
+        ItemSpec {
+            items: Items::from_params(parent),
+        }
+    }
+}
+
+impl Component for ItemSpec {
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        item_body(self, cx)
+    }
+
+    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+        Ok(Cow::Borrowed("Next turn..."))
+    }
+
+    fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
+        Ok(cx.state().node(cx.node).counter == -1)
+    }
+
+    fn bind(&mut self, r: &dyn Resolve) {
+        self.items.bind(r);
     }
 }
 
@@ -31,28 +114,26 @@ fn not_an_array(items_ref: &str, v: &Val) -> String {
     format!("{items_ref} must be an array, but its type is {class}")
 }
 
-pub fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
+fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     if cx.check_canceled() {
         return Ok(());
     }
-    let arr = cx.value(&spec.items_ref)?;
+    let arr = spec.items.read(cx)?;
     if !matches!(arr, Val::Json(Json::Array(_))) {
-        cx.set_output("_ERROR", Json::String(not_an_array(&spec.items_ref, &arr)));
+        cx.set_output("_ERROR", Json::String(not_an_array(&spec.items.exp, &arr)));
     }
     Ok(())
 }
 
 /// `Need to process <n> items.`: `len()` of whatever the reference holds (and fails like it).
-pub fn thoughts(spec: &Spec, cx: &NodeCx<'_>) -> Result<String, RunError> {
-    let len = cx
-        .state()
-        .with_variable_value(&cx.shared.meta, &spec.items_ref, |v| match v {
-            Some(Json::Array(a)) => Ok(a.len()),
-            Some(Json::String(s)) => Ok(s.chars().count()),
-            Some(Json::Object(m)) => Ok(m.len()),
-            Some(other) => Err(py::type_name(other).to_string()),
-            None => Err("partial".to_string()),
-        })?;
+fn thoughts(spec: &Spec, cx: &NodeCx<'_>) -> Result<String, RunError> {
+    let len = spec.items.with(cx, |v| match v {
+        Some(Json::Array(a)) => Ok(a.len()),
+        Some(Json::String(s)) => Ok(s.chars().count()),
+        Some(Json::Object(m)) => Ok(m.len()),
+        Some(other) => Err(py::type_name(other).to_string()),
+        None => Err("partial".to_string()),
+    })?;
     match len {
         Ok(n) => Ok(format!("Need to process {n} items.")),
         Err(ty) => Err(RunError::type_error(format!(
@@ -62,33 +143,30 @@ pub fn thoughts(spec: &Spec, cx: &NodeCx<'_>) -> Result<String, RunError> {
 }
 
 /// IterationItem: collate the previous pass, then emit the next element or end (`_idx == -1`).
-pub fn item_body(cx: &NodeCx<'_>) -> Result<(), RunError> {
+fn item_body(spec: &ItemSpec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     if cx.check_canceled() {
         return Ok(());
     }
-    let meta = &cx.shared.meta;
     let parent = cx.meta().parent.ok_or_else(|| {
         RunError::raised(
             "AttributeError",
             "'NoneType' object has no attribute '_param'",
         )
     })?;
-    let items_ref = Spec::from_params(&meta.node(parent).params).items_ref;
+    let items_ref = &spec.items.exp;
     let idx = cx.state().node(cx.node).counter;
     // Read the length and the one element this pass needs without copying the list.
-    let probe = cx
-        .state()
-        .with_variable_value(meta, &items_ref, |v| match v {
-            Some(Json::Array(a)) => {
-                let len = a.len() as i64;
-                // A counter left at -1 by an earlier end indexes from the back (`arr[-1]`).
-                let pos = if idx < 0 { idx + len } else { idx };
-                let item = usize::try_from(pos).ok().and_then(|p| a.get(p)).cloned();
-                Ok((len, item))
-            }
-            Some(other) => Err(py::class_repr(other)),
-            None => Err("<class 'functools.partial'>".to_string()),
-        })?;
+    let probe = spec.items.with(cx, |v| match v {
+        Some(Json::Array(a)) => {
+            let len = a.len() as i64;
+            // A counter left at -1 by an earlier end indexes from the back (`arr[-1]`).
+            let pos = if idx < 0 { idx + len } else { idx };
+            let item = usize::try_from(pos).ok().and_then(|p| a.get(p)).cloned();
+            Ok((len, item))
+        }
+        Some(other) => Err(py::class_repr(other)),
+        None => Err("<class 'functools.partial'>".to_string()),
+    })?;
     let (len, item) = match probe {
         Ok(found) => found,
         Err(class) => {
@@ -146,9 +224,7 @@ fn collate(cx: &NodeCx<'_>, iteration: crate::frontend::ir::NodeId) {
             let value = s.nodes[i].output(var).to_event_json();
             let st = s.node_mut(iteration);
             // Python appends to the same list object in place.
-            if let Some(Json::Array(list)) =
-                st.outputs.get_mut(k.as_str()).and_then(|r| r.json_mut())
-            {
+            if let Some(Json::Array(list)) = st.record_mut(k.as_str()).and_then(|r| r.json_mut()) {
                 list.push(value);
                 continue;
             }

@@ -1,14 +1,17 @@
 //! ListOperations: pick, filter, sort or deduplicate the items of a list
 //! (components.md §16, `agent/component/list_operations.py`).
 
-use super::{exp_str, py_get, py_getitem, py_strip};
+use super::{exp_str, py_get, py_getitem, py_strip, Component};
+use crate::exec::binding::{Bound, Resolve};
 use crate::exec::{NodeCx, RunError};
 use crate::value::{py, Json, Map, Val};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 #[derive(Clone, Debug)]
 pub struct Spec {
     pub query: Json,
+    pub query_bound: Option<Bound>,
     /// Normalised as `check()` does: trimmed, `topN` (any case) → `head`, empty → `nth`.
     pub operation: String,
     pub n: Json,
@@ -35,6 +38,7 @@ impl Spec {
         };
         Spec {
             query: get("query", Json::from("")),
+            query_bound: None,
             operation,
             n: get("n", Json::from(0)),
             strict: get("strict", Json::Bool(false)),
@@ -60,9 +64,25 @@ impl Spec {
     }
 }
 
-pub fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
+impl Component for Spec {
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        body(self, cx)
+    }
+
+    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+        Ok(Cow::Borrowed("ListOperation in progress"))
+    }
+
+    fn bind(&mut self, r: &dyn Resolve) {
+        if let Json::String(exp) = &self.query {
+            self.query_bound = r.resolve(exp);
+        }
+    }
+}
+
+fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     let query = exp_str(&spec.query)?;
-    let items = match cx.value(query)? {
+    let items = match cx.read(spec.query_bound.as_ref(), query)? {
         Val::Json(Json::Array(items)) => items,
         _ => {
             return Err(RunError::type_error(
@@ -96,10 +116,7 @@ fn set_outputs(cx: &NodeCx<'_>, out: Vec<Json>) -> Result<(), RunError> {
         ("first", first),
         ("last", last),
     ] {
-        let record = st
-            .outputs
-            .get_mut(key)
-            .ok_or_else(|| RunError::key_error(key))?;
+        let record = st.record_mut(key).ok_or_else(|| RunError::key_error(key))?;
         record.set(Val::Json(value));
     }
     Ok(())

@@ -1,24 +1,134 @@
 //! Loop and LoopItem: repeat the body while the termination condition does not hold, at most
 //! `maximum_loop_count` times (components.md §10–11).
 
+use super::Component;
+use crate::exec::binding::{Bound, Resolve};
 use crate::exec::{NodeCx, RunError};
 use crate::value::{py, Json, Map, Val};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 #[derive(Clone, Debug)]
 pub struct Spec {
     pub loop_variables: Vec<Json>,
+    /// Per variable: the binding of its `value` in `variable` input mode.
+    pub bound: Vec<Option<Bound>>,
 }
 
 impl Spec {
     pub fn from_params(p: &Map<String, Json>) -> Self {
+        let loop_variables: Vec<Json> = p
+            .get("loop_variables")
+            .and_then(Json::as_array)
+            .cloned()
+            .unwrap_or_default();
         Spec {
-            loop_variables: p
-                .get("loop_variables")
-                .and_then(Json::as_array)
-                .cloned()
-                .unwrap_or_default(),
+            bound: vec![None; loop_variables.len()],
+            loop_variables,
         }
+    }
+}
+
+impl Component for Spec {
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        body(self, cx)
+    }
+
+    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+        Ok(Cow::Borrowed("Loop from canvas."))
+    }
+
+    fn bind(&mut self, r: &dyn Resolve) {
+        self.bound = self
+            .loop_variables
+            .iter()
+            .map(|item| match item.get("input_mode").and_then(Json::as_str) {
+                Some("variable") => item.get("value").map(text).and_then(|e| r.resolve(&e)),
+                _ => None,
+            })
+            .collect();
+    }
+}
+
+/// The LoopItem, with its Loop's termination settings (parameters of the parent).
+#[derive(Clone, Debug)]
+pub struct ItemSpec {
+    pub maximum_loop_count: Json,
+    pub logical_operator: Json,
+    pub conditions: Vec<Json>,
+    /// Per condition: the bindings of `variable` and of a `variable`-mode `value`.
+    pub bound: Vec<(Option<Bound>, Option<Bound>)>,
+}
+
+impl ItemSpec {
+    /// From the parent Loop's parameters.
+    pub fn from_params(parent: &Map<String, Json>) -> Self {
+        let conditions: Vec<Json> = parent
+            .get("loop_termination_condition")
+            .and_then(Json::as_array)
+            .cloned()
+            .unwrap_or_default();
+        ItemSpec {
+            maximum_loop_count: parent
+                .get("maximum_loop_count")
+                .cloned()
+                .unwrap_or(Json::from(0)),
+            logical_operator: parent
+                .get("logical_operator")
+                .cloned()
+                .unwrap_or(Json::String("and".into())),
+            bound: vec![(None, None); conditions.len()],
+            conditions,
+        }
+    }
+}
+
+impl Component for ItemSpec {
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        item_body(self, cx)
+    }
+
+    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+        Ok(Cow::Borrowed("Next turn..."))
+    }
+
+    fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
+        item_ended(self, cx)
+    }
+
+    fn bind(&mut self, r: &dyn Resolve) {
+        self.bound = self
+            .conditions
+            .iter()
+            .map(|item| {
+                let variable = item
+                    .get("variable")
+                    .filter(|v| py::truthy(v))
+                    .and_then(|v| r.resolve(&py::str_of(v)));
+                let value = match item.get("input_mode").and_then(Json::as_str) {
+                    Some("variable") => item.get("value").and_then(|v| r.resolve(&py::str_of(v))),
+                    _ => None,
+                };
+                (variable, value)
+            })
+            .collect();
+    }
+}
+
+/// ExitLoop: its effect is the scheduler's (the path continues after the Loop).
+#[derive(Clone, Copy, Debug)]
+pub struct ExitSpec;
+
+impl Component for ExitSpec {
+    async fn body<'a>(&'a self, _cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        Ok(())
+    }
+}
+
+fn text(v: &Json) -> String {
+    match v {
+        Json::String(s) => s.clone(),
+        other => py::str_of(other),
     }
 }
 
@@ -27,11 +137,11 @@ fn missing(v: Option<&Json>) -> bool {
 }
 
 /// Loop: (re)initialise the loop variables as outputs.
-pub fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
+fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     if cx.check_canceled() {
         return Ok(());
     }
-    for item in &spec.loop_variables {
+    for (i, item) in spec.loop_variables.iter().enumerate() {
         let incomplete = missing(item.get("variable"))
             || missing(item.get("input_mode"))
             || missing(item.get("type"))
@@ -43,18 +153,10 @@ pub fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
         if incomplete {
             return Err(RunError::value_error("Loop Variable is not complete."));
         }
-        let name = match item.get("variable") {
-            Some(Json::String(s)) => s.clone(),
-            Some(other) => py::str_of(other),
-            None => String::new(),
-        };
+        let name = item.get("variable").map(text).unwrap_or_default();
         let value = item.get("value").cloned().unwrap_or(Json::Null);
         if item.get("input_mode").and_then(Json::as_str) == Some("variable") {
-            let exp = match &value {
-                Json::String(s) => s.clone(),
-                other => py::str_of(other),
-            };
-            let v = cx.value(&exp)?;
+            let v = cx.read(spec.bound.get(i).and_then(Option::as_ref), &text(&value))?;
             cx.set_output(&name, v);
         } else {
             cx.set_output(&name, value);
@@ -64,27 +166,21 @@ pub fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
 }
 
 /// LoopItem: count passes; past `maximum_loop_count` the loop ends.
-pub fn item_body(cx: &NodeCx<'_>) -> Result<(), RunError> {
+fn item_body(spec: &ItemSpec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     if cx.check_canceled() {
         return Ok(());
     }
-    let meta = &cx.shared.meta;
-    let parent = cx.meta().parent.ok_or_else(|| {
-        RunError::raised(
+    if cx.meta().parent.is_none() {
+        return Err(RunError::raised(
             "AttributeError",
             "'NoneType' object has no attribute '_param'",
-        )
-    })?;
-    let max = meta
-        .node(parent)
-        .params
-        .get("maximum_loop_count")
-        .cloned()
-        .unwrap_or(Json::from(0));
+        ));
+    }
     let mut s = cx.state();
     let st = s.node_mut(cx.node);
     let idx = Json::from(st.counter);
-    let reached = py::py_cmp(&idx, &max, ">=").map_err(RunError::msg)? != Ordering::Less;
+    let reached =
+        py::py_cmp(&idx, &spec.maximum_loop_count, ">=").map_err(RunError::msg)? != Ordering::Less;
     if reached {
         st.counter = -1;
     } else {
@@ -94,36 +190,25 @@ pub fn item_body(cx: &NodeCx<'_>) -> Result<(), RunError> {
 }
 
 /// `LoopItem.end()`: evaluated before every pass; errors abort the run.
-pub fn item_ended(cx: &NodeCx<'_>) -> Result<bool, RunError> {
+fn item_ended(spec: &ItemSpec, cx: &NodeCx<'_>) -> Result<bool, RunError> {
     if cx.state().node(cx.node).counter == -1 {
         return Ok(true);
     }
-    let meta = &cx.shared.meta;
-    let parent = cx.meta().parent.ok_or_else(|| {
-        RunError::raised(
+    if cx.meta().parent.is_none() {
+        return Err(RunError::raised(
             "AttributeError",
             "'NoneType' object has no attribute '_param'",
-        )
-    })?;
-    let p = &meta.node(parent).params;
-    let logical = p
-        .get("logical_operator")
-        .cloned()
-        .unwrap_or(Json::String("and".into()));
-    let conditions = p
-        .get("loop_termination_condition")
-        .and_then(Json::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let mut results = Vec::with_capacity(conditions.len());
-    for item in &conditions {
+        ));
+    }
+    let mut results = Vec::with_capacity(spec.conditions.len());
+    for (i, item) in spec.conditions.iter().enumerate() {
         let variable = item.get("variable").filter(|v| py::truthy(v));
         let operator = item.get("operator").filter(|v| py::truthy(v));
         let (Some(variable), Some(operator)) = (variable, operator) else {
             return Err(RunError::value_error("Loop condition is incomplete."));
         };
-        let var = cx.value(&py::str_of(variable))?;
-        let var = match var {
+        let (var_bound, value_bound) = spec.bound.get(i).cloned().unwrap_or_default();
+        let var = match cx.read(var_bound.as_ref(), &py::str_of(variable))? {
             Val::Json(j) => j,
             Val::Stream(_) => Json::Null,
         };
@@ -132,10 +217,13 @@ pub fn item_ended(cx: &NodeCx<'_>) -> Result<bool, RunError> {
             .and_then(Json::as_str)
             .unwrap_or("constant")
         {
-            "variable" => match cx.value(&item.get("value").map(py::str_of).unwrap_or_default())? {
-                Val::Json(j) => j,
-                Val::Stream(_) => Json::Null,
-            },
+            "variable" => {
+                let exp = item.get("value").map(py::str_of).unwrap_or_default();
+                match cx.read(value_bound.as_ref(), &exp)? {
+                    Val::Json(j) => j,
+                    Val::Stream(_) => Json::Null,
+                }
+            }
             "constant" => item
                 .get("value")
                 .cloned()
@@ -144,7 +232,7 @@ pub fn item_ended(cx: &NodeCx<'_>) -> Result<bool, RunError> {
         };
         results.push(evaluate(&var, &py::str_of(operator), &value)?);
     }
-    let should_end = match logical.as_str() {
+    let should_end = match spec.logical_operator.as_str() {
         Some("and") => results.iter().all(|r| *r),
         Some("or") => results.iter().any(|r| *r),
         _ => {

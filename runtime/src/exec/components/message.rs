@@ -1,35 +1,82 @@
 //! Message: the reply shown to the user (components.md §3). Streams by default: the scheduler
 //! consumes the content lazily and forwards an upstream LLM's tokens chunk by chunk.
 
-use crate::exec::render::{elements_of, expand_replacement, Template};
+use super::{input_values_for, Component};
+use crate::exec::binding::Resolve;
+use crate::exec::meta::Target;
+use crate::exec::render::{elements_of, expand_replacement, in_iteration, Template};
 use crate::exec::{NodeCx, RunError, Shared};
 use crate::frontend::ir::NodeId;
-use crate::frontend::refs::template_refs_exact_case;
 use crate::value::{py, Json, LazyStream, Map, Val};
 use futures::StreamExt;
 use regex::Regex;
+use std::borrow::Cow;
 use std::sync::{Arc, LazyLock};
 
 #[derive(Clone, Debug)]
 pub struct Spec {
     /// The alternatives; one is picked at random per invocation.
-    pub content: Vec<String>,
+    pub content: Vec<Alternative>,
     pub stream: bool,
     /// The references of all alternatives together (`get_input_elements()`).
     pub elements: Template,
 }
 
+/// One alternative of `content`, scanned for each way it can be rendered.
+#[derive(Clone, Debug)]
+pub struct Alternative {
+    /// Rendered at once (Jinja, or streaming off): RAGFlow's case-insensitive grammar.
+    pub rendered: Template,
+    /// Streamed: the case-sensitive grammar Message streaming uses.
+    pub streamed: Arc<Template>,
+    pub jinja: bool,
+}
+
 impl Spec {
     pub fn from_params(p: &Map<String, Json>) -> Self {
-        let content = match p.get("content") {
+        let content: Vec<String> = match p.get("content") {
             Some(Json::Array(items)) => items.iter().map(as_text).collect(),
             Some(Json::String(s)) => s.chars().map(|c| c.to_string()).collect(),
             _ => Vec::new(),
         };
         Spec {
             elements: Template::new(content.concat()),
-            content,
+            content: content
+                .into_iter()
+                .map(|text| Alternative {
+                    jinja: is_jinja(&text),
+                    rendered: Template::new(text.clone()),
+                    streamed: Arc::new(Template::exact_case(text)),
+                })
+                .collect(),
             stream: p.get("stream").is_none_or(|v| v != &Json::Bool(false)),
+        }
+    }
+}
+
+impl Component for Spec {
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        body(self, cx).await
+    }
+
+    fn dependencies<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, [Target]>, RunError> {
+        self.elements.dependencies(cx)
+    }
+
+    /// Text-driven components' elements are expressions, never params: `{}`.
+    fn get_input(&self, _cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
+        Ok(Map::new())
+    }
+
+    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+        input_values_for(cx, self.elements.keys(in_iteration(cx)))
+    }
+
+    fn bind(&mut self, r: &dyn Resolve) {
+        self.elements.bind(r);
+        for alt in &mut self.content {
+            alt.rendered.bind(r);
+            Arc::make_mut(&mut alt.streamed).bind(r);
         }
     }
 }
@@ -49,21 +96,21 @@ pub fn is_jinja(s: &str) -> bool {
     s.contains("{{") || s.contains("}}") || JINJA_BLOCK.is_match(s)
 }
 
-pub async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
+async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     if cx.check_canceled() {
         return Ok(());
     }
     if spec.content.is_empty() {
         return Err(RunError::msg("Cannot choose from an empty sequence"));
     }
-    let chosen = spec.content[cx.shared.random_below(spec.content.len())].clone();
-    if spec.stream && !is_jinja(&chosen) {
-        let stream = stream_of(Arc::clone(cx.shared), cx.node, chosen);
+    let chosen = &spec.content[cx.shared.random_below(spec.content.len())];
+    if spec.stream && !chosen.jinja {
+        let stream = stream_of(Arc::clone(cx.shared), cx.node, Arc::clone(&chosen.streamed));
         cx.set_output("content", Val::Stream(stream));
         return Ok(());
     }
     let mut downloads = Vec::new();
-    let (script, kwargs) = kwargs_of(cx, &Template::new(chosen), None, &mut downloads).await?;
+    let (script, kwargs) = kwargs_of(cx, &chosen.rendered, None, &mut downloads).await?;
     let mut content = render_jinja(&script, &kwargs).unwrap_or_else(|| script.clone());
     if cx.check_canceled() {
         return Ok(());
@@ -274,33 +321,35 @@ pub fn stringify(
 }
 
 /// The lazy content of a streaming Message (`Message._stream`).
-fn stream_of(shared: Arc<Shared>, node: NodeId, template: String) -> LazyStream {
+fn stream_of(shared: Arc<Shared>, node: NodeId, template: Arc<Template>) -> LazyStream {
     LazyStream::new(move || {
         let shared = Arc::clone(&shared);
-        let template = template.clone();
+        let template = Arc::clone(&template);
         Box::pin(async_stream::stream! {
             let cx = NodeCx::new(node, &shared);
+            let text = template.text();
             let mut all = String::new();
-            let mut cache: Vec<(String, String)> = Vec::new();
+            // Each expression's text once it was read (a repeated reference is not re-read).
+            let mut cache: Vec<Option<String>> = vec![None; template.exprs().len()];
             let mut downloads = Vec::new();
             let mut last = 0;
             let mut stopped = false;
-            for m in template_refs_exact_case(&template) {
+            for (span, i) in template.matches() {
                 if cx.check_canceled() {
                     stopped = true;
                     break;
                 }
-                let literal = template[last..m.span.start].to_string();
+                let literal = text[last..span.start].to_string();
                 all.push_str(&literal);
                 yield Ok(literal);
-                last = m.span.end;
-                let exp = m.expr(&template).to_string();
-                if let Some((_, cached)) = cache.iter().find(|(e, _)| *e == exp) {
+                last = span.end;
+                if let Some(cached) = &cache[*i] {
                     all.push_str(cached);
                     yield Ok(cached.clone());
                     continue;
                 }
-                let value = match cx.value(&exp) {
+                let exp = &template.exprs()[*i];
+                let value = match template.read(&cx, *i) {
                     Ok(v) => v,
                     Err(e) => {
                         yield Err(e);
@@ -311,7 +360,7 @@ fn stream_of(shared: Arc<Shared>, node: NodeId, template: String) -> LazyStream 
                 match value {
                     Val::Stream(s) => {
                         let mut inner = s.open();
-                        let mut text = String::new();
+                        let mut streamed = String::new();
                         while let Some(t) = inner.next().await {
                             let t = match t {
                                 Ok(t) => t,
@@ -326,28 +375,28 @@ fn stream_of(shared: Arc<Shared>, node: NodeId, template: String) -> LazyStream 
                                 break;
                             }
                             all.push_str(&t);
-                            text.push_str(&t);
+                            streamed.push_str(&t);
                             yield Ok(t);
                         }
                         if stopped {
                             break;
                         }
-                        cx.set_input_value(&exp, Json::String(text));
+                        cx.set_input_value(exp, Json::String(streamed));
                     }
                     Val::Json(v) => {
-                        let text = if v.is_null() { String::new() } else { stringify(&v, None, Some(&mut downloads)) };
-                        yield Ok(text.clone());
-                        cx.set_input_value(&exp, Json::String(text.clone()));
-                        all.push_str(&text);
-                        cache.push((exp, text));
+                        let value_text = if v.is_null() { String::new() } else { stringify(&v, None, Some(&mut downloads)) };
+                        yield Ok(value_text.clone());
+                        cx.set_input_value(exp, Json::String(value_text.clone()));
+                        all.push_str(&value_text);
+                        cache[*i] = Some(value_text);
                     }
                 }
             }
-            if !stopped && last < template.len() {
+            if !stopped && last < text.len() {
                 if cx.check_canceled() {
                     stopped = true;
                 } else {
-                    let tail = template[last..].to_string();
+                    let tail = text[last..].to_string();
                     all.push_str(&tail);
                     yield Ok(tail);
                 }

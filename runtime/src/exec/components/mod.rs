@@ -16,24 +16,78 @@ pub mod userfillup;
 pub mod variable_aggregator;
 pub mod variable_assigner;
 
-use super::render::{element_str, elements_from_text, elements_of, in_iteration, string_format};
+pub mod unsupported;
+
+use super::binding::Resolve;
+use super::meta::Target;
+use super::render::{element_str, elements_from_text, string_format};
 use super::{NodeCx, RunError};
 use crate::frontend::catalog::Kind;
-use crate::frontend::ir::{Ir, Node};
 use crate::frontend::refs::template_refs;
 use crate::value::{py, Json, Map, Val};
+use std::borrow::Cow;
+use std::future::Future;
 
-/// A node's parameters, typed for its component.
+/// A component: its parameters, typed for it, and RAGFlow's behaviour for it. The interpreter
+/// and generated programs call these same implementations.
+///
+/// The body runs inside the scheduler's invoke wrapper; the other methods run outside it, so
+/// their errors abort the run as they do in Python.
+pub trait Component: Send + Sync + Sized {
+    /// `_invoke`.
+    fn body<'a>(
+        &'a self,
+        cx: &'a NodeCx<'a>,
+    ) -> impl Future<Output = Result<(), RunError>> + Send + 'a;
+
+    /// `thoughts()`, shown in `node_started`.
+    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+        Ok(Cow::Borrowed(""))
+    }
+
+    /// The components the input elements reference (`_cpn_id`), after evaluating them as
+    /// `get_input_elements()` does (which can fail). Only text-driven components have any.
+    fn dependencies<'a>(&'a self, _cx: &NodeCx<'_>) -> Result<Cow<'a, [Target]>, RunError> {
+        Ok(Cow::Borrowed(&[]))
+    }
+
+    /// `get_input()`: the keyword arguments the body receives, resolved when scheduled.
+    fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
+        generic_get_input(cx)
+    }
+
+    /// `get_input_values()`, reported in `node_finished`.
+    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+        let keys: Vec<String> = cx.state().node(cx.node).inputs.keys().cloned().collect();
+        input_values_for(cx, keys)
+    }
+
+    /// `IterationItem.end()` / `LoopItem.end()`, evaluated after the item ran.
+    fn item_ended(&self, _cx: &NodeCx<'_>) -> Result<bool, RunError> {
+        Ok(false)
+    }
+
+    /// Take the bindings of the references in the parameters (compiled programs).
+    fn bind(&mut self, _r: &dyn Resolve) {}
+
+    /// [`Component::bind`], by value.
+    fn bound(mut self, r: &dyn Resolve) -> Self {
+        self.bind(r);
+        self
+    }
+}
+
+/// A node's component, as the interpreter holds it (generated programs hold each one typed).
 #[derive(Clone, Debug)]
 pub enum Spec {
-    Begin,
+    Begin(begin::Spec),
     UserFillUp(userfillup::Spec),
     Message(message::Spec),
     Iteration(iteration::Spec),
-    IterationItem,
+    IterationItem(iteration::ItemSpec),
     Loop(loop_::Spec),
-    LoopItem,
-    ExitLoop,
+    LoopItem(loop_::ItemSpec),
+    ExitLoop(loop_::ExitSpec),
     Switch(switch::Spec),
     VariableAggregator(variable_aggregator::Spec),
     VariableAssigner(variable_assigner::Spec),
@@ -42,23 +96,52 @@ pub enum Spec {
     DataOperations(Box<data_operations::Spec>),
     Invoke(Box<invoke::Spec>),
     /// A kind this build cannot run yet; running it fails with a clear error.
-    Unsupported(Kind),
+    Unsupported(unsupported::Spec),
+}
+
+/// Apply `$f` to the component inside a [`Spec`].
+macro_rules! each {
+    ($spec:expr, $c:ident => $e:expr) => {
+        match $spec {
+            Spec::Begin($c) => $e,
+            Spec::UserFillUp($c) => $e,
+            Spec::Message($c) => $e,
+            Spec::Iteration($c) => $e,
+            Spec::IterationItem($c) => $e,
+            Spec::Loop($c) => $e,
+            Spec::LoopItem($c) => $e,
+            Spec::ExitLoop($c) => $e,
+            Spec::Switch($c) => $e,
+            Spec::VariableAggregator($c) => $e,
+            Spec::VariableAssigner($c) => $e,
+            Spec::StringTransform($c) => $e,
+            Spec::ListOperations($c) => $e,
+            Spec::DataOperations($c) => $e,
+            Spec::Invoke($c) => $e,
+            Spec::Unsupported($c) => $e,
+        }
+    };
 }
 
 impl Spec {
-    /// Type a node's parameters.
-    pub fn build(node: &Node, ir: &Ir) -> Spec {
-        let _ = ir;
-        let p = &node.params;
-        match node.kind {
-            Kind::Begin => Spec::Begin,
+    /// Type a node's parameters. Iteration and Loop items read their parent's parameters.
+    pub fn build(
+        kind: Kind,
+        params: &Map<String, Json>,
+        parent: Option<&Map<String, Json>>,
+    ) -> Spec {
+        let p = params;
+        let empty = Map::new();
+        let parent = parent.unwrap_or(&empty);
+        match kind {
+            Kind::Begin => Spec::Begin(begin::Spec),
             Kind::UserFillUp => Spec::UserFillUp(userfillup::Spec::from_params(p)),
             Kind::Message => Spec::Message(message::Spec::from_params(p)),
             Kind::Iteration => Spec::Iteration(iteration::Spec::from_params(p)),
-            Kind::IterationItem => Spec::IterationItem,
+            Kind::IterationItem => Spec::IterationItem(iteration::ItemSpec::from_params(parent)),
             Kind::Loop => Spec::Loop(loop_::Spec::from_params(p)),
-            Kind::LoopItem => Spec::LoopItem,
-            Kind::ExitLoop => Spec::ExitLoop,
+            Kind::LoopItem => Spec::LoopItem(loop_::ItemSpec::from_params(parent)),
+            Kind::ExitLoop => Spec::ExitLoop(loop_::ExitSpec),
             Kind::Switch => Spec::Switch(switch::Spec::from_params(p)),
             Kind::VariableAggregator => {
                 Spec::VariableAggregator(variable_aggregator::Spec::from_params(p))
@@ -74,101 +157,43 @@ impl Spec {
                 Spec::DataOperations(Box::new(data_operations::Spec::from_params(p)))
             }
             Kind::Invoke => Spec::Invoke(Box::new(invoke::Spec::from_params(p))),
-            other => Spec::Unsupported(other),
-        }
-    }
-
-    pub async fn body(&self, cx: &NodeCx<'_>) -> Result<(), RunError> {
-        match self {
-            Spec::Begin => begin::body(cx).await,
-            Spec::UserFillUp(s) => userfillup::body(s, cx).await,
-            Spec::Message(s) => message::body(s, cx).await,
-            Spec::Iteration(s) => iteration::body(s, cx),
-            Spec::IterationItem => iteration::item_body(cx),
-            Spec::Loop(s) => loop_::body(s, cx),
-            Spec::LoopItem => loop_::item_body(cx),
-            Spec::ExitLoop => Ok(()),
-            Spec::Switch(s) => switch::body(s, cx),
-            Spec::VariableAggregator(s) => variable_aggregator::body(s, cx),
-            Spec::VariableAssigner(s) => variable_assigner::body(s, cx).await,
-            Spec::StringTransform(s) => string_transform::body(s, cx).await,
-            Spec::ListOperations(s) => list_operations::body(s, cx),
-            Spec::DataOperations(s) => data_operations::body(s, cx).await,
-            Spec::Invoke(s) => invoke::body(s, cx).await,
-            Spec::Unsupported(kind) => Err(RunError::msg(format!(
-                "canvasc cannot run {kind} components yet (component `{}`)",
-                cx.meta().id
-            ))),
-        }
-    }
-
-    pub fn thoughts(&self, cx: &NodeCx<'_>) -> Result<String, RunError> {
-        Ok(match self {
-            Spec::Begin | Spec::Message(_) | Spec::ExitLoop => String::new(),
-            Spec::UserFillUp(_) => "Waiting for your input...".into(),
-            Spec::Iteration(s) => iteration::thoughts(s, cx)?,
-            Spec::IterationItem | Spec::LoopItem => "Next turn...".into(),
-            Spec::Loop(_) => "Loop from canvas.".into(),
-            Spec::Switch(_) => {
-                "I’m weighing a few options and will pick the next step shortly.".into()
-            }
-            Spec::VariableAggregator(_) => {
-                "Aggregating variables from canvas and grouping as configured.".into()
-            }
-            Spec::VariableAssigner(_) => "Assign variables from canvas.".into(),
-            Spec::StringTransform(s) => string_transform::thoughts(s),
-            Spec::ListOperations(_) => "ListOperation in progress".into(),
-            Spec::DataOperations(_) => "DataOperation in progress".into(),
-            Spec::Invoke(_) => "Waiting for the server respond...".into(),
-            Spec::Unsupported(kind) => default_thoughts(*kind, cx),
-        })
-    }
-
-    /// `_cpn_id`s of the input elements (only text-driven components have any).
-    pub fn input_dependencies(&self, cx: &NodeCx<'_>) -> Result<Vec<String>, RunError> {
-        match self {
-            Spec::Message(s) => Ok(elements_of(cx, &s.elements)?
-                .into_iter()
-                .map(|e| e.cpn_id)
-                .collect()),
-            Spec::StringTransform(s) => Ok(elements_of(cx, &s.script)?
-                .into_iter()
-                .map(|e| e.cpn_id)
-                .collect()),
-            _ => Ok(Vec::new()),
-        }
-    }
-
-    pub fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
-        match self {
-            // Text-driven components' elements are expressions, never params: `{}`.
-            Spec::Message(_) | Spec::StringTransform(_) => Ok(Map::new()),
-            _ => generic_get_input(cx),
-        }
-    }
-
-    pub fn input_values(&self, cx: &NodeCx<'_>) -> Json {
-        match self {
-            Spec::Message(s) => input_values_for(cx, s.elements.keys(in_iteration(cx))),
-            Spec::StringTransform(s) => input_values_for(cx, string_transform::element_keys(s, cx)),
-            _ => {
-                let keys: Vec<String> = cx.state().node(cx.node).inputs.keys().cloned().collect();
-                input_values_for(cx, keys)
-            }
-        }
-    }
-
-    pub fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
-        match self {
-            Spec::IterationItem => Ok(cx.state().node(cx.node).counter == -1),
-            Spec::LoopItem => loop_::item_ended(cx),
-            _ => Ok(false),
+            other => Spec::Unsupported(unsupported::Spec(other)),
         }
     }
 }
 
+impl Component for Spec {
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        each!(self, c => c.body(cx).await)
+    }
+
+    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+        each!(self, c => c.thoughts(cx))
+    }
+
+    fn dependencies<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, [Target]>, RunError> {
+        each!(self, c => c.dependencies(cx))
+    }
+
+    fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
+        each!(self, c => c.get_input(cx))
+    }
+
+    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+        each!(self, c => c.input_values(cx))
+    }
+
+    fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
+        each!(self, c => c.item_ended(cx))
+    }
+
+    fn bind(&mut self, r: &dyn Resolve) {
+        each!(self, c => c.bind(r))
+    }
+}
+
 /// `get_input_values()`: `{var: get_input_value(var)}` over the element keys, deduplicated.
-fn input_values_for(cx: &NodeCx<'_>, keys: Vec<String>) -> Json {
+pub fn input_values_for(cx: &NodeCx<'_>, keys: Vec<String>) -> Json {
     let s = cx.state();
     let st = s.node(cx.node);
     let mut m = Map::new();
@@ -178,15 +203,6 @@ fn input_values_for(cx: &NodeCx<'_>, keys: Vec<String>) -> Json {
         }
     }
     Json::Object(m)
-}
-
-/// Tools' default `thoughts()`: `<display name> is running...`.
-fn default_thoughts(kind: Kind, cx: &NodeCx<'_>) -> String {
-    if kind.is_tool() {
-        format!("{} is running...", cx.meta().display_name)
-    } else {
-        String::new()
-    }
 }
 
 /// `ComponentBase.get_input()` over the param `inputs` table: each element's param value is

@@ -2,16 +2,23 @@
 //! (components.md §17, `agent/component/string_transform.py`, which reuses Message's helpers).
 
 use super::message::{is_jinja, kwargs_of};
+use super::{input_values_for, Component};
+use crate::exec::binding::{Bound, Resolve};
+use crate::exec::meta::Target;
 use crate::exec::render::{in_iteration, Template};
 use crate::exec::{NodeCx, RunError};
 use crate::value::{py, Json, Map, Val};
+use std::borrow::Cow;
 
 #[derive(Clone, Debug)]
 pub struct Spec {
     pub method: Json,
     pub script: Template,
     pub split_ref: Json,
+    pub split_bound: Option<Bound>,
     pub delimiters: Vec<String>,
+    /// `It's <method>ing.`
+    thoughts: String,
 }
 
 impl Spec {
@@ -20,10 +27,13 @@ impl Spec {
             Json::String(s) => s.clone(),
             other => py::str_of(other),
         };
+        let method = p.get("method").cloned().unwrap_or(Json::from("split"));
         Spec {
-            method: p.get("method").cloned().unwrap_or(Json::from("split")),
+            thoughts: format!("It's {}ing.", text(&method)),
+            method,
             script: Template::new(p.get("script").map(text).unwrap_or_default()),
             split_ref: p.get("split_ref").cloned().unwrap_or(Json::from("")),
+            split_bound: None,
             delimiters: match p.get("delimiters") {
                 Some(Json::Array(items)) => items.iter().map(text).collect(),
                 Some(Json::String(s)) => s.chars().map(|c| c.to_string()).collect(),
@@ -37,28 +47,44 @@ impl Spec {
     }
 }
 
-/// `It's <method>ing.`
-pub fn thoughts(spec: &Spec) -> String {
-    let method = match &spec.method {
-        Json::String(s) => s.clone(),
-        other => py::str_of(other),
-    };
-    format!("It's {method}ing.")
-}
-
-/// The keys of `get_input_elements()` (the references in `script`), for `node_finished.inputs`.
-pub fn element_keys(spec: &Spec, cx: &NodeCx<'_>) -> Vec<String> {
-    spec.script.keys(in_iteration(cx))
-}
-
-pub async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
-    if cx.check_canceled() {
-        return Ok(());
+impl Component for Spec {
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        if cx.check_canceled() {
+            return Ok(());
+        }
+        if self.is_split() {
+            split(self, cx)
+        } else {
+            merge(self, cx).await
+        }
     }
-    if spec.is_split() {
-        split(spec, cx)
-    } else {
-        merge(spec, cx).await
+
+    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+        Ok(Cow::Owned(self.thoughts.clone()))
+    }
+
+    fn dependencies<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, [Target]>, RunError> {
+        self.script.dependencies(cx)
+    }
+
+    /// Text-driven components' elements are expressions, never params: `{}`.
+    fn get_input(&self, _cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
+        Ok(Map::new())
+    }
+
+    /// The keys of `get_input_elements()` (the references in `script`).
+    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+        input_values_for(cx, self.script.keys(in_iteration(cx)))
+    }
+
+    fn bind(&mut self, r: &dyn Resolve) {
+        self.script.bind(r);
+        match &self.split_ref {
+            Json::String(exp) if self.is_split() && !exp.is_empty() => {
+                self.split_bound = r.resolve(exp);
+            }
+            _ => {}
+        }
     }
 }
 
@@ -67,7 +93,7 @@ fn split(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
         return Ok(());
     }
     let key = super::exp_str(&spec.split_ref)?;
-    let var = match cx.value(key)? {
+    let var = match cx.read(spec.split_bound.as_ref(), key)? {
         Val::Json(v) if !py::truthy(&v) => String::new(),
         Val::Json(Json::String(s)) => s,
         Val::Json(other) => {

@@ -1,15 +1,19 @@
 //! Switch: route to the first case whose conditions hold, else to the ELSE targets
 //! (components.md §6, `agent/component/switch.py`).
 
-use super::{exp_str, py_get, py_getitem, py_iter};
+use super::{exp_str, py_get, py_getitem, py_iter, Component};
+use crate::exec::binding::{Bound, Resolve};
 use crate::exec::{NodeCx, RunError};
 use crate::value::{py, Json, Map, Val};
+use std::borrow::Cow;
 use std::cmp::Ordering;
 
 #[derive(Clone, Debug)]
 pub struct Spec {
     pub conditions: Json,
     pub end_cpn_ids: Json,
+    /// Per condition, per item: the binding of its `cpn_id`.
+    pub bound: Vec<Vec<Option<Bound>>>,
 }
 
 impl Spec {
@@ -23,7 +27,45 @@ impl Spec {
                 .get("end_cpn_ids")
                 .cloned()
                 .unwrap_or(Json::Array(Vec::new())),
+            bound: Vec::new(),
         }
+    }
+
+    fn binding(&self, cond: usize, item: usize) -> Option<&Bound> {
+        self.bound.get(cond)?.get(item)?.as_ref()
+    }
+}
+
+impl Component for Spec {
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        body(self, cx)
+    }
+
+    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+        Ok(Cow::Borrowed(
+            "I’m weighing a few options and will pick the next step shortly.",
+        ))
+    }
+
+    fn bind(&mut self, r: &dyn Resolve) {
+        let items = |cond: &Json| -> Vec<Option<Bound>> {
+            cond.get("items")
+                .and_then(Json::as_array)
+                .map(|items| {
+                    items
+                        .iter()
+                        .map(|item| match item.get("cpn_id") {
+                            Some(Json::String(exp)) if !exp.is_empty() => r.resolve(exp),
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        self.bound = match &self.conditions {
+            Json::Array(conds) => conds.iter().map(items).collect(),
+            _ => Vec::new(),
+        };
     }
 }
 
@@ -59,16 +101,19 @@ impl Operand {
     }
 }
 
-pub fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
+fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     if cx.check_canceled() {
         return Ok(());
     }
-    for cond in py_iter(&spec.conditions)? {
+    for (c, cond) in py_iter(&spec.conditions)?.into_iter().enumerate() {
         if cx.check_canceled() {
             return Ok(());
         }
         let mut res: Vec<bool> = Vec::new();
-        for item in py_iter(py_getitem(&cond, "items")?)? {
+        for (i, item) in py_iter(py_getitem(&cond, "items")?)?
+            .into_iter()
+            .enumerate()
+        {
             if cx.check_canceled() {
                 return Ok(());
             }
@@ -77,7 +122,7 @@ pub fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
                 continue;
             }
             let key = exp_str(cpn_id)?;
-            let left = match cx.value(key)? {
+            let left = match cx.read(spec.binding(c, i), key)? {
                 Val::Json(j) => Left::Json(j),
                 Val::Stream(_) => Left::Stream,
             };

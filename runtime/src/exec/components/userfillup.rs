@@ -1,38 +1,56 @@
 //! UserFillUp: ask the user for form values; the scheduler pauses the run until they arrive
 //! (components.md §2, BS §16.11).
 
-use crate::exec::render::{elements_from_text, expand_replacement};
+use super::Component;
+use crate::exec::binding::Resolve;
+use crate::exec::render::{elements_of, expand_replacement, Template};
 use crate::exec::{NodeCx, RunError};
 use crate::value::{py, Json, Map, Val};
+use std::borrow::Cow;
 
 #[derive(Clone, Debug)]
 pub struct Spec {
     pub enable_tips: bool,
-    pub tips: String,
+    pub tips: Template,
 }
 
 impl Spec {
     pub fn from_params(p: &Map<String, Json>) -> Self {
         Spec {
             enable_tips: p.get("enable_tips").is_some_and(py::truthy),
-            tips: p
-                .get("tips")
-                .map(|t| match t {
-                    Json::String(s) => s.clone(),
-                    other => py::str_of(other),
-                })
-                .unwrap_or_default(),
+            tips: Template::new(
+                p.get("tips")
+                    .map(|t| match t {
+                        Json::String(s) => s.clone(),
+                        other => py::str_of(other),
+                    })
+                    .unwrap_or_default(),
+            ),
         }
     }
 }
 
-pub async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
+impl Component for Spec {
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        body(self, cx).await
+    }
+
+    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+        Ok(Cow::Borrowed("Waiting for your input..."))
+    }
+
+    fn bind(&mut self, r: &dyn Resolve) {
+        self.tips.bind(r);
+    }
+}
+
+async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     if cx.check_canceled() {
         return Ok(());
     }
     if spec.enable_tips {
-        let mut content = spec.tips.clone();
-        for e in elements_from_text(cx, &spec.tips)? {
+        let mut content = spec.tips.text().to_string();
+        for e in elements_of(cx, &spec.tips)? {
             let ans = match e.value {
                 Val::Stream(s) => s.collect().await?,
                 Val::Json(Json::Array(items)) => {

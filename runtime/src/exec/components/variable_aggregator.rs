@@ -1,25 +1,67 @@
 //! VariableAggregator: per group, the first truthy value among its selectors
 //! (components.md §18, `agent/component/variable_aggregator.py`).
 
-use super::{exp_str, py_get, py_getitem, py_iter, truthy};
+use super::{exp_str, py_get, py_getitem, py_iter, truthy, Component};
+use crate::exec::binding::{Bound, Resolve};
 use crate::exec::{NodeCx, RunError};
 use crate::value::{py, Json, Map};
+use std::borrow::Cow;
 
 #[derive(Clone, Debug)]
 pub struct Spec {
     pub groups: Json,
+    /// Per group, per selector: the binding of its `value`.
+    pub bound: Vec<Vec<Option<Bound>>>,
 }
 
 impl Spec {
     pub fn from_params(p: &Map<String, Json>) -> Self {
         Spec {
             groups: p.get("groups").cloned().unwrap_or(Json::Array(Vec::new())),
+            bound: Vec::new(),
         }
+    }
+
+    fn binding(&self, group: usize, selector: usize) -> Option<&Bound> {
+        self.bound.get(group)?.get(selector)?.as_ref()
     }
 }
 
-pub fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
-    for group in py_iter(&spec.groups)? {
+impl Component for Spec {
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        body(self, cx)
+    }
+
+    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+        Ok(Cow::Borrowed(
+            "Aggregating variables from canvas and grouping as configured.",
+        ))
+    }
+
+    fn bind(&mut self, r: &dyn Resolve) {
+        let selectors = |group: &Json| -> Vec<Option<Bound>> {
+            group
+                .get("variables")
+                .and_then(Json::as_array)
+                .map(|sel| {
+                    sel.iter()
+                        .map(|s| match s.get("value") {
+                            Some(Json::String(exp)) => r.resolve(exp),
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        self.bound = match &self.groups {
+            Json::Array(groups) => groups.iter().map(selectors).collect(),
+            _ => Vec::new(),
+        };
+    }
+}
+
+fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
+    for (g, group) in py_iter(&spec.groups)?.into_iter().enumerate() {
         // An f-string and a dict key: a missing name reads `None`.
         let gname = match py_get(&group, "group_name")? {
             Some(Json::String(s)) => s.clone(),
@@ -34,8 +76,8 @@ pub fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
             &format!("{gname}.variables"),
             Json::Array(selectors.clone()),
         );
-        for selector in &selectors {
-            let v = cx.value(exp_str(py_getitem(selector, "value")?)?)?;
+        for (i, selector) in selectors.iter().enumerate() {
+            let v = cx.read(spec.binding(g, i), exp_str(py_getitem(selector, "value")?)?)?;
             if truthy(&v) {
                 cx.set_output(&gname, v);
                 break;

@@ -1,14 +1,30 @@
 //! VariableAssigner: rewrite globals and component outputs in place
 //! (components.md §19, `agent/component/variable_assigner.py`).
 
-use super::{exp_str, py_get, value_with_variable_json};
+use super::{exp_str, py_get, value_with_variable_json, Component};
+use crate::exec::binding::{Bound, Resolve};
+use crate::exec::render::{value_with_template, Template};
 use crate::exec::{NodeCx, RunError};
 use crate::frontend::refs::strip_like_python;
 use crate::value::{py, Json, Map, Val};
+use std::borrow::Cow;
 
 #[derive(Clone, Debug)]
 pub struct Spec {
     pub variables: Json,
+    /// Per item of `variables`, its bindings.
+    pub bound: Vec<ItemBinding>,
+}
+
+/// The bindings of one assignment.
+#[derive(Clone, Debug, Default)]
+pub struct ItemBinding {
+    /// The assigned expression.
+    pub variable: Option<Bound>,
+    /// A `parameter` read as an expression (`overwrite`, `append`, `extend`).
+    pub parameter: Option<Bound>,
+    /// A `parameter` rendered as text (`set`).
+    pub text: Option<Template>,
 }
 
 impl Spec {
@@ -18,7 +34,46 @@ impl Spec {
                 .get("variables")
                 .cloned()
                 .unwrap_or(Json::Array(Vec::new())),
+            bound: Vec::new(),
         }
+    }
+}
+
+impl Component for Spec {
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        body(self, cx).await
+    }
+
+    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+        Ok(Cow::Borrowed("Assign variables from canvas."))
+    }
+
+    fn bind(&mut self, r: &dyn Resolve) {
+        let Json::Array(items) = &self.variables else {
+            return;
+        };
+        self.bound = items
+            .iter()
+            .map(|item| {
+                let exp = |key: &str| match item.get(key) {
+                    Some(Json::String(e)) => r.resolve(e),
+                    _ => None,
+                };
+                let text = match (item.get("operator"), item.get("parameter")) {
+                    (Some(Json::String(op)), Some(Json::String(t))) if op == "set" => {
+                        let mut tpl = Template::new(t.clone());
+                        tpl.bind(r);
+                        Some(tpl)
+                    }
+                    _ => None,
+                };
+                ItemBinding {
+                    variable: exp("variable"),
+                    parameter: exp("parameter"),
+                    text,
+                }
+            })
+            .collect();
     }
 }
 
@@ -32,12 +87,14 @@ fn incomplete() -> RunError {
     RunError::value_error("Variable is not complete.")
 }
 
-pub async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
+async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     // A non-list `variables` makes the node a no-op.
     let Json::Array(items) = &spec.variables else {
         return Ok(());
     };
-    for item in items {
+    let unbound = ItemBinding::default();
+    for (i, item) in items.iter().enumerate() {
+        let b = spec.bound.get(i).unwrap_or(&unbound);
         let variable = py_get(item, "variable")?.cloned().unwrap_or(Json::Null);
         let operator = py_get(item, "operator")?.cloned().unwrap_or(Json::Null);
         let parameter = py_get(item, "parameter")?.cloned().unwrap_or(Json::Null);
@@ -59,12 +116,12 @@ pub async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
             return Err(incomplete());
         }
         let exp = exp_str(&variable)?;
-        let current = match cx.value(exp)? {
+        let current = match cx.read(b.variable.as_ref(), exp)? {
             Val::Json(j) => Some(j),
             // An unconsumed stream is an opaque object to every operator.
             Val::Stream(_) => None,
         };
-        let new = operate(cx, current, op, &parameter).await?;
+        let new = operate(cx, b, current, op, &parameter).await?;
         assign(cx, exp, new)?;
     }
     Ok(())
@@ -96,12 +153,14 @@ fn text(s: &str) -> Val {
 /// `VariableAssigner._operate`. `current` is `None` for an unconsumed stream.
 async fn operate(
     cx: &NodeCx<'_>,
+    b: &ItemBinding,
     current: Option<Json>,
     op: &str,
     parameter: &Json,
 ) -> Result<Val, RunError> {
+    let read_parameter = || cx.read(b.parameter.as_ref(), exp_str(parameter)?);
     Ok(match op {
-        "overwrite" => cx.value(exp_str(parameter)?)?,
+        "overwrite" => read_parameter()?,
         "clear" => Val::Json(match current {
             Some(Json::Array(_)) => Json::Array(Vec::new()),
             Some(Json::String(_)) => Json::String(String::new()),
@@ -112,13 +171,14 @@ async fn operate(
             _ => Json::Null,
         }),
         "set" => match current {
-            Some(Json::Null | Json::String(_)) => {
-                Val::Json(Json::String(value_with_variable_json(cx, parameter).await?))
-            }
+            Some(Json::Null | Json::String(_)) => Val::Json(Json::String(match &b.text {
+                Some(tpl) => value_with_template(cx, tpl).await?,
+                None => value_with_variable_json(cx, parameter).await?,
+            })),
             _ => Val::Json(parameter.clone()),
         },
         "append" => {
-            let p = cx.value(exp_str(parameter)?)?;
+            let p = read_parameter()?;
             match current {
                 Some(Json::Null) => Val::Json(Json::Array(vec![super::json_of(p)])),
                 Some(Json::Array(mut list)) => match (&p, list.first()) {
@@ -135,7 +195,7 @@ async fn operate(
             }
         }
         "extend" => {
-            let p = cx.value(exp_str(parameter)?)?;
+            let p = read_parameter()?;
             let list = match current {
                 Some(Json::Null) => Vec::new(),
                 Some(Json::Array(list)) => list,

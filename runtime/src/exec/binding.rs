@@ -1,0 +1,78 @@
+//! Reading bound references at run time (see [`crate::frontend::binding`]).
+
+pub use crate::frontend::binding::*;
+
+use super::meta::CanvasMeta;
+use super::state::{walk_path_parts, RunState};
+use super::RunError;
+use crate::frontend::catalog::Kind;
+use crate::frontend::ir::NodeId;
+use crate::value::{Json, Val};
+
+impl Bound {
+    /// `get_variable_value(exp)` for the expression this binding was made from.
+    pub fn read(&self, state: &RunState) -> Result<Val, RunError> {
+        match self {
+            Bound::Output { node, slot, path } => {
+                let root = state.node(*node).output_slot(*slot);
+                if path.is_empty() {
+                    Ok(root)
+                } else {
+                    Ok(Val::Json(walk_path_parts(root, path)))
+                }
+            }
+            Bound::Global(key) => match state.globals.get(key) {
+                Some(v) => Ok(Val::Json(v.clone())),
+                None => Err(RunError::key_error(key)),
+            },
+        }
+    }
+
+    /// [`Bound::read`] that lends the value instead of copying it (`None` for a stream), as
+    /// [`RunState::with_variable_value`] does.
+    pub fn with_value<R>(
+        &self,
+        state: &RunState,
+        f: impl FnOnce(Option<&Json>) -> R,
+    ) -> Result<R, RunError> {
+        match self {
+            Bound::Output { node, slot, path } if path.is_empty() => {
+                Ok(match state.node(*node).record_at(*slot) {
+                    Some(r) if r.stream.is_some() => f(None),
+                    Some(r) => match r.json() {
+                        Some(v) => f(Some(v)),
+                        None => f(Some(&Json::String(String::new()))),
+                    },
+                    None => f(Some(&Json::String(String::new()))),
+                })
+            }
+            Bound::Global(key) => match state.globals.get(key) {
+                Some(v) => Ok(f(Some(v))),
+                None => Err(RunError::key_error(key)),
+            },
+            _ => match self.read(state)? {
+                Val::Json(j) => Ok(f(Some(&j))),
+                Val::Stream(_) => Ok(f(None)),
+            },
+        }
+    }
+}
+
+impl<T> Out<T> {
+    /// Read the output from a run's state.
+    pub fn read(self, state: &RunState) -> Val {
+        state.node(NodeId(self.node)).output_slot(self.slot)
+    }
+}
+
+/// The IterationItem whose aliases a node's text may use: the node's parent is an Iteration.
+pub fn iteration_item_of(meta: &CanvasMeta, node: NodeId) -> Option<NodeId> {
+    let parent = meta.node(node).parent?;
+    if meta.node(parent).kind != Kind::Iteration {
+        return None;
+    }
+    (0..meta.len() as u32).map(NodeId).find(|&n| {
+        let m = meta.node(n);
+        m.parent == Some(parent) && m.kind == Kind::IterationItem
+    })
+}

@@ -1,0 +1,29 @@
+//! A component kind this build cannot run yet: it loads, checks and compiles like any other, and
+//! running it fails with an error naming the component.
+
+use super::Component;
+use crate::exec::{NodeCx, RunError};
+use crate::frontend::catalog::Kind;
+use std::borrow::Cow;
+
+#[derive(Clone, Debug)]
+pub struct Spec(pub Kind);
+
+impl Component for Spec {
+    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+        Err(RunError::msg(format!(
+            "canvasc cannot run {} components yet (component `{}`)",
+            self.0,
+            cx.meta().id
+        )))
+    }
+
+    /// Tools' default `thoughts()`: `<display name> is running...`.
+    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+        Ok(if self.0.is_tool() {
+            Cow::Owned(format!("{} is running...", cx.meta().display_name))
+        } else {
+            Cow::Borrowed("")
+        })
+    }
+}
