@@ -4,4 +4,8 @@
 #[cfg(feature = "exec")]
 pub mod exec;
 pub mod frontend;
+pub mod meta;
 pub mod value;
+
+/// Re-exported for generated programs.
+pub use serde_json;

@@ -93,8 +93,37 @@ pub fn reference_cases(shared: &Path) -> Vec<(String, reference::Case, PathBuf)>
     out
 }
 
-/// The golden cases of `tests/golden/cases.json`: name, needs, case, stream path.
-pub fn golden_cases() -> Vec<(String, Vec<String>, reference::Case, PathBuf)> {
+/// One golden of `tests/golden/cases.json`.
+pub struct Golden {
+    pub name: String,
+    /// What the run exercises besides pure components (`network`, `llm`, …).
+    pub needs: Vec<String>,
+    pub case: reference::Case,
+    /// The stream RAGFlow produced.
+    pub stream: PathBuf,
+    /// The fixture (before any conversion the oracle needed).
+    pub fixture: PathBuf,
+}
+
+impl Golden {
+    /// Whether this build runs it: pure components, Invoke, the local status service.
+    pub fn runnable(&self) -> bool {
+        self.needs
+            .iter()
+            .all(|n| n == "network" || n == "slow-server")
+    }
+
+    pub fn expected(&self) -> Vec<String> {
+        std::fs::read_to_string(&self.stream)
+            .unwrap_or_default()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// The golden cases of `tests/golden/cases.json`.
+pub fn golden_cases() -> Vec<Golden> {
     let root = workspace_root();
     let dir = root.join("tests/golden");
     let text = std::fs::read_to_string(dir.join("cases.json")).unwrap_or_default();
@@ -104,11 +133,7 @@ pub fn golden_cases() -> Vec<(String, Vec<String>, reference::Case, PathBuf)> {
         .collect()
 }
 
-fn golden_case(
-    root: &Path,
-    dir: &Path,
-    c: &serde_json::Value,
-) -> Option<(String, Vec<String>, reference::Case, PathBuf)> {
+fn golden_case(root: &Path, dir: &Path, c: &serde_json::Value) -> Option<Golden> {
     use serde_json::Value;
     let name = c.get("name")?.as_str()?.to_string();
     let canvas = if c.get("converted").and_then(Value::as_bool) == Some(true) {
@@ -197,5 +222,11 @@ fn golden_case(
                 .collect()
         })
         .unwrap_or_default();
-    Some((name.clone(), needs, case, dir.join(format!("{name}.jsonl"))))
+    Some(Golden {
+        stream: dir.join(format!("{name}.jsonl")),
+        fixture: root.join(c.get("canvas")?.as_str()?),
+        name,
+        needs,
+        case,
+    })
 }

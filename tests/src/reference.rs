@@ -341,22 +341,37 @@ fn state_line<P: Program>(session: &Session<P>) -> Json {
 
 /// Run a case like the oracle, interpreted, and return its output lines.
 pub async fn run_case(case: &Case) -> Vec<String> {
-    run_case_on(case, Interpreter::from_analysis).await
+    run_case_on(case, |a| Arc::new(Interpreter::from_analysis(a)))
+        .await
+        .lines
 }
 
-/// Run a case like the oracle with the program `make` builds for its canvas.
-pub async fn run_case_on<P: Program>(case: &Case, make: impl Fn(&Analysis) -> P) -> Vec<String> {
-    let mut lines = Vec::new();
-    let dsl = case.load_dsl();
-    let text = serde_json::to_string(&dsl).unwrap_or_default();
-    let analysis = match analyze(&text) {
+/// What a case produced: the oracle-style lines and, after each turn, the saved session
+/// (`str(canvas)`), normalised.
+#[derive(Debug, Default, PartialEq)]
+pub struct CaseRun {
+    pub lines: Vec<String>,
+    pub saved: Vec<String>,
+}
+
+/// The case's canvas, loaded and analysed (with the case's patches applied).
+pub fn case_analysis(case: &Case) -> Result<Analysis, String> {
+    let text = serde_json::to_string(&case.load_dsl()).unwrap_or_default();
+    analyze(&text).map_err(|e| e.to_string())
+}
+
+/// Run a case like the oracle with the program `make` gives for its canvas.
+pub async fn run_case_on<P: Program>(case: &Case, make: impl Fn(&Analysis) -> Arc<P>) -> CaseRun {
+    let mut run = CaseRun::default();
+    let lines = &mut run.lines;
+    let analysis = match case_analysis(case) {
         Ok(a) => a,
         Err(e) => {
-            lines.push(line(&serde_json::json!({"event": "_exception", "data": {"type": "ValueError", "message": e.to_string()}})));
-            return lines;
+            lines.push(line(&serde_json::json!({"event": "_exception", "data": {"type": "ValueError", "message": e}})));
+            return run;
         }
     };
-    let program = Arc::new(make(&analysis));
+    let program = make(&analysis);
     let base_dsl = analysis.document.dsl.clone();
     let mut services = Services::default();
     for (k, v) in &case.env {
@@ -428,8 +443,9 @@ pub async fn run_case_on<P: Program>(case: &Case, make: impl Fn(&Analysis) -> P)
             lines.push(line(&serde_json::json!({"event": "_exception", "data": {"type": e.class(), "message": e.to_string()}})));
         }
         lines.push(line(&state_line(&session)));
+        run.saved.push(line(&session.save()));
     }
-    lines
+    run
 }
 
 /// The first difference between expected and actual lines, for a readable failure.

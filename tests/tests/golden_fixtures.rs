@@ -4,11 +4,7 @@
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_tests::reference::{first_difference, run_case, run_case_on};
 use canvasc_tests::{golden_cases, slow_server};
-
-/// What this build can run: pure components (no LLM, no tools beyond Invoke yet).
-fn supported(needs: &[String]) -> bool {
-    needs.iter().all(|n| n == "network" || n == "slow-server")
-}
+use std::sync::Arc;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fixture_goldens_match() {
@@ -22,22 +18,23 @@ async fn fixture_goldens_match() {
         .expect("the timeout fixtures' status service binds 127.0.0.1:18765");
     let mut failures = Vec::new();
     let mut ran = 0;
-    for (name, needs, case, stream) in &cases {
-        if !supported(needs) {
+    for g in &cases {
+        if !g.runnable() {
             continue;
         }
+        let (name, case) = (&g.name, &g.case);
         ran += 1;
-        let expected: Vec<String> = std::fs::read_to_string(stream)
-            .unwrap_or_default()
-            .lines()
-            .map(str::to_string)
-            .collect();
+        let expected = g.expected();
         let actual = run_case(case).await;
         if let Some(diff) = first_difference(&expected, &actual) {
             failures.push(format!("{name}: {diff}"));
         }
         // The same case with every reference bound as a compiled program binds it.
-        let bound = run_case_on(case, |a| Interpreter::from_analysis(a).bound(&a.ir)).await;
+        let bound = run_case_on(case, |a| {
+            Arc::new(Interpreter::from_analysis(a).bound(&a.ir))
+        })
+        .await
+        .lines;
         if let Some(diff) = first_difference(&expected, &bound) {
             failures.push(format!("{name} (bound): {diff}"));
         }

@@ -4,6 +4,7 @@
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_tests::reference::{first_difference, run_case, run_case_on};
 use canvasc_tests::{reference_cases, shared_dir};
+use std::sync::Arc;
 
 /// Cases whose components this build implements; the rest are listed by the report test.
 const SUPPORTED: &[&str] = &[
@@ -41,7 +42,11 @@ async fn supported_reference_streams_match() {
             failures.push(format!("{name}: {diff}"));
         }
         // The same case with every reference bound as a compiled program binds it.
-        let bound = run_case_on(&case, |a| Interpreter::from_analysis(a).bound(&a.ir)).await;
+        let bound = run_case_on(&case, |a| {
+            Arc::new(Interpreter::from_analysis(a).bound(&a.ir))
+        })
+        .await
+        .lines;
         if let Some(diff) = first_difference(&expected, &bound) {
             failures.push(format!("{name} (bound): {diff}"));
         }

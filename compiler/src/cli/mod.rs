@@ -1,6 +1,8 @@
 //! `canvasc`: check, convert and reset RAGFlow canvases.
 
+mod build;
 mod check;
+pub mod compiled;
 mod convert;
 pub mod run;
 
@@ -28,6 +30,8 @@ enum Command {
     Reset(convert::ResetArgs),
     /// Run one turn of a canvas with the interpreter (drafts).
     Run(run::Args),
+    /// Compile canvases into a Cargo crate with a `run` binary, and build it.
+    Build(build::Args),
 }
 
 /// Exit code for usage, I/O and not-a-canvas errors.
@@ -40,6 +44,7 @@ pub fn main() -> ExitCode {
         Command::Convert(args) => convert::run_convert(args),
         Command::Reset(args) => convert::run_reset(args),
         Command::Run(args) => run::run(args),
+        Command::Build(args) => build::run(args),
     }
 }
 

@@ -5,7 +5,7 @@ use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
 use canvasc_runtime::exec::random::PyRandom;
 use canvasc_runtime::exec::{Program, RunInput, RunOutcome, Services, Session};
-use canvasc_runtime::frontend::{analyze, Severity};
+use canvasc_runtime::frontend::{analyze, Analysis, Severity};
 use canvasc_runtime::value::{py, Json, Map};
 use clap::{Args as ClapArgs, ValueEnum};
 use std::io::Write;
@@ -48,7 +48,7 @@ pub struct Args {
     pub user_id: Option<String>,
 }
 
-fn fail(message: String) -> ExitCode {
+pub(crate) fn fail(message: String) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::from(super::EXIT_USAGE)
 }
@@ -111,15 +111,24 @@ pub fn prepare(args: &Args) -> Result<Prepared, String> {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    let name = args.file.display().to_string();
-    let text = match super::read_file(&args.file) {
-        Ok(t) => t,
+    let analysis = match load(&args) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    let prepared = match prepare(&args) {
+        Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let analysis = match analyze(&text) {
-        Ok(a) => a,
-        Err(e) => return fail(format!("{name}: {e}")),
-    };
+    let program = Arc::new(Interpreter::from_analysis(&analysis));
+    execute(program, analysis.document.dsl.clone(), prepared, &args)
+}
+
+/// Read and analyse the canvas; a canvas with checker errors still runs (as a draft), with a
+/// warning.
+pub(crate) fn load(args: &Args) -> Result<Analysis, ExitCode> {
+    let name = args.file.display().to_string();
+    let text = super::read_file(&args.file).map_err(fail)?;
+    let analysis = analyze(&text).map_err(|e| fail(format!("{name}: {e}")))?;
     let errors = analysis
         .diagnostics
         .iter()
@@ -128,13 +137,7 @@ pub fn run(args: Args) -> ExitCode {
     if errors > 0 {
         eprintln!("warning: {name} has {errors} checker error(s); running it as a draft (see `canvasc check {name}`)");
     }
-    let program = Arc::new(Interpreter::from_analysis(&analysis));
-    let dsl = analysis.document.dsl.clone();
-    let prepared = match prepare(&args) {
-        Ok(p) => p,
-        Err(e) => return fail(e),
-    };
-    execute(program, dsl, prepared, &args)
+    Ok(analysis)
 }
 
 /// Run one turn of any program and print it; shared with built binaries.

@@ -11,7 +11,6 @@ mod error;
 pub mod events;
 pub mod interp;
 pub mod llm;
-pub mod meta;
 pub mod persist;
 pub mod random;
 pub mod render;
@@ -19,9 +18,9 @@ pub mod scheduler;
 pub mod ssrf;
 pub mod state;
 
+pub use crate::meta::{self, CanvasMeta, NodeMeta, Target};
 pub use error::{RunError, CANCELED};
 pub use events::{Envelope, EventSink};
-pub use meta::{CanvasMeta, NodeMeta, Target};
 pub use scheduler::{run, RunInput, RunOutcome};
 pub use state::RunState;
 
@@ -60,6 +59,13 @@ pub trait Program: Send + Sync + 'static {
 
     /// `IterationItem.end()` / `LoopItem.end()`, evaluated after the item ran.
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError>;
+}
+
+/// Something to do with a program whose type only generated code names: a compiled crate
+/// hands its program for a fingerprint to a visitor (the `run` command, a server, a test).
+pub trait ProgramVisitor {
+    type Output;
+    fn visit<P: Program>(self, program: Arc<P>) -> Self::Output;
 }
 
 /// Cancellation of one run, checked where RAGFlow checks `is_canceled()`.

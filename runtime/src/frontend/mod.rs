@@ -11,6 +11,7 @@ pub mod check;
 pub mod convert;
 pub mod diagnostic;
 pub mod document;
+pub mod fingerprint;
 pub mod flow;
 mod graph_form;
 pub mod ir;

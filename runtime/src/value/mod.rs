@@ -1,6 +1,7 @@
 //! Run-time values: JSON-like data, plus the lazy text stream an LLM or a streaming Message
 //! produces and a downstream Message consumes.
 
+pub mod lit;
 pub mod py;
 
 pub use serde_json::{Map, Value as Json};

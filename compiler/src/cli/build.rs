@@ -1,0 +1,143 @@
+//! `canvasc build FILE... --out DIR`: check, lower each canvas to Rust, write a Cargo crate
+//! (the compiled canvases, a registry by fingerprint, a `main` with `run`), and build it.
+
+use crate::codegen::{self, UniqueNames};
+use crate::{build, render};
+use canvasc_runtime::frontend::{analyze, Grading, Severity};
+use clap::Args as ClapArgs;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(ClapArgs)]
+pub struct Args {
+    /// Canvas files (v1, template, editor graph or v2 JSON).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// Directory of the crate to write (created if missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// Write the crate without building it.
+    #[arg(long)]
+    emit_only: bool,
+    /// Package and binary name (default: the output directory's name).
+    #[arg(long)]
+    name: Option<String>,
+    /// Build with the dev profile instead of release.
+    #[arg(long)]
+    debug: bool,
+    /// Leave out canvases with checker errors (reported) instead of writing nothing.
+    #[arg(long)]
+    skip_invalid: bool,
+    /// Draft mode: compile canvases despite checker errors (reported as warnings); the
+    /// program then fails at run time exactly where RAGFlow's engine would.
+    #[arg(long, conflicts_with = "skip_invalid")]
+    draft: bool,
+    /// The canvasc source tree whose `runtime/` and `compiler/` crates the generated crate
+    /// depends on (default: `$CANVASC_SOURCE`, else the tree this canvasc was built from).
+    #[arg(long)]
+    canvasc_source: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let color = std::io::stderr().is_terminal();
+    let mut modules: Vec<(String, String)> = Vec::new();
+    let mut seen_fingerprints: Vec<String> = Vec::new();
+    let mut taken = UniqueNames::default();
+    let mut failed = false;
+    for path in &args.files {
+        let name = path.display().to_string();
+        let text = match super::read_file(path) {
+            Ok(t) => t,
+            Err(e) => return usage(e),
+        };
+        let analysis = match analyze(&text) {
+            Ok(a) => a,
+            Err(e) => return usage(format!("{name}: {e}")),
+        };
+        let errors: Vec<_> = analysis
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .cloned()
+            .collect();
+        if !errors.is_empty() && args.draft {
+            let mut warnings = errors.clone();
+            Grading {
+                draft: true,
+                deny_warnings: false,
+            }
+            .apply(&mut warnings);
+            eprint!("{}", render::human(&name, &text, &warnings, color));
+        } else if !errors.is_empty() {
+            if args.skip_invalid {
+                eprintln!(
+                    "note: {name}: {}; left out",
+                    render::summary(errors.len(), 0)
+                );
+            } else {
+                eprint!("{}", render::human(&name, &text, &errors, color));
+                eprintln!("{name}: {}", render::summary(errors.len(), 0));
+                failed = true;
+            }
+            continue;
+        }
+        let fp = canvasc_runtime::frontend::fingerprint::fingerprint(&analysis.document);
+        if seen_fingerprints.contains(&fp) {
+            eprintln!("note: {name} is the same canvas as an earlier file; compiled once");
+            continue;
+        }
+        seen_fingerprints.push(fp);
+        let module = codegen::module_name(&name, &mut taken);
+        let tokens = codegen::canvas_module(&name, &analysis);
+        match codegen::format(tokens) {
+            Ok(code) => modules.push((module, code)),
+            Err(e) => {
+                eprintln!(
+                    "error: {name}: generated code does not parse ({e}); this is a canvasc bug"
+                );
+                return ExitCode::from(1);
+            }
+        }
+    }
+    if failed {
+        eprintln!("error: reference errors: nothing was written");
+        return ExitCode::from(1);
+    }
+    let package = args
+        .name
+        .clone()
+        .unwrap_or_else(|| build::package_for(&args.out));
+    let source = match build::canvasc_source(args.canvasc_source.as_deref()) {
+        Ok(s) => s,
+        Err(e) => return usage(e),
+    };
+    if let Err(e) = build::write_crate(&args.out, &package, &source, &modules) {
+        return usage(format!("cannot write {}: {e}", args.out.display()));
+    }
+    eprintln!(
+        "wrote {} ({} canvas{})",
+        args.out.display(),
+        modules.len(),
+        if modules.len() == 1 { "" } else { "es" }
+    );
+    if args.emit_only {
+        return ExitCode::SUCCESS;
+    }
+    match build::cargo_build(&args.out, &package, !args.debug) {
+        Ok(binary) => {
+            let mut stdout = std::io::stdout().lock();
+            let _ = writeln!(stdout, "{}", binary.display());
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn usage(message: String) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(super::EXIT_USAGE)
+}

@@ -1,0 +1,605 @@
+//! Code generation: a checked canvas lowered to a Rust module that plugs into the runtime's
+//! scheduler.
+//!
+//! Per canvas the module holds a `Node` enum (one variant per component), typed `outputs`
+//! handles (one struct per component, one field per declared output, typed from the
+//! catalogue), the canvas's static facts (`meta()`: ids, names, edges, routes, exception
+//! handling, parameters), every component's typed parameters with each reference bound to an
+//! output field (`Components::new()`), and a `Program` whose steps are a `match` over the node
+//! calling the runtime's component implementations. The same checked IR drives the
+//! interpreter; nothing here decides behaviour.
+//!
+//! Output is deterministic: the same DSL always gives the same tokens.
+
+mod lit;
+mod names;
+
+use canvasc_runtime::frontend::binding::{self, Bound};
+use canvasc_runtime::frontend::catalog::{Kind, Ty};
+use canvasc_runtime::frontend::fingerprint::fingerprint;
+use canvasc_runtime::frontend::{Analysis, NodeId};
+use canvasc_runtime::meta::{CanvasMeta, NodeMeta, Target};
+use names::{pascal, screaming, snake, Unique};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::quote;
+
+/// Names chosen for one node.
+struct NodeNames {
+    /// `Node` variant and `outputs` struct.
+    variant: Ident,
+    /// Field of `Components`.
+    field: Ident,
+    /// `outputs` constant.
+    constant: Ident,
+    /// Field per declared output.
+    outputs: Vec<Ident>,
+}
+
+fn ident(s: &str) -> Ident {
+    Ident::new(s, Span::call_site())
+}
+
+fn names_of(meta: &CanvasMeta) -> Vec<NodeNames> {
+    let mut variants = Unique::default();
+    let mut fields = Unique::default();
+    meta.nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let fallback = format!("Node{i}");
+            let variant = variants.take(pascal(&n.id, &fallback));
+            let field = fields.take(snake(&n.id, &format!("node_{i}")));
+            let mut outs = Unique::default();
+            let outputs = n
+                .outputs
+                .iter()
+                .enumerate()
+                .map(|(j, o)| ident(&outs.take(snake(o, &format!("output_{j}")))))
+                .collect();
+            NodeNames {
+                constant: ident(&screaming(&variant, &fallback)),
+                variant: ident(&variant),
+                field: ident(&field),
+                outputs,
+            }
+        })
+        .collect()
+}
+
+/// The items of the module for one canvas. `source` names the DSL file in the header.
+pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
+    let ir = &analysis.ir;
+    let meta = CanvasMeta::from_ir(ir, &analysis.document);
+    let names = names_of(&meta);
+    let fp = fingerprint(&analysis.document);
+    let dsl = serde_json::to_string(&analysis.document.dsl).unwrap_or_default();
+    let count = meta.nodes.len();
+
+    let variants = names.iter().zip(&meta.nodes).map(|(nm, n)| {
+        let v = &nm.variant;
+        let doc = format!(
+            " `{}`{} ({})",
+            n.id,
+            if n.display_name.is_empty() {
+                String::new()
+            } else {
+                format!(" “{}”", n.display_name)
+            },
+            n.component_name
+        );
+        quote!(#[doc = #doc] #v)
+    });
+    let all = names.iter().map(|nm| {
+        let v = &nm.variant;
+        quote!(Node::#v)
+    });
+
+    let output_structs = names
+        .iter()
+        .zip(&meta.nodes)
+        .enumerate()
+        .map(|(i, (nm, n))| output_struct(i, nm, n, ir));
+    let params_arms = names.iter().zip(&ir.nodes).map(|(nm, n)| {
+        let v = &nm.variant;
+        let p = lit::map(&n.params);
+        quote!(Node::#v => #p,)
+    });
+    let meta_nodes = meta
+        .nodes
+        .iter()
+        .zip(&names)
+        .map(|(n, nm)| node_meta(n, nm, &names));
+    let component_fields = names.iter().zip(&meta.nodes).map(|(nm, n)| {
+        let f = &nm.field;
+        let ty = component_type(n.kind);
+        let doc = format!(" `{}`", n.id);
+        quote!(#[doc = #doc] pub #f: #ty,)
+    });
+    let component_inits = names
+        .iter()
+        .zip(&meta.nodes)
+        .enumerate()
+        .map(|(i, (nm, n))| {
+            let f = &nm.field;
+            let init = component_init(NodeId(i as u32), n, &names, analysis);
+            quote!(#f: #init,)
+        });
+    let dispatch = |call: TokenStream, awaited: bool| {
+        let arms = names.iter().map(|nm| {
+            let v = &nm.variant;
+            let f = &nm.field;
+            if awaited {
+                quote!(Node::#v => c.#f.#call.await,)
+            } else {
+                quote!(Node::#v => c.#f.#call,)
+            }
+        });
+        quote! {
+            let c = &self.components;
+            match Node::of(cx.node) {
+                #(#arms)*
+            }
+        }
+    };
+    let body = dispatch(quote!(body(cx)), true);
+    let thoughts = dispatch(quote!(thoughts(cx)), false);
+    let dependencies = dispatch(quote!(dependencies(cx)), false);
+    let get_input = dispatch(quote!(get_input(cx)), false);
+    let input_values = dispatch(quote!(input_values(cx)), false);
+    let item_ended = dispatch(quote!(item_ended(cx)), false);
+    let header = [
+        format!(
+            " Canvas compiled from `{source}` by canvasc {}.",
+            env!("CARGO_PKG_VERSION")
+        ),
+        String::new(),
+        format!(" DSL fingerprint `{fp}`."),
+        " @generated: do not edit; rebuild with `canvasc build`.".to_string(),
+    ];
+    let count = Literal::usize_unsuffixed(count);
+
+    quote! {
+        #(#![doc = #header])*
+        #![allow(clippy::all, unused_imports, unused_variables)]
+
+        use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
+        use ::canvasc_runtime::exec::components::{self as c, Component};
+        use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+        use ::canvasc_runtime::frontend::catalog::Kind;
+        use ::canvasc_runtime::frontend::NodeId;
+        use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
+        use ::canvasc_runtime::value::lit::{arr, b, f, i, map, obj, s, u, NULL};
+        use ::canvasc_runtime::value::{Json, Map};
+        use ::std::borrow::Cow;
+        use ::std::sync::Arc;
+
+        /// The DSL file this program was compiled from.
+        pub const SOURCE: &str = #source;
+        /// The canvas's fingerprint ([`::canvasc_runtime::frontend::fingerprint`]): sessions
+        /// of this canvas run this program.
+        pub const FINGERPRINT: &str = #fp;
+        /// The DSL's top-level keys other than components, which a new session starts from.
+        pub const DSL: &str = #dsl;
+
+        /// The canvas's components, in document order.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Node {
+            #(#variants,)*
+        }
+
+        impl Node {
+            pub const ALL: [Node; #count] = [#(#all),*];
+
+            pub const fn id(self) -> NodeId {
+                NodeId(self as u32)
+            }
+
+            /// The node a scheduler id stands for (ids come from this program's `meta()`).
+            pub fn of(id: NodeId) -> Node {
+                Self::ALL[id.index()]
+            }
+        }
+
+        /// Every component's declared outputs, typed from the catalogue. References in the
+        /// parameters are bound to these fields.
+        pub mod outputs {
+            use super::*;
+            #(#output_structs)*
+        }
+
+        /// Each component's parameters, as RAGFlow's param object holds them (class defaults
+        /// updated with the DSL).
+        fn params(node: Node) -> Map<String, Json> {
+            match node {
+                #(#params_arms)*
+            }
+        }
+
+        /// The static facts the scheduler reads: names, kinds, edges, routes, exception
+        /// handling, parameters and declared outputs.
+        pub fn meta() -> CanvasMeta {
+            CanvasMeta::new(Vec::from([#(#meta_nodes),*]))
+        }
+
+        /// Every component with its typed parameters and its references bound.
+        pub struct Components {
+            #(#component_fields)*
+        }
+
+        impl Components {
+            pub fn new() -> Self {
+                Components {
+                    #(#component_inits)*
+                }
+            }
+        }
+
+        /// The compiled canvas.
+        pub struct Canvas {
+            meta: Arc<CanvasMeta>,
+            components: Components,
+        }
+
+        impl Canvas {
+            pub fn new() -> Self {
+                Canvas {
+                    meta: Arc::new(meta()),
+                    components: Components::new(),
+                }
+            }
+
+            /// The DSL a new session starts from.
+            pub fn dsl() -> Map<String, Json> {
+                ::canvasc_runtime::serde_json::from_str(DSL).unwrap_or_default()
+            }
+        }
+
+        impl Default for Canvas {
+            fn default() -> Self {
+                Canvas::new()
+            }
+        }
+
+        impl Program for Canvas {
+            fn meta(&self) -> &Arc<CanvasMeta> {
+                &self.meta
+            }
+
+            async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
+                #body
+            }
+
+            fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+                #thoughts
+            }
+
+            fn dependencies<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, [Target]>, RunError> {
+                #dependencies
+            }
+
+            fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
+                #get_input
+            }
+
+            fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+                #input_values
+            }
+
+            fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
+                #item_ended
+            }
+        }
+    }
+}
+
+/// `outputs::<Variant>` and its constant.
+fn output_struct(
+    i: usize,
+    nm: &NodeNames,
+    n: &NodeMeta,
+    ir: &canvasc_runtime::frontend::Ir,
+) -> TokenStream {
+    let v = &nm.variant;
+    let k = &nm.constant;
+    let node = i as u32;
+    let node_ir = &ir.nodes[i];
+    let fields = nm.outputs.iter().zip(n.outputs.iter()).map(|(f, o)| {
+        let ty = node_ir
+            .output(o)
+            .map(|out| out_type(&out.ty))
+            .unwrap_or_else(|| quote!(ty::Any));
+        let doc = format!(" `{o}`");
+        quote!(#[doc = #doc] pub #f: Out<#ty>,)
+    });
+    let node = Literal::u32_unsuffixed(node);
+    let inits = nm.outputs.iter().enumerate().map(|(slot, f)| {
+        let slot = Literal::usize_unsuffixed(slot);
+        quote!(#f: Out::new(#node, #slot),)
+    });
+    let doc = format!(" Outputs of `{}` ({}).", n.id, n.component_name);
+    quote! {
+        #[doc = #doc]
+        pub struct #v {
+            #(#fields)*
+        }
+
+        #[doc = #doc]
+        pub const #k: #v = #v {
+            #(#inits)*
+        };
+    }
+}
+
+fn out_type(t: &Ty) -> TokenStream {
+    match t {
+        Ty::Any => quote!(ty::Any),
+        Ty::String => quote!(ty::Text),
+        Ty::Number => quote!(ty::Number),
+        Ty::Boolean => quote!(ty::Boolean),
+        Ty::Object => quote!(ty::Object),
+        Ty::File => quote!(ty::File),
+        Ty::Array(e) => {
+            let e = out_type(e);
+            quote!(ty::List<#e>)
+        }
+    }
+}
+
+fn kind_path(kind: Kind) -> TokenStream {
+    let k = ident(&format!("{kind:?}"));
+    quote!(Kind::#k)
+}
+
+fn node_ref(names: &[NodeNames], n: NodeId) -> TokenStream {
+    let v = &names[n.index()].variant;
+    quote!(Node::#v.id())
+}
+
+fn target(names: &[NodeNames], t: &Target) -> TokenStream {
+    match t {
+        Target::Node(n) => {
+            let n = node_ref(names, *n);
+            quote!(Target::Node(#n))
+        }
+        Target::Missing(id) => quote!(Target::Missing(#id.to_string())),
+    }
+}
+
+fn node_meta(n: &NodeMeta, nm: &NodeNames, names: &[NodeNames]) -> TokenStream {
+    let id = &n.id;
+    let display = &n.display_name;
+    let component = &n.component_name;
+    let kind = kind_path(n.kind);
+    let variant = &nm.variant;
+    let downstream = n.downstream.iter().map(|t| target(names, t));
+    let upstream = n.upstream.iter();
+    let opt = |x: Option<NodeId>| match x {
+        Some(p) => {
+            let p = node_ref(names, p);
+            quote!(Some(#p))
+        }
+        None => quote!(None),
+    };
+    let parent = opt(n.parent);
+    let start = opt(n.start);
+    let method = match &n.exception.method {
+        Some(m) => quote!(Some(#m.to_string())),
+        None => quote!(None),
+    };
+    let goto = n.exception.goto.iter().map(|t| target(names, t));
+    let default_value = lit::json(&n.exception.default_value);
+    let entry_extra = lit::map(&n.entry_extra);
+    let outputs = n.outputs.iter();
+    quote! {
+        NodeMeta {
+            id: #id.to_string(),
+            display_name: #display.to_string(),
+            component_name: #component.to_string(),
+            kind: #kind,
+            downstream: Vec::from([#(#downstream),*]),
+            upstream: Vec::from([#(#upstream.to_string()),*]),
+            parent: #parent,
+            start: #start,
+            exception: ExceptionMeta {
+                method: #method,
+                goto: Vec::from([#(#goto),*]),
+                default_value: #default_value,
+            },
+            params: params(Node::#variant),
+            entry_extra: #entry_extra,
+            outputs: Arc::from([#(#outputs),*].map(String::from)),
+        }
+    }
+}
+
+/// The runtime component that implements a kind: module and parameter source.
+enum Implementation {
+    /// `c::<module>::Spec::from_params(&params(node))`.
+    Params(&'static str),
+    /// `c::<module>::ItemSpec::from_params(&params(parent))`.
+    ParentParams(&'static str),
+    /// A unit struct.
+    Unit(TokenStream),
+    /// Not implemented yet: `c::unsupported::Spec(kind)`.
+    Unsupported,
+}
+
+fn implementation(kind: Kind) -> Implementation {
+    use Implementation::*;
+    match kind {
+        Kind::Begin => Unit(quote!(c::begin::Spec)),
+        Kind::ExitLoop => Unit(quote!(c::loop_::ExitSpec)),
+        Kind::UserFillUp => Params("userfillup"),
+        Kind::Message => Params("message"),
+        Kind::Iteration => Params("iteration"),
+        Kind::IterationItem => ParentParams("iteration"),
+        Kind::Loop => Params("loop_"),
+        Kind::LoopItem => ParentParams("loop_"),
+        Kind::Switch => Params("switch"),
+        Kind::VariableAggregator => Params("variable_aggregator"),
+        Kind::VariableAssigner => Params("variable_assigner"),
+        Kind::StringTransform => Params("string_transform"),
+        Kind::ListOperations => Params("list_operations"),
+        Kind::DataOperations => Params("data_operations"),
+        Kind::Invoke => Params("invoke"),
+        _ => Unsupported,
+    }
+}
+
+fn component_type(kind: Kind) -> TokenStream {
+    match implementation(kind) {
+        Implementation::Params(m) => {
+            let m = ident(m);
+            quote!(c::#m::Spec)
+        }
+        Implementation::ParentParams(m) => {
+            let m = ident(m);
+            quote!(c::#m::ItemSpec)
+        }
+        Implementation::Unit(t) => t,
+        Implementation::Unsupported => quote!(c::unsupported::Spec),
+    }
+}
+
+fn component_init(
+    node: NodeId,
+    n: &NodeMeta,
+    names: &[NodeNames],
+    analysis: &Analysis,
+) -> TokenStream {
+    let variant = &names[node.index()].variant;
+    let built = match implementation(n.kind) {
+        Implementation::Params(m) => {
+            let m = ident(m);
+            quote!(c::#m::Spec::from_params(&params(Node::#variant)))
+        }
+        Implementation::ParentParams(m) => {
+            let m = ident(m);
+            match n.parent {
+                Some(p) => {
+                    let pv = &names[p.index()].variant;
+                    quote!(c::#m::ItemSpec::from_params(&params(Node::#pv)))
+                }
+                None => quote!(c::#m::ItemSpec::from_params(&Map::new())),
+            }
+        }
+        Implementation::Unit(t) => return t,
+        Implementation::Unsupported => {
+            let k = kind_path(n.kind);
+            return quote!(c::unsupported::Spec(#k));
+        }
+    };
+    let table = binding::table(&analysis.ir, node);
+    if table.is_empty() {
+        return built;
+    }
+    let entries = table.iter().map(|(exp, b)| {
+        let b = bound(b, names);
+        quote!((#exp, #b))
+    });
+    quote!(#built.bound(&[#(#entries),*]))
+}
+
+/// A binding as a typed field read: `outputs::BEGIN.city.bound()`.
+fn bound(b: &Bound, names: &[NodeNames]) -> TokenStream {
+    match b {
+        Bound::Output { node, slot, path } => {
+            let nm = &names[node.index()];
+            let k = &nm.constant;
+            let field = &nm.outputs[*slot as usize];
+            if path.is_empty() {
+                quote!(outputs::#k.#field.bound())
+            } else {
+                quote!(outputs::#k.#field.at(&[#(#path),*]))
+            }
+        }
+        Bound::Global(g) => quote!(Bound::global(#g)),
+    }
+}
+
+/// Format generated tokens as a Rust file (prettyplease), or fail with the parse error.
+pub fn format(tokens: TokenStream) -> Result<String, syn::Error> {
+    let file: syn::File = syn::parse2(tokens)?;
+    Ok(prettyplease::unparse(&file))
+}
+
+/// The module name for a canvas file: its stem in snake case.
+pub fn module_name(source: &str, taken: &mut Unique) -> String {
+    for reserved in RESERVED_MODULES {
+        taken.reserve(reserved);
+    }
+    let stem = std::path::Path::new(source)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("canvas");
+    taken.take(snake(stem, "canvas"))
+}
+
+pub use names::Unique as UniqueNames;
+
+/// A Cargo package name from a directory name.
+pub fn package_name(dir: &str) -> String {
+    snake(dir, "canvases").replace('_', "-")
+}
+
+/// Module names a crate reserves for itself (canvas modules never take them).
+pub const RESERVED_MODULES: &[&str] = &["lib", "main", "registry"];
+
+/// `src/lib.rs` of a built crate: the canvas modules and the registry. Generated modules are
+/// `rustfmt::skip`ped: they keep prettyplease's formatting, so regenerating is byte-stable.
+pub fn crate_lib<'a>(modules: impl Iterator<Item = &'a str>) -> TokenStream {
+    let modules = modules.map(ident);
+    quote! {
+        //! Canvases compiled by `canvasc build`. @generated: do not edit.
+
+        #(#[rustfmt::skip] pub mod #modules;)*
+        #[rustfmt::skip]
+        mod registry;
+
+        pub use registry::{visit, CANVASES};
+    }
+}
+
+/// `src/registry.rs`: every canvas by fingerprint, and `visit`, which hands the program
+/// compiled for a fingerprint to a visitor.
+pub fn crate_registry<'a>(modules: impl Iterator<Item = &'a str>) -> TokenStream {
+    let modules: Vec<Ident> = modules.map(ident).collect();
+    let statics: Vec<Ident> = modules
+        .iter()
+        .map(|m| ident(&screaming(&m.to_string(), "CANVAS")))
+        .collect();
+    quote! {
+        //! The compiled canvases by fingerprint. @generated: do not edit.
+
+        use super::*;
+        use ::canvasc_runtime::exec::ProgramVisitor;
+        use ::std::sync::{Arc, LazyLock};
+
+        /// Every compiled canvas: the DSL file it came from and its fingerprint.
+        pub const CANVASES: &[(&str, &str)] = &[#((#modules::SOURCE, #modules::FINGERPRINT)),*];
+
+        #(static #statics: LazyLock<Arc<#modules::Canvas>> = LazyLock::new(|| Arc::new(#modules::Canvas::new()));)*
+
+        /// Hand the program compiled for `fingerprint` to `visitor`; `None` when no canvas here
+        /// has that fingerprint.
+        pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Output> {
+            match fingerprint {
+                #(#modules::FINGERPRINT => Some(visitor.visit(Arc::clone(&#statics))),)*
+                _ => None,
+            }
+        }
+    }
+}
+
+/// `src/main.rs` of a built crate: `run FILE`, compiled when the file's fingerprint is here.
+pub fn crate_main(lib: &str) -> TokenStream {
+    let lib = ident(lib);
+    quote! {
+        //! `run FILE [flags]`: like `canvasc run`, with the compiled program when FILE's canvas
+        //! was compiled into this binary. @generated: do not edit.
+
+        fn main() -> ::std::process::ExitCode {
+            ::canvasc::cli::compiled::main(#lib::CANVASES, #lib::visit)
+        }
+    }
+}
