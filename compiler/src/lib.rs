@@ -5,6 +5,7 @@ pub mod build;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod codegen;
+pub mod plain;
 #[cfg(feature = "cli")]
 pub mod render;
 #[cfg(feature = "cli")]

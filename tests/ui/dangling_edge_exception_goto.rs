@@ -1,0 +1,5 @@
+//! `fixtures/broken/dangling-edge-exception-goto.json`: its checker errors are compile errors.
+
+fn main() {
+    let _program = canvasc_macros::canvas!("../fixtures/broken/dangling-edge-exception-goto.json");
+}

@@ -1,0 +1,5 @@
+//! `fixtures/broken/structural-cycle-without-loop.json`: its checker errors are compile errors.
+
+fn main() {
+    let _program = canvasc_macros::canvas!("../fixtures/broken/structural-cycle-without-loop.json");
+}

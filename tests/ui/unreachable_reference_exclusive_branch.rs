@@ -1,0 +1,5 @@
+//! `fixtures/broken/unreachable-reference-exclusive-branch.json`: its checker errors are compile errors.
+
+fn main() {
+    let _program = canvasc_macros::canvas!("../fixtures/broken/unreachable-reference-exclusive-branch.json");
+}
