@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:879733863c44e4c1a1d8e2ddbcde826c51807a9f2ce13c4bdb16bd540bf8051b`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -140,150 +142,39 @@ pub mod outputs {
         attachment: Out::new(3, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "product_url",
-                            obj([
-                                ("name", s("Product page URL")),
-                                ("optional", b(false)),
-                                ("options", arr([])),
-                                ("type", s("line")),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                (
-                    "prologue",
-                    s("Tell me which product page to check and what to look for."),
-                ),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::BrowserPriceWatcher => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("string")), ("value", s(""))])),
-                        (
-                            "downloaded_files",
-                            obj([("type", s("Array<Object>")), ("value", arr([]))]),
-                        ),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", s("goto")),
-                ("exception_default_value", s("")),
-                ("exception_goto", arr([s("Message:BrowserFailed")])),
-                ("debug_inputs", obj([])),
-                ("llm_id", s("scripted-chat@Scripted")),
-                ("sys_prompt", s("")),
-                (
-                    "prompts",
-                    s(
-                        "Open {begin@product_url} and report the current price and stock status. Extra instructions: {sys.query}",
-                    ),
-                ),
-                ("max_tokens", i(256)),
-                ("temperature", f(0.1)),
-                ("top_p", f(0.3)),
-                ("presence_penalty", f(0.4)),
-                ("frequency_penalty", f(0.7)),
-                ("output_structure", NULL),
-                ("cite", b(true)),
-                ("visual_files_var", NULL),
-                ("max_steps", i(15)),
-                ("headless", b(true)),
-                ("enable_default_extensions", b(false)),
-                ("chromium_sandbox", b(false)),
-                ("persist_session", b(false)),
-                ("upload_sources", s("")),
-                ("temperatureEnabled", b(false)),
-                ("topPEnabled", b(false)),
-                ("frequencyPenaltyEnabled", b(false)),
-                ("presencePenaltyEnabled", b(false)),
-                ("maxTokensEnabled", b(false)),
-            ])
-        }
-        Node::MessagePriceReport => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("{Browser:PriceWatcher@content}")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageBrowserFailed => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([
-                        s(
-                            "The browser could not check the page. Error=[{Browser:PriceWatcher@_ERROR}]",
-                        ),
-                    ]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Unsupported,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 4] = [
+    (Impl::Begin, 0),
+    (Impl::Unsupported, 0),
+    (Impl::Message, 0),
+    (Impl::Message, 1),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `Browser:PriceWatcher`
+    pub unsupported: Vec<c::unsupported::Spec>,
+    /// `Message:PriceReport`, `Message:BrowserFailed`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            unsupported: Vec::from([component_browser_price_watcher()]),
+            message: Vec::from([
+                component_message_price_report(),
+                component_message_browser_failed(),
+            ]),
         }
     }
 }
@@ -292,153 +183,246 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([Target::Node(Node::BrowserPriceWatcher.id())]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "product_url"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Browser:PriceWatcher".to_string(),
-                display_name: "Price watcher".to_string(),
-                component_name: "Browser".to_string(),
-                kind: Kind::Browser,
-                downstream: Vec::from([Target::Node(Node::MessagePriceReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: Some("goto".to_string()),
-                    goto: Vec::from([Target::Node(Node::MessageBrowserFailed.id())]),
-                    default_value: s(""),
-                },
-                params: params(Node::BrowserPriceWatcher),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloaded_files",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:PriceReport".to_string(),
-                display_name: "Price report".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Browser:PriceWatcher".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessagePriceReport),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:BrowserFailed".to_string(),
-                display_name: "Browser failed".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Browser:PriceWatcher".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageBrowserFailed),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_browser_price_watcher(),
+            meta_message_price_report(),
+            meta_message_browser_failed(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `Browser:PriceWatcher`
-    pub browser_price_watcher: c::unsupported::Spec,
-    /// `Message:PriceReport`
-    pub message_price_report: c::message::Spec,
-    /// `Message:BrowserFailed`
-    pub message_browser_failed: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            (
+                "inputs",
+                obj([
+                    (
+                        "product_url",
+                        obj([
+                            ("name", s("Product page URL")),
+                            ("optional", b(false)),
+                            ("options", arr([])),
+                            ("type", s("line")),
+                        ]),
+                    ),
+                ]),
+            ),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Tell me which product page to check and what to look for.")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            browser_price_watcher: c::unsupported::Spec(Kind::Browser),
-            message_price_report: c::message::Spec::from_params(
-                    &params(Node::MessagePriceReport),
-                )
-                .bound(
-                    &[
-                        (
-                            "Browser:PriceWatcher@content",
-                            outputs::BROWSER_PRICE_WATCHER.content.bound(),
-                        ),
-                    ],
-                ),
-            message_browser_failed: c::message::Spec::from_params(
-                    &params(Node::MessageBrowserFailed),
-                )
-                .bound(
-                    &[
-                        (
-                            "Browser:PriceWatcher@_ERROR",
-                            outputs::BROWSER_PRICE_WATCHER.error.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::BrowserPriceWatcher.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "product_url"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `Browser:PriceWatcher` “Price watcher” (Browser)
+fn params_browser_price_watcher() -> Map<String, Json> {
+    merged_params(
+        Kind::Browser,
+        &map([
+            ("llm_id", s("scripted-chat@Scripted")),
+            ("temperature", f(0.1)),
+            ("temperatureEnabled", b(false)),
+            ("top_p", f(0.3)),
+            ("topPEnabled", b(false)),
+            ("frequency_penalty", f(0.7)),
+            ("frequencyPenaltyEnabled", b(false)),
+            ("presence_penalty", f(0.4)),
+            ("presencePenaltyEnabled", b(false)),
+            ("max_tokens", i(256)),
+            ("maxTokensEnabled", b(false)),
+            (
+                "prompts",
+                s(
+                    "Open {begin@product_url} and report the current price and stock status. Extra instructions: {sys.query}",
+                ),
+            ),
+            ("max_steps", i(15)),
+            ("headless", b(true)),
+            ("enable_default_extensions", b(false)),
+            ("chromium_sandbox", b(false)),
+            ("persist_session", b(false)),
+            ("upload_sources", s("")),
+            ("exception_method", s("goto")),
+            ("exception_goto", arr([s("Message:BrowserFailed")])),
+            ("exception_default_value", s("")),
+            (
+                "outputs",
+                obj([
+                    ("content", obj([("type", s("string")), ("value", s(""))])),
+                    (
+                        "downloaded_files",
+                        obj([("type", s("Array<Object>")), ("value", arr([]))]),
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Browser:PriceWatcher` “Price watcher” (Browser)
+fn meta_browser_price_watcher() -> NodeMeta {
+    NodeMeta {
+        id: "Browser:PriceWatcher".to_string(),
+        display_name: "Price watcher".to_string(),
+        component_name: "Browser".to_string(),
+        kind: Kind::Browser,
+        downstream: Vec::from([Target::Node(Node::MessagePriceReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: Some("goto".to_string()),
+            goto: Vec::from([Target::Node(Node::MessageBrowserFailed.id())]),
+            default_value: s(""),
+        },
+        params: params_browser_price_watcher(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "content", "downloaded_files"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Browser:PriceWatcher` “Price watcher” (Browser)
+fn component_browser_price_watcher() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Browser)
+}
+/// `Message:PriceReport` “Price report” (Message)
+fn params_message_price_report() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("{Browser:PriceWatcher@content}")]))]),
+    )
+}
+/// `Message:PriceReport` “Price report” (Message)
+fn meta_message_price_report() -> NodeMeta {
+    NodeMeta {
+        id: "Message:PriceReport".to_string(),
+        display_name: "Price report".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Browser:PriceWatcher".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_price_report(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:PriceReport` “Price report” (Message)
+fn component_message_price_report() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_price_report())
+        .bound(
+            &[
+                (
+                    "Browser:PriceWatcher@content",
+                    outputs::BROWSER_PRICE_WATCHER.content.bound(),
+                ),
+            ],
+        )
+}
+/// `Message:BrowserFailed` “Browser failed” (Message)
+fn params_message_browser_failed() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([
+                    s(
+                        "The browser could not check the page. Error=[{Browser:PriceWatcher@_ERROR}]",
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Message:BrowserFailed` “Browser failed” (Message)
+fn meta_message_browser_failed() -> NodeMeta {
+    NodeMeta {
+        id: "Message:BrowserFailed".to_string(),
+        display_name: "Browser failed".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Browser:PriceWatcher".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_browser_failed(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:BrowserFailed` “Browser failed” (Message)
+fn component_message_browser_failed() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_browser_failed())
+        .bound(
+            &[
+                (
+                    "Browser:PriceWatcher@_ERROR",
+                    outputs::BROWSER_PRICE_WATCHER.error.bound(),
+                ),
+            ],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -468,20 +452,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::BrowserPriceWatcher => c.browser_price_watcher.body(cx).await,
-            Node::MessagePriceReport => c.message_price_report.body(cx).await,
-            Node::MessageBrowserFailed => c.message_browser_failed.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::BrowserPriceWatcher => c.browser_price_watcher.thoughts(cx),
-            Node::MessagePriceReport => c.message_price_report.thoughts(cx),
-            Node::MessageBrowserFailed => c.message_browser_failed.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -489,38 +473,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::BrowserPriceWatcher => c.browser_price_watcher.dependencies(cx),
-            Node::MessagePriceReport => c.message_price_report.dependencies(cx),
-            Node::MessageBrowserFailed => c.message_browser_failed.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::BrowserPriceWatcher => c.browser_price_watcher.get_input(cx),
-            Node::MessagePriceReport => c.message_price_report.get_input(cx),
-            Node::MessageBrowserFailed => c.message_browser_failed.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::BrowserPriceWatcher => c.browser_price_watcher.input_values(cx),
-            Node::MessagePriceReport => c.message_price_report.input_values(cx),
-            Node::MessageBrowserFailed => c.message_browser_failed.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::BrowserPriceWatcher => c.browser_price_watcher.item_ended(cx),
-            Node::MessagePriceReport => c.message_price_report.item_ended(cx),
-            Node::MessageBrowserFailed => c.message_browser_failed.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

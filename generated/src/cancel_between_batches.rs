@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:ce13b5c0a118dbdb41c63bf31709ccc4faa693f71abe3c25bafbc5ba9b10fa94`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -110,93 +112,35 @@ pub mod outputs {
         attachment: Out::new(2, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "delay",
-                            obj([
-                                ("name", s("Delay (seconds)")),
-                                ("type", s("line")),
-                                ("optional", b(false)),
-                                ("value", s("")),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Hi!")),
-            ])
-        }
-        Node::InvokeSlowStatus => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("proxy", NULL),
-                ("headers", s("")),
-                ("method", s("get")),
-                ("variables", arr([])),
-                ("url", s("http://{env.status_host}/status/{begin@delay}")),
-                ("timeout", i(60)),
-                ("clean_html", b(false)),
-                ("datatype", s("json")),
-            ])
-        }
-        Node::MessageReport => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([s("Status after the wait: [{Invoke:SlowStatus@result}]")]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Invoke,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 3] = [
+    (Impl::Begin, 0),
+    (Impl::Invoke, 0),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `Invoke:SlowStatus`
+    pub invoke: Vec<c::invoke::Spec>,
+    /// `Message:Report`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            invoke: Vec::from([component_invoke_slow_status()]),
+            message: Vec::from([component_message_report()]),
         }
     }
 }
@@ -204,113 +148,157 @@ fn params(node: Node) -> Map<String, Json> {
 /// handling, parameters and declared outputs.
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
-        Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "Start".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([Target::Node(Node::InvokeSlowStatus.id())]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "delay"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Invoke:SlowStatus".to_string(),
-                display_name: "Status service".to_string(),
-                component_name: "Invoke".to_string(),
-                kind: Kind::Invoke,
-                downstream: Vec::from([Target::Node(Node::MessageReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::InvokeSlowStatus),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Report".to_string(),
-                display_name: "Report".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Invoke:SlowStatus".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageReport),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+        Vec::from([meta_begin(), meta_invoke_slow_status(), meta_message_report()]),
+    )
+}
+/// `begin` “Start” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("mode", s("conversational")),
+            ("prologue", s("Hi!")),
+            (
+                "inputs",
+                obj([
+                    (
+                        "delay",
+                        obj([
+                            ("name", s("Delay (seconds)")),
+                            ("type", s("line")),
+                            ("optional", b(false)),
+                            ("value", s("")),
+                        ]),
+                    ),
+                ]),
+            ),
+            ("outputs", obj([])),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `Invoke:SlowStatus`
-    pub invoke_slow_status: c::invoke::Spec,
-    /// `Message:Report`
-    pub message_report: c::message::Spec,
-}
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            invoke_slow_status: c::invoke::Spec::from_params(
-                    &params(Node::InvokeSlowStatus),
-                )
-                .bound(
-                    &[
-                        ("env.status_host", Bound::global("env.status_host")),
-                        ("begin@delay", outputs::BEGIN.delay.bound()),
-                    ],
-                ),
-            message_report: c::message::Spec::from_params(&params(Node::MessageReport))
-                .bound(
-                    &[
-                        (
-                            "Invoke:SlowStatus@result",
-                            outputs::INVOKE_SLOW_STATUS.result.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “Start” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "Start".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::InvokeSlowStatus.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "delay"].map(String::from),
+        ),
     }
+}
+/// `begin` “Start” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `Invoke:SlowStatus` “Status service” (Invoke)
+fn params_invoke_slow_status() -> Map<String, Json> {
+    merged_params(
+        Kind::Invoke,
+        &map([
+            ("url", s("http://{env.status_host}/status/{begin@delay}")),
+            ("method", s("get")),
+            ("timeout", i(60)),
+            ("variables", arr([])),
+            ("headers", s("")),
+            (
+                "outputs",
+                obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+        ]),
+    )
+}
+/// `Invoke:SlowStatus` “Status service” (Invoke)
+fn meta_invoke_slow_status() -> NodeMeta {
+    NodeMeta {
+        id: "Invoke:SlowStatus".to_string(),
+        display_name: "Status service".to_string(),
+        component_name: "Invoke".to_string(),
+        kind: Kind::Invoke,
+        downstream: Vec::from([Target::Node(Node::MessageReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_invoke_slow_status(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `Invoke:SlowStatus` “Status service” (Invoke)
+fn component_invoke_slow_status() -> c::invoke::Spec {
+    c::invoke::Spec::from_params(&params_invoke_slow_status())
+        .bound(
+            &[
+                ("env.status_host", Bound::global("env.status_host")),
+                ("begin@delay", outputs::BEGIN.delay.bound()),
+            ],
+        )
+}
+/// `Message:Report` “Report” (Message)
+fn params_message_report() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            ("content", arr([s("Status after the wait: [{Invoke:SlowStatus@result}]")])),
+        ]),
+    )
+}
+/// `Message:Report` “Report” (Message)
+fn meta_message_report() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Report".to_string(),
+        display_name: "Report".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Invoke:SlowStatus".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_report(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Report` “Report” (Message)
+fn component_message_report() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_report())
+        .bound(
+            &[("Invoke:SlowStatus@result", outputs::INVOKE_SLOW_STATUS.result.bound())],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -340,18 +328,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::InvokeSlowStatus => c.invoke_slow_status.body(cx).await,
-            Node::MessageReport => c.message_report.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Invoke => c.invoke[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::InvokeSlowStatus => c.invoke_slow_status.thoughts(cx),
-            Node::MessageReport => c.message_report.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Invoke => c.invoke[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -359,34 +349,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::InvokeSlowStatus => c.invoke_slow_status.dependencies(cx),
-            Node::MessageReport => c.message_report.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Invoke => c.invoke[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::InvokeSlowStatus => c.invoke_slow_status.get_input(cx),
-            Node::MessageReport => c.message_report.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Invoke => c.invoke[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::InvokeSlowStatus => c.invoke_slow_status.input_values(cx),
-            Node::MessageReport => c.message_report.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Invoke => c.invoke[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::InvokeSlowStatus => c.invoke_slow_status.item_ended(cx),
-            Node::MessageReport => c.message_report.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Invoke => c.invoke[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

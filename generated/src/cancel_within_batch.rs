@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:a884fcc754b3b30c81cfea0deb865a9feda1f8ef20b1d87a755b2170a4ea9644`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -221,214 +223,46 @@ pub mod outputs {
         attachment: Out::new(7, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "delay",
-                            obj([
-                                ("name", s("Delay (seconds)")),
-                                ("type", s("line")),
-                                ("optional", b(false)),
-                                ("value", s("")),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Hi!")),
-            ])
-        }
-        Node::InvokeMirror1 => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("proxy", NULL),
-                ("headers", s("")),
-                ("method", s("get")),
-                ("variables", arr([])),
-                ("url", s("http://{env.status_host}/status/{begin@delay}")),
-                ("timeout", i(60)),
-                ("clean_html", b(false)),
-                ("datatype", s("json")),
-            ])
-        }
-        Node::InvokeMirror2 => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("proxy", NULL),
-                ("headers", s("")),
-                ("method", s("get")),
-                ("variables", arr([])),
-                ("url", s("http://{env.status_host}/status/{begin@delay}")),
-                ("timeout", i(60)),
-                ("clean_html", b(false)),
-                ("datatype", s("json")),
-            ])
-        }
-        Node::InvokeMirror3 => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("proxy", NULL),
-                ("headers", s("")),
-                ("method", s("get")),
-                ("variables", arr([])),
-                ("url", s("http://{env.status_host}/status/{begin@delay}")),
-                ("timeout", i(60)),
-                ("clean_html", b(false)),
-                ("datatype", s("json")),
-            ])
-        }
-        Node::InvokeMirror4 => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("proxy", NULL),
-                ("headers", s("")),
-                ("method", s("get")),
-                ("variables", arr([])),
-                ("url", s("http://{env.status_host}/status/{begin@delay}")),
-                ("timeout", i(60)),
-                ("clean_html", b(false)),
-                ("datatype", s("json")),
-            ])
-        }
-        Node::InvokeMirror5 => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("proxy", NULL),
-                ("headers", s("")),
-                ("method", s("get")),
-                ("variables", arr([])),
-                ("url", s("http://{env.status_host}/status/{begin@delay}")),
-                ("timeout", i(60)),
-                ("clean_html", b(false)),
-                ("datatype", s("json")),
-            ])
-        }
-        Node::MessageEarly => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Checking {sys.query} on five mirrors.")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageReport => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Mirror 1 says: [{Invoke:Mirror1@result}]")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Invoke,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 8] = [
+    (Impl::Begin, 0),
+    (Impl::Invoke, 0),
+    (Impl::Invoke, 1),
+    (Impl::Invoke, 2),
+    (Impl::Invoke, 3),
+    (Impl::Invoke, 4),
+    (Impl::Message, 0),
+    (Impl::Message, 1),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `Invoke:Mirror1`, `Invoke:Mirror2`, `Invoke:Mirror3`, `Invoke:Mirror4`, `Invoke:Mirror5`
+    pub invoke: Vec<c::invoke::Spec>,
+    /// `Message:Early`, `Message:Report`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            invoke: Vec::from([
+                component_invoke_mirror1(),
+                component_invoke_mirror2(),
+                component_invoke_mirror3(),
+                component_invoke_mirror4(),
+                component_invoke_mirror5(),
+            ]),
+            message: Vec::from([component_message_early(), component_message_report()]),
         }
     }
 }
@@ -437,264 +271,411 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "Start".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([
-                    Target::Node(Node::InvokeMirror1.id()),
-                    Target::Node(Node::InvokeMirror2.id()),
-                    Target::Node(Node::InvokeMirror3.id()),
-                    Target::Node(Node::InvokeMirror4.id()),
-                    Target::Node(Node::InvokeMirror5.id()),
-                    Target::Node(Node::MessageEarly.id()),
-                ]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "delay"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Invoke:Mirror1".to_string(),
-                display_name: "Mirror 1".to_string(),
-                component_name: "Invoke".to_string(),
-                kind: Kind::Invoke,
-                downstream: Vec::from([Target::Node(Node::MessageReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::InvokeMirror1),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Invoke:Mirror2".to_string(),
-                display_name: "Mirror 2".to_string(),
-                component_name: "Invoke".to_string(),
-                kind: Kind::Invoke,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::InvokeMirror2),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Invoke:Mirror3".to_string(),
-                display_name: "Mirror 3".to_string(),
-                component_name: "Invoke".to_string(),
-                kind: Kind::Invoke,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::InvokeMirror3),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Invoke:Mirror4".to_string(),
-                display_name: "Mirror 4".to_string(),
-                component_name: "Invoke".to_string(),
-                kind: Kind::Invoke,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::InvokeMirror4),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Invoke:Mirror5".to_string(),
-                display_name: "Mirror 5".to_string(),
-                component_name: "Invoke".to_string(),
-                kind: Kind::Invoke,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::InvokeMirror5),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Early".to_string(),
-                display_name: "Early note".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageEarly),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Report".to_string(),
-                display_name: "Report".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Invoke:Mirror1".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageReport),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_invoke_mirror1(),
+            meta_invoke_mirror2(),
+            meta_invoke_mirror3(),
+            meta_invoke_mirror4(),
+            meta_invoke_mirror5(),
+            meta_message_early(),
+            meta_message_report(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `Invoke:Mirror1`
-    pub invoke_mirror1: c::invoke::Spec,
-    /// `Invoke:Mirror2`
-    pub invoke_mirror2: c::invoke::Spec,
-    /// `Invoke:Mirror3`
-    pub invoke_mirror3: c::invoke::Spec,
-    /// `Invoke:Mirror4`
-    pub invoke_mirror4: c::invoke::Spec,
-    /// `Invoke:Mirror5`
-    pub invoke_mirror5: c::invoke::Spec,
-    /// `Message:Early`
-    pub message_early: c::message::Spec,
-    /// `Message:Report`
-    pub message_report: c::message::Spec,
+/// `begin` “Start” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("mode", s("conversational")),
+            ("prologue", s("Hi!")),
+            (
+                "inputs",
+                obj([
+                    (
+                        "delay",
+                        obj([
+                            ("name", s("Delay (seconds)")),
+                            ("type", s("line")),
+                            ("optional", b(false)),
+                            ("value", s("")),
+                        ]),
+                    ),
+                ]),
+            ),
+            ("outputs", obj([])),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            invoke_mirror1: c::invoke::Spec::from_params(&params(Node::InvokeMirror1))
-                .bound(
-                    &[
-                        ("env.status_host", Bound::global("env.status_host")),
-                        ("begin@delay", outputs::BEGIN.delay.bound()),
-                    ],
-                ),
-            invoke_mirror2: c::invoke::Spec::from_params(&params(Node::InvokeMirror2))
-                .bound(
-                    &[
-                        ("env.status_host", Bound::global("env.status_host")),
-                        ("begin@delay", outputs::BEGIN.delay.bound()),
-                    ],
-                ),
-            invoke_mirror3: c::invoke::Spec::from_params(&params(Node::InvokeMirror3))
-                .bound(
-                    &[
-                        ("env.status_host", Bound::global("env.status_host")),
-                        ("begin@delay", outputs::BEGIN.delay.bound()),
-                    ],
-                ),
-            invoke_mirror4: c::invoke::Spec::from_params(&params(Node::InvokeMirror4))
-                .bound(
-                    &[
-                        ("env.status_host", Bound::global("env.status_host")),
-                        ("begin@delay", outputs::BEGIN.delay.bound()),
-                    ],
-                ),
-            invoke_mirror5: c::invoke::Spec::from_params(&params(Node::InvokeMirror5))
-                .bound(
-                    &[
-                        ("env.status_host", Bound::global("env.status_host")),
-                        ("begin@delay", outputs::BEGIN.delay.bound()),
-                    ],
-                ),
-            message_early: c::message::Spec::from_params(&params(Node::MessageEarly))
-                .bound(&[("sys.query", Bound::global("sys.query"))]),
-            message_report: c::message::Spec::from_params(&params(Node::MessageReport))
-                .bound(
-                    &[("Invoke:Mirror1@result", outputs::INVOKE_MIRROR1.result.bound())],
-                ),
-        }
+/// `begin` “Start” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "Start".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([
+            Target::Node(Node::InvokeMirror1.id()),
+            Target::Node(Node::InvokeMirror2.id()),
+            Target::Node(Node::InvokeMirror3.id()),
+            Target::Node(Node::InvokeMirror4.id()),
+            Target::Node(Node::InvokeMirror5.id()),
+            Target::Node(Node::MessageEarly.id()),
+        ]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "delay"].map(String::from),
+        ),
     }
+}
+/// `begin` “Start” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `Invoke:Mirror1` “Mirror 1” (Invoke)
+fn params_invoke_mirror1() -> Map<String, Json> {
+    merged_params(
+        Kind::Invoke,
+        &map([
+            ("url", s("http://{env.status_host}/status/{begin@delay}")),
+            ("method", s("get")),
+            ("timeout", i(60)),
+            ("variables", arr([])),
+            ("headers", s("")),
+            (
+                "outputs",
+                obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+        ]),
+    )
+}
+/// `Invoke:Mirror1` “Mirror 1” (Invoke)
+fn meta_invoke_mirror1() -> NodeMeta {
+    NodeMeta {
+        id: "Invoke:Mirror1".to_string(),
+        display_name: "Mirror 1".to_string(),
+        component_name: "Invoke".to_string(),
+        kind: Kind::Invoke,
+        downstream: Vec::from([Target::Node(Node::MessageReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_invoke_mirror1(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `Invoke:Mirror1` “Mirror 1” (Invoke)
+fn component_invoke_mirror1() -> c::invoke::Spec {
+    c::invoke::Spec::from_params(&params_invoke_mirror1())
+        .bound(
+            &[
+                ("env.status_host", Bound::global("env.status_host")),
+                ("begin@delay", outputs::BEGIN.delay.bound()),
+            ],
+        )
+}
+/// `Invoke:Mirror2` “Mirror 2” (Invoke)
+fn params_invoke_mirror2() -> Map<String, Json> {
+    merged_params(
+        Kind::Invoke,
+        &map([
+            ("url", s("http://{env.status_host}/status/{begin@delay}")),
+            ("method", s("get")),
+            ("timeout", i(60)),
+            ("variables", arr([])),
+            ("headers", s("")),
+            (
+                "outputs",
+                obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+        ]),
+    )
+}
+/// `Invoke:Mirror2` “Mirror 2” (Invoke)
+fn meta_invoke_mirror2() -> NodeMeta {
+    NodeMeta {
+        id: "Invoke:Mirror2".to_string(),
+        display_name: "Mirror 2".to_string(),
+        component_name: "Invoke".to_string(),
+        kind: Kind::Invoke,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_invoke_mirror2(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `Invoke:Mirror2` “Mirror 2” (Invoke)
+fn component_invoke_mirror2() -> c::invoke::Spec {
+    c::invoke::Spec::from_params(&params_invoke_mirror2())
+        .bound(
+            &[
+                ("env.status_host", Bound::global("env.status_host")),
+                ("begin@delay", outputs::BEGIN.delay.bound()),
+            ],
+        )
+}
+/// `Invoke:Mirror3` “Mirror 3” (Invoke)
+fn params_invoke_mirror3() -> Map<String, Json> {
+    merged_params(
+        Kind::Invoke,
+        &map([
+            ("url", s("http://{env.status_host}/status/{begin@delay}")),
+            ("method", s("get")),
+            ("timeout", i(60)),
+            ("variables", arr([])),
+            ("headers", s("")),
+            (
+                "outputs",
+                obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+        ]),
+    )
+}
+/// `Invoke:Mirror3` “Mirror 3” (Invoke)
+fn meta_invoke_mirror3() -> NodeMeta {
+    NodeMeta {
+        id: "Invoke:Mirror3".to_string(),
+        display_name: "Mirror 3".to_string(),
+        component_name: "Invoke".to_string(),
+        kind: Kind::Invoke,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_invoke_mirror3(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `Invoke:Mirror3` “Mirror 3” (Invoke)
+fn component_invoke_mirror3() -> c::invoke::Spec {
+    c::invoke::Spec::from_params(&params_invoke_mirror3())
+        .bound(
+            &[
+                ("env.status_host", Bound::global("env.status_host")),
+                ("begin@delay", outputs::BEGIN.delay.bound()),
+            ],
+        )
+}
+/// `Invoke:Mirror4` “Mirror 4” (Invoke)
+fn params_invoke_mirror4() -> Map<String, Json> {
+    merged_params(
+        Kind::Invoke,
+        &map([
+            ("url", s("http://{env.status_host}/status/{begin@delay}")),
+            ("method", s("get")),
+            ("timeout", i(60)),
+            ("variables", arr([])),
+            ("headers", s("")),
+            (
+                "outputs",
+                obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+        ]),
+    )
+}
+/// `Invoke:Mirror4` “Mirror 4” (Invoke)
+fn meta_invoke_mirror4() -> NodeMeta {
+    NodeMeta {
+        id: "Invoke:Mirror4".to_string(),
+        display_name: "Mirror 4".to_string(),
+        component_name: "Invoke".to_string(),
+        kind: Kind::Invoke,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_invoke_mirror4(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `Invoke:Mirror4` “Mirror 4” (Invoke)
+fn component_invoke_mirror4() -> c::invoke::Spec {
+    c::invoke::Spec::from_params(&params_invoke_mirror4())
+        .bound(
+            &[
+                ("env.status_host", Bound::global("env.status_host")),
+                ("begin@delay", outputs::BEGIN.delay.bound()),
+            ],
+        )
+}
+/// `Invoke:Mirror5` “Mirror 5” (Invoke)
+fn params_invoke_mirror5() -> Map<String, Json> {
+    merged_params(
+        Kind::Invoke,
+        &map([
+            ("url", s("http://{env.status_host}/status/{begin@delay}")),
+            ("method", s("get")),
+            ("timeout", i(60)),
+            ("variables", arr([])),
+            ("headers", s("")),
+            (
+                "outputs",
+                obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+        ]),
+    )
+}
+/// `Invoke:Mirror5` “Mirror 5” (Invoke)
+fn meta_invoke_mirror5() -> NodeMeta {
+    NodeMeta {
+        id: "Invoke:Mirror5".to_string(),
+        display_name: "Mirror 5".to_string(),
+        component_name: "Invoke".to_string(),
+        kind: Kind::Invoke,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_invoke_mirror5(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `Invoke:Mirror5` “Mirror 5” (Invoke)
+fn component_invoke_mirror5() -> c::invoke::Spec {
+    c::invoke::Spec::from_params(&params_invoke_mirror5())
+        .bound(
+            &[
+                ("env.status_host", Bound::global("env.status_host")),
+                ("begin@delay", outputs::BEGIN.delay.bound()),
+            ],
+        )
+}
+/// `Message:Early` “Early note” (Message)
+fn params_message_early() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Checking {sys.query} on five mirrors.")]))]),
+    )
+}
+/// `Message:Early` “Early note” (Message)
+fn meta_message_early() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Early".to_string(),
+        display_name: "Early note".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_early(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Early` “Early note” (Message)
+fn component_message_early() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_early())
+        .bound(&[("sys.query", Bound::global("sys.query"))])
+}
+/// `Message:Report` “Report” (Message)
+fn params_message_report() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Mirror 1 says: [{Invoke:Mirror1@result}]")]))]),
+    )
+}
+/// `Message:Report` “Report” (Message)
+fn meta_message_report() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Report".to_string(),
+        display_name: "Report".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Invoke:Mirror1".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_report(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Report` “Report” (Message)
+fn component_message_report() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_report())
+        .bound(&[("Invoke:Mirror1@result", outputs::INVOKE_MIRROR1.result.bound())])
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -724,28 +705,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::InvokeMirror1 => c.invoke_mirror1.body(cx).await,
-            Node::InvokeMirror2 => c.invoke_mirror2.body(cx).await,
-            Node::InvokeMirror3 => c.invoke_mirror3.body(cx).await,
-            Node::InvokeMirror4 => c.invoke_mirror4.body(cx).await,
-            Node::InvokeMirror5 => c.invoke_mirror5.body(cx).await,
-            Node::MessageEarly => c.message_early.body(cx).await,
-            Node::MessageReport => c.message_report.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Invoke => c.invoke[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::InvokeMirror1 => c.invoke_mirror1.thoughts(cx),
-            Node::InvokeMirror2 => c.invoke_mirror2.thoughts(cx),
-            Node::InvokeMirror3 => c.invoke_mirror3.thoughts(cx),
-            Node::InvokeMirror4 => c.invoke_mirror4.thoughts(cx),
-            Node::InvokeMirror5 => c.invoke_mirror5.thoughts(cx),
-            Node::MessageEarly => c.message_early.thoughts(cx),
-            Node::MessageReport => c.message_report.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Invoke => c.invoke[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -753,54 +726,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::InvokeMirror1 => c.invoke_mirror1.dependencies(cx),
-            Node::InvokeMirror2 => c.invoke_mirror2.dependencies(cx),
-            Node::InvokeMirror3 => c.invoke_mirror3.dependencies(cx),
-            Node::InvokeMirror4 => c.invoke_mirror4.dependencies(cx),
-            Node::InvokeMirror5 => c.invoke_mirror5.dependencies(cx),
-            Node::MessageEarly => c.message_early.dependencies(cx),
-            Node::MessageReport => c.message_report.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Invoke => c.invoke[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::InvokeMirror1 => c.invoke_mirror1.get_input(cx),
-            Node::InvokeMirror2 => c.invoke_mirror2.get_input(cx),
-            Node::InvokeMirror3 => c.invoke_mirror3.get_input(cx),
-            Node::InvokeMirror4 => c.invoke_mirror4.get_input(cx),
-            Node::InvokeMirror5 => c.invoke_mirror5.get_input(cx),
-            Node::MessageEarly => c.message_early.get_input(cx),
-            Node::MessageReport => c.message_report.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Invoke => c.invoke[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::InvokeMirror1 => c.invoke_mirror1.input_values(cx),
-            Node::InvokeMirror2 => c.invoke_mirror2.input_values(cx),
-            Node::InvokeMirror3 => c.invoke_mirror3.input_values(cx),
-            Node::InvokeMirror4 => c.invoke_mirror4.input_values(cx),
-            Node::InvokeMirror5 => c.invoke_mirror5.input_values(cx),
-            Node::MessageEarly => c.message_early.input_values(cx),
-            Node::MessageReport => c.message_report.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Invoke => c.invoke[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::InvokeMirror1 => c.invoke_mirror1.item_ended(cx),
-            Node::InvokeMirror2 => c.invoke_mirror2.item_ended(cx),
-            Node::InvokeMirror3 => c.invoke_mirror3.item_ended(cx),
-            Node::InvokeMirror4 => c.invoke_mirror4.item_ended(cx),
-            Node::InvokeMirror5 => c.invoke_mirror5.item_ended(cx),
-            Node::MessageEarly => c.message_early.item_ended(cx),
-            Node::MessageReport => c.message_report.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Invoke => c.invoke[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

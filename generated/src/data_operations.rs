@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:53c5146e44034e9c7b4d8d2ac77f1ab14540b8c7cfbd6352e65d51456bab0367`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -254,276 +256,51 @@ pub mod outputs {
         attachment: Out::new(9, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                (
-                    "prologue",
-                    s("Data operations demo; your message is stamped on each row."),
-                ),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::DataOperationsSelectKeys => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", arr([s("env.customers")])),
-                ("operations", s("select_keys")),
-                ("select_keys", arr([s("name"), s("tier")])),
-                ("filter_values", arr([])),
-                ("updates", arr([])),
-                ("remove_keys", arr([])),
-                ("rename_keys", arr([])),
-            ])
-        }
-        Node::DataOperationsLiteralEval => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", arr([s("env.customers")])),
-                ("operations", s("literal_eval")),
-                ("select_keys", arr([])),
-                ("filter_values", arr([])),
-                ("updates", arr([])),
-                ("remove_keys", arr([])),
-                ("rename_keys", arr([])),
-            ])
-        }
-        Node::DataOperationsCombineProfile => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", arr([s("env.profile"), s("env.prefs")])),
-                ("operations", s("combine")),
-                ("select_keys", arr([])),
-                ("filter_values", arr([])),
-                ("updates", arr([])),
-                ("remove_keys", arr([])),
-                ("rename_keys", arr([])),
-            ])
-        }
-        Node::DataOperationsFilterTier => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", arr([s("env.customers")])),
-                ("operations", s("filter_values")),
-                ("select_keys", arr([])),
-                (
-                    "filter_values",
-                    arr([
-                        obj([
-                            ("key", s("tier")),
-                            ("operator", s("=")),
-                            ("value", s("{env.target_tier}")),
-                        ]),
-                    ]),
-                ),
-                ("updates", arr([])),
-                ("remove_keys", arr([])),
-                ("rename_keys", arr([])),
-            ])
-        }
-        Node::DataOperationsFilterRules => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", arr([s("env.customers")])),
-                ("operations", s("filter_values")),
-                ("select_keys", arr([])),
-                (
-                    "filter_values",
-                    arr([
-                        obj([
-                            ("key", s("name")),
-                            ("operator", s("start with")),
-                            ("value", s("B")),
-                        ]),
-                        obj([
-                            ("key", s("tier")),
-                            ("operator", s("≠")),
-                            ("value", s("gold")),
-                        ]),
-                        obj([
-                            ("key", s("spend")),
-                            ("operator", s("end with")),
-                            ("value", s("00")),
-                        ]),
-                        obj([
-                            ("key", s("name")),
-                            ("operator", s("contains")),
-                            ("value", s("o")),
-                        ]),
-                    ]),
-                ),
-                ("updates", arr([])),
-                ("remove_keys", arr([])),
-                ("rename_keys", arr([])),
-            ])
-        }
-        Node::DataOperationsStampRows => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", arr([s("env.customers")])),
-                ("operations", s("append_or_update")),
-                ("select_keys", arr([])),
-                ("filter_values", arr([])),
-                (
-                    "updates",
-                    arr([
-                        obj([("key", s("checked_by")), ("value", s("{sys.query}"))]),
-                        obj([("key", s("tier")), ("value", s("platinum"))]),
-                    ]),
-                ),
-                ("remove_keys", arr([])),
-                ("rename_keys", arr([])),
-            ])
-        }
-        Node::DataOperationsDropKeys => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", arr([s("env.customers"), s("env.profile")])),
-                ("operations", s("remove_keys")),
-                ("select_keys", arr([])),
-                ("filter_values", arr([])),
-                ("updates", arr([])),
-                ("remove_keys", arr([s("meta"), s("spend"), s("langs")])),
-                ("rename_keys", arr([])),
-            ])
-        }
-        Node::DataOperationsRenameKeys => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", arr([s("env.customers")])),
-                ("operations", s("rename_keys")),
-                ("select_keys", arr([])),
-                ("filter_values", arr([])),
-                ("updates", arr([])),
-                ("remove_keys", arr([])),
-                (
-                    "rename_keys",
-                    arr([
-                        obj([("old_key", s("name")), ("new_key", s("customer"))]),
-                        obj([("old_key", s("tier")), ("new_key", s("level"))]),
-                    ]),
-                ),
-            ])
-        }
-        Node::MessageDataReport => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([
-                        s(
-                            "Select keys => {DataOperations:SelectKeys@result}\nLiteral eval => {DataOperations:LiteralEval@result}\nCombine => {DataOperations:CombineProfile@result}\nFilter tier = target => {DataOperations:FilterTier@result}\nFilter several rules => {DataOperations:FilterRules@result}\nAppend or update => {DataOperations:StampRows@result}\nRemove keys => {DataOperations:DropKeys@result}\nRename keys => {DataOperations:RenameKeys@result}",
-                        ),
-                    ]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    DataOperations,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 10] = [
+    (Impl::Begin, 0),
+    (Impl::DataOperations, 0),
+    (Impl::DataOperations, 1),
+    (Impl::DataOperations, 2),
+    (Impl::DataOperations, 3),
+    (Impl::DataOperations, 4),
+    (Impl::DataOperations, 5),
+    (Impl::DataOperations, 6),
+    (Impl::DataOperations, 7),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `DataOperations:SelectKeys`, `DataOperations:LiteralEval`, `DataOperations:CombineProfile`, `DataOperations:FilterTier`, `DataOperations:FilterRules`, `DataOperations:StampRows`, `DataOperations:DropKeys`, `DataOperations:RenameKeys`
+    pub data_operations: Vec<c::data_operations::Spec>,
+    /// `Message:DataReport`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            data_operations: Vec::from([
+                component_data_operations_select_keys(),
+                component_data_operations_literal_eval(),
+                component_data_operations_combine_profile(),
+                component_data_operations_filter_tier(),
+                component_data_operations_filter_rules(),
+                component_data_operations_stamp_rows(),
+                component_data_operations_drop_keys(),
+                component_data_operations_rename_keys(),
+            ]),
+            message: Vec::from([component_message_data_report()]),
         }
     }
 }
@@ -532,363 +309,580 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([
-                    Target::Node(Node::DataOperationsSelectKeys.id()),
-                    Target::Node(Node::DataOperationsLiteralEval.id()),
-                    Target::Node(Node::DataOperationsCombineProfile.id()),
-                    Target::Node(Node::DataOperationsFilterTier.id()),
-                    Target::Node(Node::DataOperationsFilterRules.id()),
-                    Target::Node(Node::DataOperationsStampRows.id()),
-                    Target::Node(Node::DataOperationsDropKeys.id()),
-                    Target::Node(Node::DataOperationsRenameKeys.id()),
-                ]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "DataOperations:SelectKeys".to_string(),
-                display_name: "Select keys".to_string(),
-                component_name: "DataOperations".to_string(),
-                kind: Kind::DataOperations,
-                downstream: Vec::from([Target::Node(Node::MessageDataReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::DataOperationsSelectKeys),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "DataOperations:LiteralEval".to_string(),
-                display_name: "Literal eval".to_string(),
-                component_name: "DataOperations".to_string(),
-                kind: Kind::DataOperations,
-                downstream: Vec::from([Target::Node(Node::MessageDataReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::DataOperationsLiteralEval),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "DataOperations:CombineProfile".to_string(),
-                display_name: "Combine".to_string(),
-                component_name: "DataOperations".to_string(),
-                kind: Kind::DataOperations,
-                downstream: Vec::from([Target::Node(Node::MessageDataReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::DataOperationsCombineProfile),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "DataOperations:FilterTier".to_string(),
-                display_name: "Filter tier = target".to_string(),
-                component_name: "DataOperations".to_string(),
-                kind: Kind::DataOperations,
-                downstream: Vec::from([Target::Node(Node::MessageDataReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::DataOperationsFilterTier),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "DataOperations:FilterRules".to_string(),
-                display_name: "Filter several rules".to_string(),
-                component_name: "DataOperations".to_string(),
-                kind: Kind::DataOperations,
-                downstream: Vec::from([Target::Node(Node::MessageDataReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::DataOperationsFilterRules),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "DataOperations:StampRows".to_string(),
-                display_name: "Append or update".to_string(),
-                component_name: "DataOperations".to_string(),
-                kind: Kind::DataOperations,
-                downstream: Vec::from([Target::Node(Node::MessageDataReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::DataOperationsStampRows),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "DataOperations:DropKeys".to_string(),
-                display_name: "Remove keys".to_string(),
-                component_name: "DataOperations".to_string(),
-                kind: Kind::DataOperations,
-                downstream: Vec::from([Target::Node(Node::MessageDataReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::DataOperationsDropKeys),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "DataOperations:RenameKeys".to_string(),
-                display_name: "Rename keys".to_string(),
-                component_name: "DataOperations".to_string(),
-                kind: Kind::DataOperations,
-                downstream: Vec::from([Target::Node(Node::MessageDataReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::DataOperationsRenameKeys),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:DataReport".to_string(),
-                display_name: "Data report".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from([
-                    "DataOperations:SelectKeys".to_string(),
-                    "DataOperations:LiteralEval".to_string(),
-                    "DataOperations:CombineProfile".to_string(),
-                    "DataOperations:FilterTier".to_string(),
-                    "DataOperations:FilterRules".to_string(),
-                    "DataOperations:StampRows".to_string(),
-                    "DataOperations:DropKeys".to_string(),
-                    "DataOperations:RenameKeys".to_string(),
-                ]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageDataReport),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_data_operations_select_keys(),
+            meta_data_operations_literal_eval(),
+            meta_data_operations_combine_profile(),
+            meta_data_operations_filter_tier(),
+            meta_data_operations_filter_rules(),
+            meta_data_operations_stamp_rows(),
+            meta_data_operations_drop_keys(),
+            meta_data_operations_rename_keys(),
+            meta_message_data_report(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `DataOperations:SelectKeys`
-    pub data_operations_select_keys: c::data_operations::Spec,
-    /// `DataOperations:LiteralEval`
-    pub data_operations_literal_eval: c::data_operations::Spec,
-    /// `DataOperations:CombineProfile`
-    pub data_operations_combine_profile: c::data_operations::Spec,
-    /// `DataOperations:FilterTier`
-    pub data_operations_filter_tier: c::data_operations::Spec,
-    /// `DataOperations:FilterRules`
-    pub data_operations_filter_rules: c::data_operations::Spec,
-    /// `DataOperations:StampRows`
-    pub data_operations_stamp_rows: c::data_operations::Spec,
-    /// `DataOperations:DropKeys`
-    pub data_operations_drop_keys: c::data_operations::Spec,
-    /// `DataOperations:RenameKeys`
-    pub data_operations_rename_keys: c::data_operations::Spec,
-    /// `Message:DataReport`
-    pub message_data_report: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Data operations demo; your message is stamped on each row.")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            data_operations_select_keys: c::data_operations::Spec::from_params(
-                    &params(Node::DataOperationsSelectKeys),
-                )
-                .bound(&[("env.customers", Bound::global("env.customers"))]),
-            data_operations_literal_eval: c::data_operations::Spec::from_params(
-                    &params(Node::DataOperationsLiteralEval),
-                )
-                .bound(&[("env.customers", Bound::global("env.customers"))]),
-            data_operations_combine_profile: c::data_operations::Spec::from_params(
-                    &params(Node::DataOperationsCombineProfile),
-                )
-                .bound(
-                    &[
-                        ("env.profile", Bound::global("env.profile")),
-                        ("env.prefs", Bound::global("env.prefs")),
-                    ],
-                ),
-            data_operations_filter_tier: c::data_operations::Spec::from_params(
-                    &params(Node::DataOperationsFilterTier),
-                )
-                .bound(
-                    &[
-                        ("env.customers", Bound::global("env.customers")),
-                        ("env.target_tier", Bound::global("env.target_tier")),
-                    ],
-                ),
-            data_operations_filter_rules: c::data_operations::Spec::from_params(
-                    &params(Node::DataOperationsFilterRules),
-                )
-                .bound(&[("env.customers", Bound::global("env.customers"))]),
-            data_operations_stamp_rows: c::data_operations::Spec::from_params(
-                    &params(Node::DataOperationsStampRows),
-                )
-                .bound(
-                    &[
-                        ("env.customers", Bound::global("env.customers")),
-                        ("sys.query", Bound::global("sys.query")),
-                    ],
-                ),
-            data_operations_drop_keys: c::data_operations::Spec::from_params(
-                    &params(Node::DataOperationsDropKeys),
-                )
-                .bound(
-                    &[
-                        ("env.customers", Bound::global("env.customers")),
-                        ("env.profile", Bound::global("env.profile")),
-                    ],
-                ),
-            data_operations_rename_keys: c::data_operations::Spec::from_params(
-                    &params(Node::DataOperationsRenameKeys),
-                )
-                .bound(&[("env.customers", Bound::global("env.customers"))]),
-            message_data_report: c::message::Spec::from_params(
-                    &params(Node::MessageDataReport),
-                )
-                .bound(
-                    &[
-                        (
-                            "DataOperations:SelectKeys@result",
-                            outputs::DATA_OPERATIONS_SELECT_KEYS.result.bound(),
-                        ),
-                        (
-                            "DataOperations:LiteralEval@result",
-                            outputs::DATA_OPERATIONS_LITERAL_EVAL.result.bound(),
-                        ),
-                        (
-                            "DataOperations:CombineProfile@result",
-                            outputs::DATA_OPERATIONS_COMBINE_PROFILE.result.bound(),
-                        ),
-                        (
-                            "DataOperations:FilterTier@result",
-                            outputs::DATA_OPERATIONS_FILTER_TIER.result.bound(),
-                        ),
-                        (
-                            "DataOperations:FilterRules@result",
-                            outputs::DATA_OPERATIONS_FILTER_RULES.result.bound(),
-                        ),
-                        (
-                            "DataOperations:StampRows@result",
-                            outputs::DATA_OPERATIONS_STAMP_ROWS.result.bound(),
-                        ),
-                        (
-                            "DataOperations:DropKeys@result",
-                            outputs::DATA_OPERATIONS_DROP_KEYS.result.bound(),
-                        ),
-                        (
-                            "DataOperations:RenameKeys@result",
-                            outputs::DATA_OPERATIONS_RENAME_KEYS.result.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([
+            Target::Node(Node::DataOperationsSelectKeys.id()),
+            Target::Node(Node::DataOperationsLiteralEval.id()),
+            Target::Node(Node::DataOperationsCombineProfile.id()),
+            Target::Node(Node::DataOperationsFilterTier.id()),
+            Target::Node(Node::DataOperationsFilterRules.id()),
+            Target::Node(Node::DataOperationsStampRows.id()),
+            Target::Node(Node::DataOperationsDropKeys.id()),
+            Target::Node(Node::DataOperationsRenameKeys.id()),
+        ]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `DataOperations:SelectKeys` “Select keys” (DataOperations)
+fn params_data_operations_select_keys() -> Map<String, Json> {
+    merged_params(
+        Kind::DataOperations,
+        &map([
+            ("query", arr([s("env.customers")])),
+            ("operations", s("select_keys")),
+            ("select_keys", arr([s("name"), s("tier")])),
+            ("filter_values", arr([])),
+            ("updates", arr([])),
+            ("remove_keys", arr([])),
+            ("rename_keys", arr([])),
+            ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
+        ]),
+    )
+}
+/// `DataOperations:SelectKeys` “Select keys” (DataOperations)
+fn meta_data_operations_select_keys() -> NodeMeta {
+    NodeMeta {
+        id: "DataOperations:SelectKeys".to_string(),
+        display_name: "Select keys".to_string(),
+        component_name: "DataOperations".to_string(),
+        kind: Kind::DataOperations,
+        downstream: Vec::from([Target::Node(Node::MessageDataReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_data_operations_select_keys(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `DataOperations:SelectKeys` “Select keys” (DataOperations)
+fn component_data_operations_select_keys() -> c::data_operations::Spec {
+    c::data_operations::Spec::from_params(&params_data_operations_select_keys())
+        .bound(&[("env.customers", Bound::global("env.customers"))])
+}
+/// `DataOperations:LiteralEval` “Literal eval” (DataOperations)
+fn params_data_operations_literal_eval() -> Map<String, Json> {
+    merged_params(
+        Kind::DataOperations,
+        &map([
+            ("query", arr([s("env.customers")])),
+            ("operations", s("literal_eval")),
+            ("select_keys", arr([])),
+            ("filter_values", arr([])),
+            ("updates", arr([])),
+            ("remove_keys", arr([])),
+            ("rename_keys", arr([])),
+            ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
+        ]),
+    )
+}
+/// `DataOperations:LiteralEval` “Literal eval” (DataOperations)
+fn meta_data_operations_literal_eval() -> NodeMeta {
+    NodeMeta {
+        id: "DataOperations:LiteralEval".to_string(),
+        display_name: "Literal eval".to_string(),
+        component_name: "DataOperations".to_string(),
+        kind: Kind::DataOperations,
+        downstream: Vec::from([Target::Node(Node::MessageDataReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_data_operations_literal_eval(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `DataOperations:LiteralEval` “Literal eval” (DataOperations)
+fn component_data_operations_literal_eval() -> c::data_operations::Spec {
+    c::data_operations::Spec::from_params(&params_data_operations_literal_eval())
+        .bound(&[("env.customers", Bound::global("env.customers"))])
+}
+/// `DataOperations:CombineProfile` “Combine” (DataOperations)
+fn params_data_operations_combine_profile() -> Map<String, Json> {
+    merged_params(
+        Kind::DataOperations,
+        &map([
+            ("query", arr([s("env.profile"), s("env.prefs")])),
+            ("operations", s("combine")),
+            ("select_keys", arr([])),
+            ("filter_values", arr([])),
+            ("updates", arr([])),
+            ("remove_keys", arr([])),
+            ("rename_keys", arr([])),
+            ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
+        ]),
+    )
+}
+/// `DataOperations:CombineProfile` “Combine” (DataOperations)
+fn meta_data_operations_combine_profile() -> NodeMeta {
+    NodeMeta {
+        id: "DataOperations:CombineProfile".to_string(),
+        display_name: "Combine".to_string(),
+        component_name: "DataOperations".to_string(),
+        kind: Kind::DataOperations,
+        downstream: Vec::from([Target::Node(Node::MessageDataReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_data_operations_combine_profile(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `DataOperations:CombineProfile` “Combine” (DataOperations)
+fn component_data_operations_combine_profile() -> c::data_operations::Spec {
+    c::data_operations::Spec::from_params(&params_data_operations_combine_profile())
+        .bound(
+            &[
+                ("env.profile", Bound::global("env.profile")),
+                ("env.prefs", Bound::global("env.prefs")),
+            ],
+        )
+}
+/// `DataOperations:FilterTier` “Filter tier = target” (DataOperations)
+fn params_data_operations_filter_tier() -> Map<String, Json> {
+    merged_params(
+        Kind::DataOperations,
+        &map([
+            ("query", arr([s("env.customers")])),
+            ("operations", s("filter_values")),
+            ("select_keys", arr([])),
+            (
+                "filter_values",
+                arr([
+                    obj([
+                        ("key", s("tier")),
+                        ("operator", s("=")),
+                        ("value", s("{env.target_tier}")),
+                    ]),
+                ]),
+            ),
+            ("updates", arr([])),
+            ("remove_keys", arr([])),
+            ("rename_keys", arr([])),
+            ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
+        ]),
+    )
+}
+/// `DataOperations:FilterTier` “Filter tier = target” (DataOperations)
+fn meta_data_operations_filter_tier() -> NodeMeta {
+    NodeMeta {
+        id: "DataOperations:FilterTier".to_string(),
+        display_name: "Filter tier = target".to_string(),
+        component_name: "DataOperations".to_string(),
+        kind: Kind::DataOperations,
+        downstream: Vec::from([Target::Node(Node::MessageDataReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_data_operations_filter_tier(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `DataOperations:FilterTier` “Filter tier = target” (DataOperations)
+fn component_data_operations_filter_tier() -> c::data_operations::Spec {
+    c::data_operations::Spec::from_params(&params_data_operations_filter_tier())
+        .bound(
+            &[
+                ("env.customers", Bound::global("env.customers")),
+                ("env.target_tier", Bound::global("env.target_tier")),
+            ],
+        )
+}
+/// `DataOperations:FilterRules` “Filter several rules” (DataOperations)
+fn params_data_operations_filter_rules() -> Map<String, Json> {
+    merged_params(
+        Kind::DataOperations,
+        &map([
+            ("query", arr([s("env.customers")])),
+            ("operations", s("filter_values")),
+            ("select_keys", arr([])),
+            (
+                "filter_values",
+                arr([
+                    obj([
+                        ("key", s("name")),
+                        ("operator", s("start with")),
+                        ("value", s("B")),
+                    ]),
+                    obj([
+                        ("key", s("tier")),
+                        ("operator", s("≠")),
+                        ("value", s("gold")),
+                    ]),
+                    obj([
+                        ("key", s("spend")),
+                        ("operator", s("end with")),
+                        ("value", s("00")),
+                    ]),
+                    obj([
+                        ("key", s("name")),
+                        ("operator", s("contains")),
+                        ("value", s("o")),
+                    ]),
+                ]),
+            ),
+            ("updates", arr([])),
+            ("remove_keys", arr([])),
+            ("rename_keys", arr([])),
+            ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
+        ]),
+    )
+}
+/// `DataOperations:FilterRules` “Filter several rules” (DataOperations)
+fn meta_data_operations_filter_rules() -> NodeMeta {
+    NodeMeta {
+        id: "DataOperations:FilterRules".to_string(),
+        display_name: "Filter several rules".to_string(),
+        component_name: "DataOperations".to_string(),
+        kind: Kind::DataOperations,
+        downstream: Vec::from([Target::Node(Node::MessageDataReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_data_operations_filter_rules(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `DataOperations:FilterRules` “Filter several rules” (DataOperations)
+fn component_data_operations_filter_rules() -> c::data_operations::Spec {
+    c::data_operations::Spec::from_params(&params_data_operations_filter_rules())
+        .bound(&[("env.customers", Bound::global("env.customers"))])
+}
+/// `DataOperations:StampRows` “Append or update” (DataOperations)
+fn params_data_operations_stamp_rows() -> Map<String, Json> {
+    merged_params(
+        Kind::DataOperations,
+        &map([
+            ("query", arr([s("env.customers")])),
+            ("operations", s("append_or_update")),
+            ("select_keys", arr([])),
+            ("filter_values", arr([])),
+            (
+                "updates",
+                arr([
+                    obj([("key", s("checked_by")), ("value", s("{sys.query}"))]),
+                    obj([("key", s("tier")), ("value", s("platinum"))]),
+                ]),
+            ),
+            ("remove_keys", arr([])),
+            ("rename_keys", arr([])),
+            ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
+        ]),
+    )
+}
+/// `DataOperations:StampRows` “Append or update” (DataOperations)
+fn meta_data_operations_stamp_rows() -> NodeMeta {
+    NodeMeta {
+        id: "DataOperations:StampRows".to_string(),
+        display_name: "Append or update".to_string(),
+        component_name: "DataOperations".to_string(),
+        kind: Kind::DataOperations,
+        downstream: Vec::from([Target::Node(Node::MessageDataReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_data_operations_stamp_rows(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `DataOperations:StampRows` “Append or update” (DataOperations)
+fn component_data_operations_stamp_rows() -> c::data_operations::Spec {
+    c::data_operations::Spec::from_params(&params_data_operations_stamp_rows())
+        .bound(
+            &[
+                ("env.customers", Bound::global("env.customers")),
+                ("sys.query", Bound::global("sys.query")),
+            ],
+        )
+}
+/// `DataOperations:DropKeys` “Remove keys” (DataOperations)
+fn params_data_operations_drop_keys() -> Map<String, Json> {
+    merged_params(
+        Kind::DataOperations,
+        &map([
+            ("query", arr([s("env.customers"), s("env.profile")])),
+            ("operations", s("remove_keys")),
+            ("select_keys", arr([])),
+            ("filter_values", arr([])),
+            ("updates", arr([])),
+            ("remove_keys", arr([s("meta"), s("spend"), s("langs")])),
+            ("rename_keys", arr([])),
+            ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
+        ]),
+    )
+}
+/// `DataOperations:DropKeys` “Remove keys” (DataOperations)
+fn meta_data_operations_drop_keys() -> NodeMeta {
+    NodeMeta {
+        id: "DataOperations:DropKeys".to_string(),
+        display_name: "Remove keys".to_string(),
+        component_name: "DataOperations".to_string(),
+        kind: Kind::DataOperations,
+        downstream: Vec::from([Target::Node(Node::MessageDataReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_data_operations_drop_keys(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `DataOperations:DropKeys` “Remove keys” (DataOperations)
+fn component_data_operations_drop_keys() -> c::data_operations::Spec {
+    c::data_operations::Spec::from_params(&params_data_operations_drop_keys())
+        .bound(
+            &[
+                ("env.customers", Bound::global("env.customers")),
+                ("env.profile", Bound::global("env.profile")),
+            ],
+        )
+}
+/// `DataOperations:RenameKeys` “Rename keys” (DataOperations)
+fn params_data_operations_rename_keys() -> Map<String, Json> {
+    merged_params(
+        Kind::DataOperations,
+        &map([
+            ("query", arr([s("env.customers")])),
+            ("operations", s("rename_keys")),
+            ("select_keys", arr([])),
+            ("filter_values", arr([])),
+            ("updates", arr([])),
+            ("remove_keys", arr([])),
+            (
+                "rename_keys",
+                arr([
+                    obj([("old_key", s("name")), ("new_key", s("customer"))]),
+                    obj([("old_key", s("tier")), ("new_key", s("level"))]),
+                ]),
+            ),
+            ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
+        ]),
+    )
+}
+/// `DataOperations:RenameKeys` “Rename keys” (DataOperations)
+fn meta_data_operations_rename_keys() -> NodeMeta {
+    NodeMeta {
+        id: "DataOperations:RenameKeys".to_string(),
+        display_name: "Rename keys".to_string(),
+        component_name: "DataOperations".to_string(),
+        kind: Kind::DataOperations,
+        downstream: Vec::from([Target::Node(Node::MessageDataReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_data_operations_rename_keys(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `DataOperations:RenameKeys` “Rename keys” (DataOperations)
+fn component_data_operations_rename_keys() -> c::data_operations::Spec {
+    c::data_operations::Spec::from_params(&params_data_operations_rename_keys())
+        .bound(&[("env.customers", Bound::global("env.customers"))])
+}
+/// `Message:DataReport` “Data report” (Message)
+fn params_message_data_report() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([
+                    s(
+                        "Select keys => {DataOperations:SelectKeys@result}\nLiteral eval => {DataOperations:LiteralEval@result}\nCombine => {DataOperations:CombineProfile@result}\nFilter tier = target => {DataOperations:FilterTier@result}\nFilter several rules => {DataOperations:FilterRules@result}\nAppend or update => {DataOperations:StampRows@result}\nRemove keys => {DataOperations:DropKeys@result}\nRename keys => {DataOperations:RenameKeys@result}",
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Message:DataReport` “Data report” (Message)
+fn meta_message_data_report() -> NodeMeta {
+    NodeMeta {
+        id: "Message:DataReport".to_string(),
+        display_name: "Data report".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from([
+            "DataOperations:SelectKeys".to_string(),
+            "DataOperations:LiteralEval".to_string(),
+            "DataOperations:CombineProfile".to_string(),
+            "DataOperations:FilterTier".to_string(),
+            "DataOperations:FilterRules".to_string(),
+            "DataOperations:StampRows".to_string(),
+            "DataOperations:DropKeys".to_string(),
+            "DataOperations:RenameKeys".to_string(),
+        ]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_data_report(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:DataReport` “Data report” (Message)
+fn component_message_data_report() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_data_report())
+        .bound(
+            &[
+                (
+                    "DataOperations:SelectKeys@result",
+                    outputs::DATA_OPERATIONS_SELECT_KEYS.result.bound(),
+                ),
+                (
+                    "DataOperations:LiteralEval@result",
+                    outputs::DATA_OPERATIONS_LITERAL_EVAL.result.bound(),
+                ),
+                (
+                    "DataOperations:CombineProfile@result",
+                    outputs::DATA_OPERATIONS_COMBINE_PROFILE.result.bound(),
+                ),
+                (
+                    "DataOperations:FilterTier@result",
+                    outputs::DATA_OPERATIONS_FILTER_TIER.result.bound(),
+                ),
+                (
+                    "DataOperations:FilterRules@result",
+                    outputs::DATA_OPERATIONS_FILTER_RULES.result.bound(),
+                ),
+                (
+                    "DataOperations:StampRows@result",
+                    outputs::DATA_OPERATIONS_STAMP_ROWS.result.bound(),
+                ),
+                (
+                    "DataOperations:DropKeys@result",
+                    outputs::DATA_OPERATIONS_DROP_KEYS.result.bound(),
+                ),
+                (
+                    "DataOperations:RenameKeys@result",
+                    outputs::DATA_OPERATIONS_RENAME_KEYS.result.bound(),
+                ),
+            ],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -918,50 +912,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::DataOperationsSelectKeys => {
-                c.data_operations_select_keys.body(cx).await
-            }
-            Node::DataOperationsLiteralEval => {
-                c.data_operations_literal_eval.body(cx).await
-            }
-            Node::DataOperationsCombineProfile => {
-                c.data_operations_combine_profile.body(cx).await
-            }
-            Node::DataOperationsFilterTier => {
-                c.data_operations_filter_tier.body(cx).await
-            }
-            Node::DataOperationsFilterRules => {
-                c.data_operations_filter_rules.body(cx).await
-            }
-            Node::DataOperationsStampRows => c.data_operations_stamp_rows.body(cx).await,
-            Node::DataOperationsDropKeys => c.data_operations_drop_keys.body(cx).await,
-            Node::DataOperationsRenameKeys => {
-                c.data_operations_rename_keys.body(cx).await
-            }
-            Node::MessageDataReport => c.message_data_report.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::DataOperations => c.data_operations[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::DataOperationsSelectKeys => c.data_operations_select_keys.thoughts(cx),
-            Node::DataOperationsLiteralEval => {
-                c.data_operations_literal_eval.thoughts(cx)
-            }
-            Node::DataOperationsCombineProfile => {
-                c.data_operations_combine_profile.thoughts(cx)
-            }
-            Node::DataOperationsFilterTier => c.data_operations_filter_tier.thoughts(cx),
-            Node::DataOperationsFilterRules => {
-                c.data_operations_filter_rules.thoughts(cx)
-            }
-            Node::DataOperationsStampRows => c.data_operations_stamp_rows.thoughts(cx),
-            Node::DataOperationsDropKeys => c.data_operations_drop_keys.thoughts(cx),
-            Node::DataOperationsRenameKeys => c.data_operations_rename_keys.thoughts(cx),
-            Node::MessageDataReport => c.message_data_report.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::DataOperations => c.data_operations[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -969,108 +933,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::DataOperationsSelectKeys => {
-                c.data_operations_select_keys.dependencies(cx)
-            }
-            Node::DataOperationsLiteralEval => {
-                c.data_operations_literal_eval.dependencies(cx)
-            }
-            Node::DataOperationsCombineProfile => {
-                c.data_operations_combine_profile.dependencies(cx)
-            }
-            Node::DataOperationsFilterTier => {
-                c.data_operations_filter_tier.dependencies(cx)
-            }
-            Node::DataOperationsFilterRules => {
-                c.data_operations_filter_rules.dependencies(cx)
-            }
-            Node::DataOperationsStampRows => {
-                c.data_operations_stamp_rows.dependencies(cx)
-            }
-            Node::DataOperationsDropKeys => c.data_operations_drop_keys.dependencies(cx),
-            Node::DataOperationsRenameKeys => {
-                c.data_operations_rename_keys.dependencies(cx)
-            }
-            Node::MessageDataReport => c.message_data_report.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::DataOperations => c.data_operations[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::DataOperationsSelectKeys => c.data_operations_select_keys.get_input(cx),
-            Node::DataOperationsLiteralEval => {
-                c.data_operations_literal_eval.get_input(cx)
-            }
-            Node::DataOperationsCombineProfile => {
-                c.data_operations_combine_profile.get_input(cx)
-            }
-            Node::DataOperationsFilterTier => c.data_operations_filter_tier.get_input(cx),
-            Node::DataOperationsFilterRules => {
-                c.data_operations_filter_rules.get_input(cx)
-            }
-            Node::DataOperationsStampRows => c.data_operations_stamp_rows.get_input(cx),
-            Node::DataOperationsDropKeys => c.data_operations_drop_keys.get_input(cx),
-            Node::DataOperationsRenameKeys => c.data_operations_rename_keys.get_input(cx),
-            Node::MessageDataReport => c.message_data_report.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::DataOperations => c.data_operations[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::DataOperationsSelectKeys => {
-                c.data_operations_select_keys.input_values(cx)
-            }
-            Node::DataOperationsLiteralEval => {
-                c.data_operations_literal_eval.input_values(cx)
-            }
-            Node::DataOperationsCombineProfile => {
-                c.data_operations_combine_profile.input_values(cx)
-            }
-            Node::DataOperationsFilterTier => {
-                c.data_operations_filter_tier.input_values(cx)
-            }
-            Node::DataOperationsFilterRules => {
-                c.data_operations_filter_rules.input_values(cx)
-            }
-            Node::DataOperationsStampRows => {
-                c.data_operations_stamp_rows.input_values(cx)
-            }
-            Node::DataOperationsDropKeys => c.data_operations_drop_keys.input_values(cx),
-            Node::DataOperationsRenameKeys => {
-                c.data_operations_rename_keys.input_values(cx)
-            }
-            Node::MessageDataReport => c.message_data_report.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::DataOperations => c.data_operations[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::DataOperationsSelectKeys => {
-                c.data_operations_select_keys.item_ended(cx)
-            }
-            Node::DataOperationsLiteralEval => {
-                c.data_operations_literal_eval.item_ended(cx)
-            }
-            Node::DataOperationsCombineProfile => {
-                c.data_operations_combine_profile.item_ended(cx)
-            }
-            Node::DataOperationsFilterTier => {
-                c.data_operations_filter_tier.item_ended(cx)
-            }
-            Node::DataOperationsFilterRules => {
-                c.data_operations_filter_rules.item_ended(cx)
-            }
-            Node::DataOperationsStampRows => c.data_operations_stamp_rows.item_ended(cx),
-            Node::DataOperationsDropKeys => c.data_operations_drop_keys.item_ended(cx),
-            Node::DataOperationsRenameKeys => {
-                c.data_operations_rename_keys.item_ended(cx)
-            }
-            Node::MessageDataReport => c.message_data_report.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::DataOperations => c.data_operations[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

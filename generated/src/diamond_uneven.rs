@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:d310caae78aeeea12c7da231c270baabcf826b432e92d8fd92df42bc6e1d6daf`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -176,145 +178,46 @@ pub mod outputs {
         attachment: Out::new(5, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                (
-                    "prologue",
-                    s("Send me a comma-separated list of tags and I will summarise it."),
-                ),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::StringTransformCountTags => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("Array<string>"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("method", s("split")),
-                ("script", s("")),
-                ("split_ref", s("sys.query")),
-                ("delimiters", arr([s(",")])),
-            ])
-        }
-        Node::StringTransformSplitTags => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("Array<string>"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("method", s("split")),
-                ("script", s("")),
-                ("split_ref", s("sys.query")),
-                ("delimiters", arr([s(","), s(";")])),
-            ])
-        }
-        Node::ListOperationsFirstTwo => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("StringTransform:SplitTags@result")),
-                ("operations", s("head")),
-                ("n", i(2)),
-                ("strict", b(false)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("=")), ("value", s(""))])),
-            ])
-        }
-        Node::StringTransformJoinTop => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("string"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("method", s("merge")),
-                ("script", s("{ListOperations:FirstTwo@result}")),
-                ("split_ref", s("")),
-                ("delimiters", arr([s(" & ")])),
-            ])
-        }
-        Node::MessageTagReport => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([
-                        s(
-                            "Top tags: {StringTransform:JoinTop@result} (all: {StringTransform:CountTags@result})",
-                        ),
-                    ]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    StringTransform,
+    ListOperations,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 6] = [
+    (Impl::Begin, 0),
+    (Impl::StringTransform, 0),
+    (Impl::StringTransform, 1),
+    (Impl::ListOperations, 0),
+    (Impl::StringTransform, 2),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `StringTransform:CountTags`, `StringTransform:SplitTags`, `StringTransform:JoinTop`
+    pub string_transform: Vec<c::string_transform::Spec>,
+    /// `ListOperations:FirstTwo`
+    pub list_operations: Vec<c::list_operations::Spec>,
+    /// `Message:TagReport`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            string_transform: Vec::from([
+                component_string_transform_count_tags(),
+                component_string_transform_split_tags(),
+                component_string_transform_join_top(),
+            ]),
+            list_operations: Vec::from([component_list_operations_first_two()]),
+            message: Vec::from([component_message_tag_report()]),
         }
     }
 }
@@ -323,220 +226,314 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([
-                    Target::Node(Node::StringTransformCountTags.id()),
-                    Target::Node(Node::StringTransformSplitTags.id()),
-                ]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "StringTransform:CountTags".to_string(),
-                display_name: "Split for count".to_string(),
-                component_name: "StringTransform".to_string(),
-                kind: Kind::StringTransform,
-                downstream: Vec::from([Target::Node(Node::MessageTagReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::StringTransformCountTags),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "StringTransform:SplitTags".to_string(),
-                display_name: "Split tags".to_string(),
-                component_name: "StringTransform".to_string(),
-                kind: Kind::StringTransform,
-                downstream: Vec::from([Target::Node(Node::ListOperationsFirstTwo.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::StringTransformSplitTags),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:FirstTwo".to_string(),
-                display_name: "First two tags".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::StringTransformJoinTop.id())]),
-                upstream: Vec::from(["StringTransform:SplitTags".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsFirstTwo),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "StringTransform:JoinTop".to_string(),
-                display_name: "Join top tags".to_string(),
-                component_name: "StringTransform".to_string(),
-                kind: Kind::StringTransform,
-                downstream: Vec::from([Target::Node(Node::MessageTagReport.id())]),
-                upstream: Vec::from(["ListOperations:FirstTwo".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::StringTransformJoinTop),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:TagReport".to_string(),
-                display_name: "Tag report".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from([
-                    "StringTransform:CountTags".to_string(),
-                    "StringTransform:JoinTop".to_string(),
-                ]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageTagReport),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_string_transform_count_tags(),
+            meta_string_transform_split_tags(),
+            meta_list_operations_first_two(),
+            meta_string_transform_join_top(),
+            meta_message_tag_report(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `StringTransform:CountTags`
-    pub string_transform_count_tags: c::string_transform::Spec,
-    /// `StringTransform:SplitTags`
-    pub string_transform_split_tags: c::string_transform::Spec,
-    /// `ListOperations:FirstTwo`
-    pub list_operations_first_two: c::list_operations::Spec,
-    /// `StringTransform:JoinTop`
-    pub string_transform_join_top: c::string_transform::Spec,
-    /// `Message:TagReport`
-    pub message_tag_report: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            (
+                "prologue",
+                s("Send me a comma-separated list of tags and I will summarise it."),
+            ),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            string_transform_count_tags: c::string_transform::Spec::from_params(
-                    &params(Node::StringTransformCountTags),
-                )
-                .bound(&[("sys.query", Bound::global("sys.query"))]),
-            string_transform_split_tags: c::string_transform::Spec::from_params(
-                    &params(Node::StringTransformSplitTags),
-                )
-                .bound(&[("sys.query", Bound::global("sys.query"))]),
-            list_operations_first_two: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsFirstTwo),
-                )
-                .bound(
-                    &[
-                        (
-                            "StringTransform:SplitTags@result",
-                            outputs::STRING_TRANSFORM_SPLIT_TAGS.result.bound(),
-                        ),
-                    ],
-                ),
-            string_transform_join_top: c::string_transform::Spec::from_params(
-                    &params(Node::StringTransformJoinTop),
-                )
-                .bound(
-                    &[
-                        (
-                            "ListOperations:FirstTwo@result",
-                            outputs::LIST_OPERATIONS_FIRST_TWO.result.bound(),
-                        ),
-                    ],
-                ),
-            message_tag_report: c::message::Spec::from_params(
-                    &params(Node::MessageTagReport),
-                )
-                .bound(
-                    &[
-                        (
-                            "StringTransform:JoinTop@result",
-                            outputs::STRING_TRANSFORM_JOIN_TOP.result.bound(),
-                        ),
-                        (
-                            "StringTransform:CountTags@result",
-                            outputs::STRING_TRANSFORM_COUNT_TAGS.result.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([
+            Target::Node(Node::StringTransformCountTags.id()),
+            Target::Node(Node::StringTransformSplitTags.id()),
+        ]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `StringTransform:CountTags` “Split for count” (StringTransform)
+fn params_string_transform_count_tags() -> Map<String, Json> {
+    merged_params(
+        Kind::StringTransform,
+        &map([
+            ("method", s("split")),
+            ("split_ref", s("sys.query")),
+            ("script", s("")),
+            ("delimiters", arr([s(",")])),
+            ("outputs", obj([("result", obj([("type", s("Array<string>"))]))])),
+        ]),
+    )
+}
+/// `StringTransform:CountTags` “Split for count” (StringTransform)
+fn meta_string_transform_count_tags() -> NodeMeta {
+    NodeMeta {
+        id: "StringTransform:CountTags".to_string(),
+        display_name: "Split for count".to_string(),
+        component_name: "StringTransform".to_string(),
+        kind: Kind::StringTransform,
+        downstream: Vec::from([Target::Node(Node::MessageTagReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_string_transform_count_tags(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `StringTransform:CountTags` “Split for count” (StringTransform)
+fn component_string_transform_count_tags() -> c::string_transform::Spec {
+    c::string_transform::Spec::from_params(&params_string_transform_count_tags())
+        .bound(&[("sys.query", Bound::global("sys.query"))])
+}
+/// `StringTransform:SplitTags` “Split tags” (StringTransform)
+fn params_string_transform_split_tags() -> Map<String, Json> {
+    merged_params(
+        Kind::StringTransform,
+        &map([
+            ("method", s("split")),
+            ("split_ref", s("sys.query")),
+            ("script", s("")),
+            ("delimiters", arr([s(","), s(";")])),
+            ("outputs", obj([("result", obj([("type", s("Array<string>"))]))])),
+        ]),
+    )
+}
+/// `StringTransform:SplitTags` “Split tags” (StringTransform)
+fn meta_string_transform_split_tags() -> NodeMeta {
+    NodeMeta {
+        id: "StringTransform:SplitTags".to_string(),
+        display_name: "Split tags".to_string(),
+        component_name: "StringTransform".to_string(),
+        kind: Kind::StringTransform,
+        downstream: Vec::from([Target::Node(Node::ListOperationsFirstTwo.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_string_transform_split_tags(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `StringTransform:SplitTags` “Split tags” (StringTransform)
+fn component_string_transform_split_tags() -> c::string_transform::Spec {
+    c::string_transform::Spec::from_params(&params_string_transform_split_tags())
+        .bound(&[("sys.query", Bound::global("sys.query"))])
+}
+/// `ListOperations:FirstTwo` “First two tags” (ListOperations)
+fn params_list_operations_first_two() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("StringTransform:SplitTags@result")),
+            ("operations", s("head")),
+            ("n", i(2)),
+            ("strict", b(false)),
+            ("sort_method", s("asc")),
+            ("filter", obj([("operator", s("=")), ("value", s(""))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:FirstTwo` “First two tags” (ListOperations)
+fn meta_list_operations_first_two() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:FirstTwo".to_string(),
+        display_name: "First two tags".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::StringTransformJoinTop.id())]),
+        upstream: Vec::from(["StringTransform:SplitTags".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_first_two(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:FirstTwo` “First two tags” (ListOperations)
+fn component_list_operations_first_two() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_first_two())
+        .bound(
+            &[
+                (
+                    "StringTransform:SplitTags@result",
+                    outputs::STRING_TRANSFORM_SPLIT_TAGS.result.bound(),
+                ),
+            ],
+        )
+}
+/// `StringTransform:JoinTop` “Join top tags” (StringTransform)
+fn params_string_transform_join_top() -> Map<String, Json> {
+    merged_params(
+        Kind::StringTransform,
+        &map([
+            ("method", s("merge")),
+            ("split_ref", s("")),
+            ("script", s("{ListOperations:FirstTwo@result}")),
+            ("delimiters", arr([s(" & ")])),
+            ("outputs", obj([("result", obj([("type", s("string"))]))])),
+        ]),
+    )
+}
+/// `StringTransform:JoinTop` “Join top tags” (StringTransform)
+fn meta_string_transform_join_top() -> NodeMeta {
+    NodeMeta {
+        id: "StringTransform:JoinTop".to_string(),
+        display_name: "Join top tags".to_string(),
+        component_name: "StringTransform".to_string(),
+        kind: Kind::StringTransform,
+        downstream: Vec::from([Target::Node(Node::MessageTagReport.id())]),
+        upstream: Vec::from(["ListOperations:FirstTwo".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_string_transform_join_top(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `StringTransform:JoinTop` “Join top tags” (StringTransform)
+fn component_string_transform_join_top() -> c::string_transform::Spec {
+    c::string_transform::Spec::from_params(&params_string_transform_join_top())
+        .bound(
+            &[
+                (
+                    "ListOperations:FirstTwo@result",
+                    outputs::LIST_OPERATIONS_FIRST_TWO.result.bound(),
+                ),
+            ],
+        )
+}
+/// `Message:TagReport` “Tag report” (Message)
+fn params_message_tag_report() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([
+                    s(
+                        "Top tags: {StringTransform:JoinTop@result} (all: {StringTransform:CountTags@result})",
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Message:TagReport` “Tag report” (Message)
+fn meta_message_tag_report() -> NodeMeta {
+    NodeMeta {
+        id: "Message:TagReport".to_string(),
+        display_name: "Tag report".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from([
+            "StringTransform:CountTags".to_string(),
+            "StringTransform:JoinTop".to_string(),
+        ]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_tag_report(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:TagReport` “Tag report” (Message)
+fn component_message_tag_report() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_tag_report())
+        .bound(
+            &[
+                (
+                    "StringTransform:JoinTop@result",
+                    outputs::STRING_TRANSFORM_JOIN_TOP.result.bound(),
+                ),
+                (
+                    "StringTransform:CountTags@result",
+                    outputs::STRING_TRANSFORM_COUNT_TAGS.result.bound(),
+                ),
+            ],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -566,28 +563,22 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::StringTransformCountTags => {
-                c.string_transform_count_tags.body(cx).await
-            }
-            Node::StringTransformSplitTags => {
-                c.string_transform_split_tags.body(cx).await
-            }
-            Node::ListOperationsFirstTwo => c.list_operations_first_two.body(cx).await,
-            Node::StringTransformJoinTop => c.string_transform_join_top.body(cx).await,
-            Node::MessageTagReport => c.message_tag_report.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::StringTransform => c.string_transform[i].body(cx).await,
+            Impl::ListOperations => c.list_operations[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::StringTransformCountTags => c.string_transform_count_tags.thoughts(cx),
-            Node::StringTransformSplitTags => c.string_transform_split_tags.thoughts(cx),
-            Node::ListOperationsFirstTwo => c.list_operations_first_two.thoughts(cx),
-            Node::StringTransformJoinTop => c.string_transform_join_top.thoughts(cx),
-            Node::MessageTagReport => c.message_tag_report.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::StringTransform => c.string_transform[i].thoughts(cx),
+            Impl::ListOperations => c.list_operations[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -595,58 +586,42 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::StringTransformCountTags => {
-                c.string_transform_count_tags.dependencies(cx)
-            }
-            Node::StringTransformSplitTags => {
-                c.string_transform_split_tags.dependencies(cx)
-            }
-            Node::ListOperationsFirstTwo => c.list_operations_first_two.dependencies(cx),
-            Node::StringTransformJoinTop => c.string_transform_join_top.dependencies(cx),
-            Node::MessageTagReport => c.message_tag_report.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::StringTransform => c.string_transform[i].dependencies(cx),
+            Impl::ListOperations => c.list_operations[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::StringTransformCountTags => c.string_transform_count_tags.get_input(cx),
-            Node::StringTransformSplitTags => c.string_transform_split_tags.get_input(cx),
-            Node::ListOperationsFirstTwo => c.list_operations_first_two.get_input(cx),
-            Node::StringTransformJoinTop => c.string_transform_join_top.get_input(cx),
-            Node::MessageTagReport => c.message_tag_report.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::StringTransform => c.string_transform[i].get_input(cx),
+            Impl::ListOperations => c.list_operations[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::StringTransformCountTags => {
-                c.string_transform_count_tags.input_values(cx)
-            }
-            Node::StringTransformSplitTags => {
-                c.string_transform_split_tags.input_values(cx)
-            }
-            Node::ListOperationsFirstTwo => c.list_operations_first_two.input_values(cx),
-            Node::StringTransformJoinTop => c.string_transform_join_top.input_values(cx),
-            Node::MessageTagReport => c.message_tag_report.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::StringTransform => c.string_transform[i].input_keys(cx),
+            Impl::ListOperations => c.list_operations[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::StringTransformCountTags => {
-                c.string_transform_count_tags.item_ended(cx)
-            }
-            Node::StringTransformSplitTags => {
-                c.string_transform_split_tags.item_ended(cx)
-            }
-            Node::ListOperationsFirstTwo => c.list_operations_first_two.item_ended(cx),
-            Node::StringTransformJoinTop => c.string_transform_join_top.item_ended(cx),
-            Node::MessageTagReport => c.message_tag_report.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::StringTransform => c.string_transform[i].item_ended(cx),
+            Impl::ListOperations => c.list_operations[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

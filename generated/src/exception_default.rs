@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:9bb45714952bd5c749dc4c6563311e9cd10d11e3c3092d4164ce4f512a3386df`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -164,149 +166,44 @@ pub mod outputs {
         attachment: Out::new(4, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "payload",
-                            obj([
-                                ("name", s("payload")),
-                                ("optional", b(false)),
-                                ("options", arr([])),
-                                ("type", s("object")),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("task")),
-                ("prologue", s("")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::ListOperationsSortLines => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", s("comment")),
-                ("exception_default_value", s("no lines")),
-                ("exception_goto", arr([])),
-                ("debug_inputs", obj([])),
-                ("query", s("begin@payload")),
-                ("operations", s("sort")),
-                ("n", i(0)),
-                ("strict", b(false)),
-                ("sort_method", s("desc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("=")), ("value", s(""))])),
-            ])
-        }
-        Node::MessageSorted => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Sorted lines: {ListOperations:SortLines@result}")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::InvokePriceLookup => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", s("comment")),
-                (
-                    "exception_default_value",
-                    s("Price service unavailable, using list price."),
-                ),
-                ("exception_goto", arr([])),
-                ("debug_inputs", obj([])),
-                ("proxy", s("")),
-                ("headers", s("{\n  \"Accept\": \"application/json\"\n}")),
-                ("method", s("GET")),
-                ("variables", arr([obj([("key", s("sku")), ("ref", s("sys.query"))])])),
-                ("url", s("http://pricing.internal.invalid/v1/prices")),
-                ("timeout", i(5)),
-                ("clean_html", b(false)),
-                ("datatype", s("json")),
-            ])
-        }
-        Node::MessagePriceDone => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([s("Price lookup finished: {Invoke:PriceLookup@result}")]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    ListOperations,
+    Message,
+    Invoke,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 5] = [
+    (Impl::Begin, 0),
+    (Impl::ListOperations, 0),
+    (Impl::Message, 0),
+    (Impl::Invoke, 0),
+    (Impl::Message, 1),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `ListOperations:SortLines`
+    pub list_operations: Vec<c::list_operations::Spec>,
+    /// `Message:Sorted`, `Message:PriceDone`
+    pub message: Vec<c::message::Spec>,
+    /// `Invoke:PriceLookup`
+    pub invoke: Vec<c::invoke::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            list_operations: Vec::from([component_list_operations_sort_lines()]),
+            message: Vec::from([
+                component_message_sorted(),
+                component_message_price_done(),
+            ]),
+            invoke: Vec::from([component_invoke_price_lookup()]),
         }
     }
 }
@@ -315,185 +212,275 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([
-                    Target::Node(Node::ListOperationsSortLines.id()),
-                    Target::Node(Node::InvokePriceLookup.id()),
-                ]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "payload"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:SortLines".to_string(),
-                display_name: "Sort order lines".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageSorted.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: Some("comment".to_string()),
-                    goto: Vec::from([]),
-                    default_value: s("no lines"),
-                },
-                params: params(Node::ListOperationsSortLines),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Sorted".to_string(),
-                display_name: "Sorted lines".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["ListOperations:SortLines".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageSorted),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Invoke:PriceLookup".to_string(),
-                display_name: "Price lookup".to_string(),
-                component_name: "Invoke".to_string(),
-                kind: Kind::Invoke,
-                downstream: Vec::from([Target::Node(Node::MessagePriceDone.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: Some("comment".to_string()),
-                    goto: Vec::from([]),
-                    default_value: s("Price service unavailable, using list price."),
-                },
-                params: params(Node::InvokePriceLookup),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:PriceDone".to_string(),
-                display_name: "Price done".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Invoke:PriceLookup".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessagePriceDone),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_list_operations_sort_lines(),
+            meta_message_sorted(),
+            meta_invoke_price_lookup(),
+            meta_message_price_done(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `ListOperations:SortLines`
-    pub list_operations_sort_lines: c::list_operations::Spec,
-    /// `Message:Sorted`
-    pub message_sorted: c::message::Spec,
-    /// `Invoke:PriceLookup`
-    pub invoke_price_lookup: c::invoke::Spec,
-    /// `Message:PriceDone`
-    pub message_price_done: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            (
+                "inputs",
+                obj([
+                    (
+                        "payload",
+                        obj([
+                            ("name", s("payload")),
+                            ("optional", b(false)),
+                            ("options", arr([])),
+                            ("type", s("object")),
+                        ]),
+                    ),
+                ]),
+            ),
+            ("mode", s("task")),
+            ("outputs", obj([])),
+            ("prologue", s("")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            list_operations_sort_lines: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsSortLines),
-                )
-                .bound(&[("begin@payload", outputs::BEGIN.payload.bound())]),
-            message_sorted: c::message::Spec::from_params(&params(Node::MessageSorted))
-                .bound(
-                    &[
-                        (
-                            "ListOperations:SortLines@result",
-                            outputs::LIST_OPERATIONS_SORT_LINES.result.bound(),
-                        ),
-                    ],
-                ),
-            invoke_price_lookup: c::invoke::Spec::from_params(
-                    &params(Node::InvokePriceLookup),
-                )
-                .bound(&[("sys.query", Bound::global("sys.query"))]),
-            message_price_done: c::message::Spec::from_params(
-                    &params(Node::MessagePriceDone),
-                )
-                .bound(
-                    &[
-                        (
-                            "Invoke:PriceLookup@result",
-                            outputs::INVOKE_PRICE_LOOKUP.result.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([
+            Target::Node(Node::ListOperationsSortLines.id()),
+            Target::Node(Node::InvokePriceLookup.id()),
+        ]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "payload"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `ListOperations:SortLines` “Sort order lines” (ListOperations)
+fn params_list_operations_sort_lines() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("begin@payload")),
+            ("operations", s("sort")),
+            ("n", i(0)),
+            ("strict", b(false)),
+            ("sort_method", s("desc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("=")), ("value", s(""))])),
+            ("exception_method", s("comment")),
+            ("exception_goto", arr([])),
+            ("exception_default_value", s("no lines")),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:SortLines` “Sort order lines” (ListOperations)
+fn meta_list_operations_sort_lines() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:SortLines".to_string(),
+        display_name: "Sort order lines".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageSorted.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: Some("comment".to_string()),
+            goto: Vec::from([]),
+            default_value: s("no lines"),
+        },
+        params: params_list_operations_sort_lines(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:SortLines` “Sort order lines” (ListOperations)
+fn component_list_operations_sort_lines() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_sort_lines())
+        .bound(&[("begin@payload", outputs::BEGIN.payload.bound())])
+}
+/// `Message:Sorted` “Sorted lines” (Message)
+fn params_message_sorted() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Sorted lines: {ListOperations:SortLines@result}")]))]),
+    )
+}
+/// `Message:Sorted` “Sorted lines” (Message)
+fn meta_message_sorted() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Sorted".to_string(),
+        display_name: "Sorted lines".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["ListOperations:SortLines".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_sorted(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Sorted` “Sorted lines” (Message)
+fn component_message_sorted() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_sorted())
+        .bound(
+            &[
+                (
+                    "ListOperations:SortLines@result",
+                    outputs::LIST_OPERATIONS_SORT_LINES.result.bound(),
+                ),
+            ],
+        )
+}
+/// `Invoke:PriceLookup` “Price lookup” (Invoke)
+fn params_invoke_price_lookup() -> Map<String, Json> {
+    merged_params(
+        Kind::Invoke,
+        &map([
+            ("url", s("http://pricing.internal.invalid/v1/prices")),
+            ("method", s("GET")),
+            ("timeout", i(5)),
+            ("headers", s("{\n  \"Accept\": \"application/json\"\n}")),
+            ("proxy", s("")),
+            ("clean_html", b(false)),
+            ("datatype", s("json")),
+            ("variables", arr([obj([("key", s("sku")), ("ref", s("sys.query"))])])),
+            ("exception_method", s("comment")),
+            ("exception_goto", arr([])),
+            (
+                "exception_default_value",
+                s("Price service unavailable, using list price."),
+            ),
+            (
+                "outputs",
+                obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+        ]),
+    )
+}
+/// `Invoke:PriceLookup` “Price lookup” (Invoke)
+fn meta_invoke_price_lookup() -> NodeMeta {
+    NodeMeta {
+        id: "Invoke:PriceLookup".to_string(),
+        display_name: "Price lookup".to_string(),
+        component_name: "Invoke".to_string(),
+        kind: Kind::Invoke,
+        downstream: Vec::from([Target::Node(Node::MessagePriceDone.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: Some("comment".to_string()),
+            goto: Vec::from([]),
+            default_value: s("Price service unavailable, using list price."),
+        },
+        params: params_invoke_price_lookup(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `Invoke:PriceLookup` “Price lookup” (Invoke)
+fn component_invoke_price_lookup() -> c::invoke::Spec {
+    c::invoke::Spec::from_params(&params_invoke_price_lookup())
+        .bound(&[("sys.query", Bound::global("sys.query"))])
+}
+/// `Message:PriceDone` “Price done” (Message)
+fn params_message_price_done() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            ("content", arr([s("Price lookup finished: {Invoke:PriceLookup@result}")])),
+        ]),
+    )
+}
+/// `Message:PriceDone` “Price done” (Message)
+fn meta_message_price_done() -> NodeMeta {
+    NodeMeta {
+        id: "Message:PriceDone".to_string(),
+        display_name: "Price done".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Invoke:PriceLookup".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_price_done(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:PriceDone` “Price done” (Message)
+fn component_message_price_done() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_price_done())
+        .bound(
+            &[("Invoke:PriceLookup@result", outputs::INVOKE_PRICE_LOOKUP.result.bound())],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -523,22 +510,22 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::ListOperationsSortLines => c.list_operations_sort_lines.body(cx).await,
-            Node::MessageSorted => c.message_sorted.body(cx).await,
-            Node::InvokePriceLookup => c.invoke_price_lookup.body(cx).await,
-            Node::MessagePriceDone => c.message_price_done.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::ListOperations => c.list_operations[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
+            Impl::Invoke => c.invoke[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::ListOperationsSortLines => c.list_operations_sort_lines.thoughts(cx),
-            Node::MessageSorted => c.message_sorted.thoughts(cx),
-            Node::InvokePriceLookup => c.invoke_price_lookup.thoughts(cx),
-            Node::MessagePriceDone => c.message_price_done.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::ListOperations => c.list_operations[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
+            Impl::Invoke => c.invoke[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -546,46 +533,42 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::ListOperationsSortLines => {
-                c.list_operations_sort_lines.dependencies(cx)
-            }
-            Node::MessageSorted => c.message_sorted.dependencies(cx),
-            Node::InvokePriceLookup => c.invoke_price_lookup.dependencies(cx),
-            Node::MessagePriceDone => c.message_price_done.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::ListOperations => c.list_operations[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
+            Impl::Invoke => c.invoke[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::ListOperationsSortLines => c.list_operations_sort_lines.get_input(cx),
-            Node::MessageSorted => c.message_sorted.get_input(cx),
-            Node::InvokePriceLookup => c.invoke_price_lookup.get_input(cx),
-            Node::MessagePriceDone => c.message_price_done.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::ListOperations => c.list_operations[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
+            Impl::Invoke => c.invoke[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::ListOperationsSortLines => {
-                c.list_operations_sort_lines.input_values(cx)
-            }
-            Node::MessageSorted => c.message_sorted.input_values(cx),
-            Node::InvokePriceLookup => c.invoke_price_lookup.input_values(cx),
-            Node::MessagePriceDone => c.message_price_done.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::ListOperations => c.list_operations[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
+            Impl::Invoke => c.invoke[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::ListOperationsSortLines => c.list_operations_sort_lines.item_ended(cx),
-            Node::MessageSorted => c.message_sorted.item_ended(cx),
-            Node::InvokePriceLookup => c.invoke_price_lookup.item_ended(cx),
-            Node::MessagePriceDone => c.message_price_done.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::ListOperations => c.list_operations[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
+            Impl::Invoke => c.invoke[i].item_ended(cx),
         }
     }
 }

@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:8187dcf472977fa23eb615db4df7ac4c602393d1cea879863c1246a3dc0a2d4e`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -143,128 +145,39 @@ pub mod outputs {
         attachment: Out::new(3, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "payload",
-                            obj([
-                                ("name", s("payload")),
-                                ("optional", b(false)),
-                                ("options", arr([])),
-                                ("type", s("object")),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("task")),
-                ("prologue", s("")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::ListOperationsPickFirst => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", s("goto")),
-                ("exception_default_value", s("")),
-                ("exception_goto", arr([s("Message:NotAList")])),
-                ("debug_inputs", obj([])),
-                ("query", s("begin@payload")),
-                ("operations", s("nth")),
-                ("n", i(1)),
-                ("strict", b(true)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("=")), ("value", s(""))])),
-            ])
-        }
-        Node::MessageFirstItem => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([s("First order line: {ListOperations:PickFirst@first}")]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageNotAlist => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([
-                        s(
-                            "The payload is not a list of order lines, so nothing was picked. Please send a JSON array.",
-                        ),
-                    ]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    ListOperations,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 4] = [
+    (Impl::Begin, 0),
+    (Impl::ListOperations, 0),
+    (Impl::Message, 0),
+    (Impl::Message, 1),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `ListOperations:PickFirst`
+    pub list_operations: Vec<c::list_operations::Spec>,
+    /// `Message:FirstItem`, `Message:NotAList`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            list_operations: Vec::from([component_list_operations_pick_first()]),
+            message: Vec::from([
+                component_message_first_item(),
+                component_message_not_alist(),
+            ]),
         }
     }
 }
@@ -273,151 +186,222 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([
-                    Target::Node(Node::ListOperationsPickFirst.id()),
-                ]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "payload"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:PickFirst".to_string(),
-                display_name: "Pick first order line".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageFirstItem.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: Some("goto".to_string()),
-                    goto: Vec::from([Target::Node(Node::MessageNotAlist.id())]),
-                    default_value: s(""),
-                },
-                params: params(Node::ListOperationsPickFirst),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:FirstItem".to_string(),
-                display_name: "First line".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["ListOperations:PickFirst".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageFirstItem),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:NotAList".to_string(),
-                display_name: "Payload error".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["ListOperations:PickFirst".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageNotAlist),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_list_operations_pick_first(),
+            meta_message_first_item(),
+            meta_message_not_alist(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `ListOperations:PickFirst`
-    pub list_operations_pick_first: c::list_operations::Spec,
-    /// `Message:FirstItem`
-    pub message_first_item: c::message::Spec,
-    /// `Message:NotAList`
-    pub message_not_alist: c::message::Spec,
-}
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            list_operations_pick_first: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsPickFirst),
-                )
-                .bound(&[("begin@payload", outputs::BEGIN.payload.bound())]),
-            message_first_item: c::message::Spec::from_params(
-                    &params(Node::MessageFirstItem),
-                )
-                .bound(
-                    &[
-                        (
-                            "ListOperations:PickFirst@first",
-                            outputs::LIST_OPERATIONS_PICK_FIRST.first.bound(),
-                        ),
-                    ],
-                ),
-            message_not_alist: c::message::Spec::from_params(
-                &params(Node::MessageNotAlist),
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            (
+                "inputs",
+                obj([
+                    (
+                        "payload",
+                        obj([
+                            ("name", s("payload")),
+                            ("optional", b(false)),
+                            ("options", arr([])),
+                            ("type", s("object")),
+                        ]),
+                    ),
+                ]),
             ),
-        }
+            ("mode", s("task")),
+            ("outputs", obj([])),
+            ("prologue", s("")),
+        ]),
+    )
+}
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::ListOperationsPickFirst.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "payload"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `ListOperations:PickFirst` “Pick first order line” (ListOperations)
+fn params_list_operations_pick_first() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("begin@payload")),
+            ("operations", s("nth")),
+            ("n", i(1)),
+            ("strict", b(true)),
+            ("sort_method", s("asc")),
+            ("filter", obj([("operator", s("=")), ("value", s(""))])),
+            ("exception_method", s("goto")),
+            ("exception_goto", arr([s("Message:NotAList")])),
+            ("exception_default_value", s("")),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:PickFirst` “Pick first order line” (ListOperations)
+fn meta_list_operations_pick_first() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:PickFirst".to_string(),
+        display_name: "Pick first order line".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageFirstItem.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: Some("goto".to_string()),
+            goto: Vec::from([Target::Node(Node::MessageNotAlist.id())]),
+            default_value: s(""),
+        },
+        params: params_list_operations_pick_first(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:PickFirst` “Pick first order line” (ListOperations)
+fn component_list_operations_pick_first() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_pick_first())
+        .bound(&[("begin@payload", outputs::BEGIN.payload.bound())])
+}
+/// `Message:FirstItem` “First line” (Message)
+fn params_message_first_item() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            ("content", arr([s("First order line: {ListOperations:PickFirst@first}")])),
+        ]),
+    )
+}
+/// `Message:FirstItem` “First line” (Message)
+fn meta_message_first_item() -> NodeMeta {
+    NodeMeta {
+        id: "Message:FirstItem".to_string(),
+        display_name: "First line".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["ListOperations:PickFirst".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_first_item(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:FirstItem` “First line” (Message)
+fn component_message_first_item() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_first_item())
+        .bound(
+            &[
+                (
+                    "ListOperations:PickFirst@first",
+                    outputs::LIST_OPERATIONS_PICK_FIRST.first.bound(),
+                ),
+            ],
+        )
+}
+/// `Message:NotAList` “Payload error” (Message)
+fn params_message_not_alist() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([
+                    s(
+                        "The payload is not a list of order lines, so nothing was picked. Please send a JSON array.",
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Message:NotAList` “Payload error” (Message)
+fn meta_message_not_alist() -> NodeMeta {
+    NodeMeta {
+        id: "Message:NotAList".to_string(),
+        display_name: "Payload error".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["ListOperations:PickFirst".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_not_alist(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:NotAList` “Payload error” (Message)
+fn component_message_not_alist() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_not_alist())
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -447,20 +431,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::ListOperationsPickFirst => c.list_operations_pick_first.body(cx).await,
-            Node::MessageFirstItem => c.message_first_item.body(cx).await,
-            Node::MessageNotAlist => c.message_not_alist.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::ListOperations => c.list_operations[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::ListOperationsPickFirst => c.list_operations_pick_first.thoughts(cx),
-            Node::MessageFirstItem => c.message_first_item.thoughts(cx),
-            Node::MessageNotAlist => c.message_not_alist.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::ListOperations => c.list_operations[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -468,42 +452,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::ListOperationsPickFirst => {
-                c.list_operations_pick_first.dependencies(cx)
-            }
-            Node::MessageFirstItem => c.message_first_item.dependencies(cx),
-            Node::MessageNotAlist => c.message_not_alist.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::ListOperations => c.list_operations[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::ListOperationsPickFirst => c.list_operations_pick_first.get_input(cx),
-            Node::MessageFirstItem => c.message_first_item.get_input(cx),
-            Node::MessageNotAlist => c.message_not_alist.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::ListOperations => c.list_operations[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::ListOperationsPickFirst => {
-                c.list_operations_pick_first.input_values(cx)
-            }
-            Node::MessageFirstItem => c.message_first_item.input_values(cx),
-            Node::MessageNotAlist => c.message_not_alist.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::ListOperations => c.list_operations[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::ListOperationsPickFirst => c.list_operations_pick_first.item_ended(cx),
-            Node::MessageFirstItem => c.message_first_item.item_ended(cx),
-            Node::MessageNotAlist => c.message_not_alist.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::ListOperations => c.list_operations[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:a068bfc1e0a85470eeae34fd834347363f52e6d6dffa43a4ddc87216aed8712d`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -179,480 +181,43 @@ pub mod outputs {
         attachment: Out::new(5, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "ticker",
-                            obj([
-                                ("name", s("US ticker")),
-                                ("optional", b(false)),
-                                ("options", arr([])),
-                                ("type", s("line")),
-                            ]),
-                        ),
-                        (
-                            "a_share",
-                            obj([
-                                ("name", s("A-share code")),
-                                ("optional", b(true)),
-                                ("options", arr([])),
-                                ("type", s("line")),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                (
-                    "prologue",
-                    s(
-                        "Give me a ticker (and optionally an A-share code) and I'll brief you.",
-                    ),
-                ),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::YahooFinanceQuoteSheet => {
-            map([
-                (
-                    "meta",
-                    obj([
-                        ("name", s("yahoo_finance")),
-                        (
-                            "description",
-                            s(
-                                "The Yahoo Finance is a service that provides access to real-time and historical stock market data. It enables users to fetch various types of stock information, such as price quotes, historical prices, company profiles, and financial news. The API offers structured data, allowing developers to integrate market data into their applications and analysis tools.",
-                            ),
-                        ),
-                        (
-                            "parameters",
-                            obj([
-                                (
-                                    "stock_code",
-                                    obj([
-                                        ("type", s("string")),
-                                        ("description", s("The stock code or company name.")),
-                                        ("default", s("{sys.query}")),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "stock_code",
-                            obj([
-                                ("type", s("string")),
-                                ("description", s("The stock code or company name.")),
-                                ("default", s("{sys.query}")),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([("report", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("stock_code", s("begin@ticker")),
-                ("info", b(true)),
-                ("history", b(false)),
-                ("count", b(false)),
-                ("financials", b(false)),
-                ("income_stmt", b(false)),
-                ("balance_sheet", b(false)),
-                ("cash_flow_statement", b(false)),
-                ("news", b(true)),
-            ])
-        }
-        Node::AkShareChinaNews => {
-            map([
-                (
-                    "meta",
-                    obj([
-                        ("name", s("akshare_stock_news")),
-                        (
-                            "description",
-                            s(
-                                "AkShare retrieves the latest news articles for a given Chinese A-share stock from East Money (东方财富).",
-                            ),
-                        ),
-                        (
-                            "parameters",
-                            obj([
-                                (
-                                    "query",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s("The stock symbol/code to fetch news for, e.g. '600519'."),
-                                        ),
-                                        ("default", s("{sys.query}")),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "query",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s("The stock symbol/code to fetch news for, e.g. '600519'."),
-                                ),
-                                ("default", s("{sys.query}")),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([
-                        (
-                            "formalized_content",
-                            obj([("type", s("string")), ("value", s(""))]),
-                        ),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", s("comment")),
-                ("exception_default_value", s("(no A-share news available)")),
-                ("exception_goto", arr([])),
-                ("debug_inputs", obj([])),
-                ("query", s("{begin@a_share}")),
-                ("top_n", i(5)),
-            ])
-        }
-        Node::WenCaiScreener => {
-            map([
-                (
-                    "meta",
-                    obj([
-                        ("name", s("iwencai")),
-                        (
-                            "description",
-                            s(
-                                "\niwencai search: search platform is committed to providing hundreds of millions of investors with the most timely, accurate and comprehensive information, covering news, announcements, research reports, blogs, forums, Weibo, characters, etc.\nrobo-advisor intelligent stock selection platform: through AI technology, is committed to providing investors with intelligent stock selection, quantitative investment, main force tracking, value investment, technical analysis and other types of stock selection technologies.\nfund selection platform: through AI technology, is committed to providing excellent fund, value investment, quantitative analysis and other fund selection technologies for foundation citizens.\n",
-                            ),
-                        ),
-                        (
-                            "parameters",
-                            obj([
-                                (
-                                    "query",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s("The question/conditions to select stocks."),
-                                        ),
-                                        ("default", s("{sys.query}")),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "query",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s("The question/conditions to select stocks."),
-                                ),
-                                ("default", s("{sys.query}")),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([("report", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("sys.query")),
-                ("top_n", i(20)),
-                ("query_type", s("stock")),
-            ])
-        }
-        Node::AgentMarketAnalyst => {
-            map([
-                (
-                    "meta",
-                    obj([
-                        ("name", s("agent")),
-                        ("description", s("This is an agent for a specific task.")),
-                        (
-                            "parameters",
-                            obj([
-                                (
-                                    "user_prompt",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s("This is the order you need to send to the agent."),
-                                        ),
-                                        ("default", s("")),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                                (
-                                    "reasoning",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s(
-                                                "Supervisor's reasoning for choosing the this agent. Explain why this agent is being invoked and what is expected of it.",
-                                            ),
-                                        ),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                                (
-                                    "context",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s(
-                                                "All relevant background information, prior facts, decisions, and state needed by the agent to solve the current query. Should be as detailed and self-contained as possible.",
-                                            ),
-                                        ),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("message_history_window_size", i(12)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "user_prompt",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s("This is the order you need to send to the agent."),
-                                ),
-                                ("default", s("")),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                        (
-                            "reasoning",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s(
-                                        "Supervisor's reasoning for choosing the this agent. Explain why this agent is being invoked and what is expected of it.",
-                                    ),
-                                ),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                        (
-                            "context",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s(
-                                        "All relevant background information, prior facts, decisions, and state needed by the agent to solve the current query. Should be as detailed and self-contained as possible.",
-                                    ),
-                                ),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(3)),
-                ("delay_after_error", i(1)),
-                ("exception_method", s("")),
-                ("exception_default_value", s("")),
-                ("exception_goto", arr([])),
-                ("debug_inputs", obj([])),
-                ("user_prompt", s("")),
-                ("reasoning", NULL),
-                ("context", NULL),
-                ("llm_id", s("scripted-chat@Scripted")),
-                (
-                    "sys_prompt",
-                    s(
-                        "You are a sell-side market analyst. Using the material below, write a 3-bullet brief.\n## Quote sheet\n{YahooFinance:QuoteSheet@report}\n## China news\n{AkShare:ChinaNews@formalized_content}\n## Screener\n{WenCai:Screener@report}",
-                    ),
-                ),
-                (
-                    "prompts",
-                    arr([
-                        obj([
-                            ("role", s("user")),
-                            ("content", s("Brief me on {begin@ticker}. {sys.query}")),
-                        ]),
-                    ]),
-                ),
-                ("max_tokens", i(256)),
-                ("temperature", f(0.1)),
-                ("top_p", f(0.3)),
-                ("presence_penalty", f(0.4)),
-                ("frequency_penalty", f(0.7)),
-                ("output_structure", NULL),
-                ("cite", b(false)),
-                ("visual_files_var", s("")),
-                ("function_name", s("agent")),
-                (
-                    "tools",
-                    arr([
-                        obj([
-                            ("component_name", s("YahooFinance")),
-                            ("name", s("YahooFinance")),
-                            ("id", s("YahooFinance:AnalystQuotes")),
-                            (
-                                "params",
-                                obj([
-                                    ("stock_code", s("")),
-                                    ("info", b(true)),
-                                    ("history", b(true)),
-                                    ("financials", b(false)),
-                                    ("balance_sheet", b(false)),
-                                    ("cash_flow_statement", b(false)),
-                                    ("news", b(false)),
-                                    (
-                                        "outputs",
-                                        obj([
-                                            ("report", obj([("type", s("string")), ("value", s(""))])),
-                                        ]),
-                                    ),
-                                ]),
-                            ),
-                        ]),
-                        obj([
-                            ("component_name", s("CodeExec")),
-                            ("name", s("CodeExec")),
-                            ("id", s("CodeExec:ReturnCalc")),
-                            (
-                                "params",
-                                obj([
-                                    ("lang", s("python")),
-                                    (
-                                        "script",
-                                        s(
-                                            "def main(prices: list) -> float:\n    if not prices or len(prices) < 2:\n        return 0.0\n    return round((prices[-1] - prices[0]) / prices[0] * 100, 2)\n",
-                                        ),
-                                    ),
-                                    ("arguments", obj([("prices", s(""))])),
-                                    (
-                                        "outputs",
-                                        obj([
-                                            (
-                                                "pct_change",
-                                                obj([("type", s("Number")), ("value", NULL)]),
-                                            ),
-                                        ]),
-                                    ),
-                                ]),
-                            ),
-                        ]),
-                    ]),
-                ),
-                ("mcp", arr([])),
-                ("max_rounds", i(3)),
-                ("custom_header", obj([])),
-                ("temperatureEnabled", b(false)),
-                ("topPEnabled", b(false)),
-                ("frequencyPenaltyEnabled", b(false)),
-                ("presencePenaltyEnabled", b(false)),
-                ("maxTokensEnabled", b(false)),
-                ("showStructuredOutput", b(false)),
-            ])
-        }
-        Node::MessageBrief => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("{Agent:MarketAnalyst@content}")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Unsupported,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 6] = [
+    (Impl::Begin, 0),
+    (Impl::Unsupported, 0),
+    (Impl::Unsupported, 1),
+    (Impl::Unsupported, 2),
+    (Impl::Unsupported, 3),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `YahooFinance:QuoteSheet`, `AkShare:ChinaNews`, `WenCai:Screener`, `Agent:MarketAnalyst`
+    pub unsupported: Vec<c::unsupported::Spec>,
+    /// `Message:Brief`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            unsupported: Vec::from([
+                component_yahoo_finance_quote_sheet(),
+                component_ak_share_china_news(),
+                component_wen_cai_screener(),
+                component_agent_market_analyst(),
+            ]),
+            message: Vec::from([component_message_brief()]),
         }
     }
 }
@@ -661,184 +226,412 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([
-                    Target::Node(Node::YahooFinanceQuoteSheet.id()),
-                    Target::Node(Node::AkShareChinaNews.id()),
-                    Target::Node(Node::WenCaiScreener.id()),
-                ]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "ticker", "a_share"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "YahooFinance:QuoteSheet".to_string(),
-                display_name: "Quote sheet".to_string(),
-                component_name: "YahooFinance".to_string(),
-                kind: Kind::YahooFinance,
-                downstream: Vec::from([Target::Node(Node::AgentMarketAnalyst.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::YahooFinanceQuoteSheet),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "report"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "AkShare:ChinaNews".to_string(),
-                display_name: "A-share news".to_string(),
-                component_name: "AkShare".to_string(),
-                kind: Kind::AkShare,
-                downstream: Vec::from([Target::Node(Node::AgentMarketAnalyst.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: Some("comment".to_string()),
-                    goto: Vec::from([]),
-                    default_value: s("(no A-share news available)"),
-                },
-                params: params(Node::AkShareChinaNews),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "formalized_content"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "WenCai:Screener".to_string(),
-                display_name: "WenCai screener".to_string(),
-                component_name: "WenCai".to_string(),
-                kind: Kind::WenCai,
-                downstream: Vec::from([Target::Node(Node::AgentMarketAnalyst.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::WenCaiScreener),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "report"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Agent:MarketAnalyst".to_string(),
-                display_name: "Market analyst".to_string(),
-                component_name: "Agent".to_string(),
-                kind: Kind::Agent,
-                downstream: Vec::from([Target::Node(Node::MessageBrief.id())]),
-                upstream: Vec::from([
-                    "YahooFinance:QuoteSheet".to_string(),
-                    "AkShare:ChinaNews".to_string(),
-                    "WenCai:Screener".to_string(),
-                ]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: s(""),
-                },
-                params: params(Node::AgentMarketAnalyst),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Brief".to_string(),
-                display_name: "Brief".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Agent:MarketAnalyst".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageBrief),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_yahoo_finance_quote_sheet(),
+            meta_ak_share_china_news(),
+            meta_wen_cai_screener(),
+            meta_agent_market_analyst(),
+            meta_message_brief(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `YahooFinance:QuoteSheet`
-    pub yahoo_finance_quote_sheet: c::unsupported::Spec,
-    /// `AkShare:ChinaNews`
-    pub ak_share_china_news: c::unsupported::Spec,
-    /// `WenCai:Screener`
-    pub wen_cai_screener: c::unsupported::Spec,
-    /// `Agent:MarketAnalyst`
-    pub agent_market_analyst: c::unsupported::Spec,
-    /// `Message:Brief`
-    pub message_brief: c::message::Spec,
-}
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            yahoo_finance_quote_sheet: c::unsupported::Spec(Kind::YahooFinance),
-            ak_share_china_news: c::unsupported::Spec(Kind::AkShare),
-            wen_cai_screener: c::unsupported::Spec(Kind::WenCai),
-            agent_market_analyst: c::unsupported::Spec(Kind::Agent),
-            message_brief: c::message::Spec::from_params(&params(Node::MessageBrief))
-                .bound(
-                    &[
-                        (
-                            "Agent:MarketAnalyst@content",
-                            outputs::AGENT_MARKET_ANALYST.content.bound(),
-                        ),
-                    ],
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            (
+                "inputs",
+                obj([
+                    (
+                        "ticker",
+                        obj([
+                            ("name", s("US ticker")),
+                            ("optional", b(false)),
+                            ("options", arr([])),
+                            ("type", s("line")),
+                        ]),
+                    ),
+                    (
+                        "a_share",
+                        obj([
+                            ("name", s("A-share code")),
+                            ("optional", b(true)),
+                            ("options", arr([])),
+                            ("type", s("line")),
+                        ]),
+                    ),
+                ]),
+            ),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            (
+                "prologue",
+                s(
+                    "Give me a ticker (and optionally an A-share code) and I'll brief you.",
                 ),
-        }
+            ),
+        ]),
+    )
+}
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([
+            Target::Node(Node::YahooFinanceQuoteSheet.id()),
+            Target::Node(Node::AkShareChinaNews.id()),
+            Target::Node(Node::WenCaiScreener.id()),
+        ]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "ticker", "a_share"]
+                .map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `YahooFinance:QuoteSheet` “Quote sheet” (YahooFinance)
+fn params_yahoo_finance_quote_sheet() -> Map<String, Json> {
+    merged_params(
+        Kind::YahooFinance,
+        &map([
+            ("stock_code", s("begin@ticker")),
+            ("info", b(true)),
+            ("history", b(false)),
+            ("financials", b(false)),
+            ("balance_sheet", b(false)),
+            ("cash_flow_statement", b(false)),
+            ("news", b(true)),
+            (
+                "outputs",
+                obj([("report", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+        ]),
+    )
+}
+/// `YahooFinance:QuoteSheet` “Quote sheet” (YahooFinance)
+fn meta_yahoo_finance_quote_sheet() -> NodeMeta {
+    NodeMeta {
+        id: "YahooFinance:QuoteSheet".to_string(),
+        display_name: "Quote sheet".to_string(),
+        component_name: "YahooFinance".to_string(),
+        kind: Kind::YahooFinance,
+        downstream: Vec::from([Target::Node(Node::AgentMarketAnalyst.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_yahoo_finance_quote_sheet(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "report"].map(String::from),
+        ),
+    }
+}
+/// `YahooFinance:QuoteSheet` “Quote sheet” (YahooFinance)
+fn component_yahoo_finance_quote_sheet() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::YahooFinance)
+}
+/// `AkShare:ChinaNews` “A-share news” (AkShare)
+fn params_ak_share_china_news() -> Map<String, Json> {
+    merged_params(
+        Kind::AkShare,
+        &map([
+            ("query", s("{begin@a_share}")),
+            ("top_n", i(5)),
+            ("exception_method", s("comment")),
+            ("exception_goto", arr([])),
+            ("exception_default_value", s("(no A-share news available)")),
+            (
+                "outputs",
+                obj([
+                    (
+                        "formalized_content",
+                        obj([("type", s("string")), ("value", s(""))]),
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `AkShare:ChinaNews` “A-share news” (AkShare)
+fn meta_ak_share_china_news() -> NodeMeta {
+    NodeMeta {
+        id: "AkShare:ChinaNews".to_string(),
+        display_name: "A-share news".to_string(),
+        component_name: "AkShare".to_string(),
+        kind: Kind::AkShare,
+        downstream: Vec::from([Target::Node(Node::AgentMarketAnalyst.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: Some("comment".to_string()),
+            goto: Vec::from([]),
+            default_value: s("(no A-share news available)"),
+        },
+        params: params_ak_share_china_news(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "formalized_content"]
+                .map(String::from),
+        ),
+    }
+}
+/// `AkShare:ChinaNews` “A-share news” (AkShare)
+fn component_ak_share_china_news() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::AkShare)
+}
+/// `WenCai:Screener` “WenCai screener” (WenCai)
+fn params_wen_cai_screener() -> Map<String, Json> {
+    merged_params(
+        Kind::WenCai,
+        &map([
+            ("top_n", i(20)),
+            ("query_type", s("stock")),
+            ("query", s("sys.query")),
+            (
+                "outputs",
+                obj([("report", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+        ]),
+    )
+}
+/// `WenCai:Screener` “WenCai screener” (WenCai)
+fn meta_wen_cai_screener() -> NodeMeta {
+    NodeMeta {
+        id: "WenCai:Screener".to_string(),
+        display_name: "WenCai screener".to_string(),
+        component_name: "WenCai".to_string(),
+        kind: Kind::WenCai,
+        downstream: Vec::from([Target::Node(Node::AgentMarketAnalyst.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_wen_cai_screener(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "report"].map(String::from),
+        ),
+    }
+}
+/// `WenCai:Screener` “WenCai screener” (WenCai)
+fn component_wen_cai_screener() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::WenCai)
+}
+/// `Agent:MarketAnalyst` “Market analyst” (Agent)
+fn params_agent_market_analyst() -> Map<String, Json> {
+    merged_params(
+        Kind::Agent,
+        &map([
+            ("llm_id", s("scripted-chat@Scripted")),
+            ("temperature", f(0.1)),
+            ("temperatureEnabled", b(false)),
+            ("top_p", f(0.3)),
+            ("topPEnabled", b(false)),
+            ("frequency_penalty", f(0.7)),
+            ("frequencyPenaltyEnabled", b(false)),
+            ("presence_penalty", f(0.4)),
+            ("presencePenaltyEnabled", b(false)),
+            ("max_tokens", i(256)),
+            ("maxTokensEnabled", b(false)),
+            (
+                "sys_prompt",
+                s(
+                    "You are a sell-side market analyst. Using the material below, write a 3-bullet brief.\n## Quote sheet\n{YahooFinance:QuoteSheet@report}\n## China news\n{AkShare:ChinaNews@formalized_content}\n## Screener\n{WenCai:Screener@report}",
+                ),
+            ),
+            (
+                "prompts",
+                arr([
+                    obj([
+                        ("role", s("user")),
+                        ("content", s("Brief me on {begin@ticker}. {sys.query}")),
+                    ]),
+                ]),
+            ),
+            ("message_history_window_size", i(12)),
+            ("cite", b(false)),
+            ("max_retries", i(3)),
+            ("delay_after_error", i(1)),
+            ("visual_files_var", s("")),
+            (
+                "outputs",
+                obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+            ("description", s("")),
+            ("user_prompt", s("")),
+            ("max_rounds", i(3)),
+            ("exception_method", s("")),
+            ("exception_goto", arr([])),
+            ("exception_default_value", s("")),
+            (
+                "tools",
+                arr([
+                    obj([
+                        ("component_name", s("YahooFinance")),
+                        ("name", s("YahooFinance")),
+                        ("id", s("YahooFinance:AnalystQuotes")),
+                        (
+                            "params",
+                            obj([
+                                ("stock_code", s("")),
+                                ("info", b(true)),
+                                ("history", b(true)),
+                                ("financials", b(false)),
+                                ("balance_sheet", b(false)),
+                                ("cash_flow_statement", b(false)),
+                                ("news", b(false)),
+                                (
+                                    "outputs",
+                                    obj([
+                                        ("report", obj([("type", s("string")), ("value", s(""))])),
+                                    ]),
+                                ),
+                            ]),
+                        ),
+                    ]),
+                    obj([
+                        ("component_name", s("CodeExec")),
+                        ("name", s("CodeExec")),
+                        ("id", s("CodeExec:ReturnCalc")),
+                        (
+                            "params",
+                            obj([
+                                ("lang", s("python")),
+                                (
+                                    "script",
+                                    s(
+                                        "def main(prices: list) -> float:\n    if not prices or len(prices) < 2:\n        return 0.0\n    return round((prices[-1] - prices[0]) / prices[0] * 100, 2)\n",
+                                    ),
+                                ),
+                                ("arguments", obj([("prices", s(""))])),
+                                (
+                                    "outputs",
+                                    obj([
+                                        (
+                                            "pct_change",
+                                            obj([("type", s("Number")), ("value", NULL)]),
+                                        ),
+                                    ]),
+                                ),
+                            ]),
+                        ),
+                    ]),
+                ]),
+            ),
+            ("mcp", arr([])),
+            ("showStructuredOutput", b(false)),
+        ]),
+    )
+}
+/// `Agent:MarketAnalyst` “Market analyst” (Agent)
+fn meta_agent_market_analyst() -> NodeMeta {
+    NodeMeta {
+        id: "Agent:MarketAnalyst".to_string(),
+        display_name: "Market analyst".to_string(),
+        component_name: "Agent".to_string(),
+        kind: Kind::Agent,
+        downstream: Vec::from([Target::Node(Node::MessageBrief.id())]),
+        upstream: Vec::from([
+            "YahooFinance:QuoteSheet".to_string(),
+            "AkShare:ChinaNews".to_string(),
+            "WenCai:Screener".to_string(),
+        ]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: s(""),
+        },
+        params: params_agent_market_analyst(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Agent:MarketAnalyst` “Market analyst” (Agent)
+fn component_agent_market_analyst() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Agent)
+}
+/// `Message:Brief` “Brief” (Message)
+fn params_message_brief() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("{Agent:MarketAnalyst@content}")]))]),
+    )
+}
+/// `Message:Brief` “Brief” (Message)
+fn meta_message_brief() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Brief".to_string(),
+        display_name: "Brief".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Agent:MarketAnalyst".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_brief(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Brief` “Brief” (Message)
+fn component_message_brief() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_brief())
+        .bound(
+            &[
+                (
+                    "Agent:MarketAnalyst@content",
+                    outputs::AGENT_MARKET_ANALYST.content.bound(),
+                ),
+            ],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -868,24 +661,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::YahooFinanceQuoteSheet => c.yahoo_finance_quote_sheet.body(cx).await,
-            Node::AkShareChinaNews => c.ak_share_china_news.body(cx).await,
-            Node::WenCaiScreener => c.wen_cai_screener.body(cx).await,
-            Node::AgentMarketAnalyst => c.agent_market_analyst.body(cx).await,
-            Node::MessageBrief => c.message_brief.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::YahooFinanceQuoteSheet => c.yahoo_finance_quote_sheet.thoughts(cx),
-            Node::AkShareChinaNews => c.ak_share_china_news.thoughts(cx),
-            Node::WenCaiScreener => c.wen_cai_screener.thoughts(cx),
-            Node::AgentMarketAnalyst => c.agent_market_analyst.thoughts(cx),
-            Node::MessageBrief => c.message_brief.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -893,46 +682,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::YahooFinanceQuoteSheet => c.yahoo_finance_quote_sheet.dependencies(cx),
-            Node::AkShareChinaNews => c.ak_share_china_news.dependencies(cx),
-            Node::WenCaiScreener => c.wen_cai_screener.dependencies(cx),
-            Node::AgentMarketAnalyst => c.agent_market_analyst.dependencies(cx),
-            Node::MessageBrief => c.message_brief.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::YahooFinanceQuoteSheet => c.yahoo_finance_quote_sheet.get_input(cx),
-            Node::AkShareChinaNews => c.ak_share_china_news.get_input(cx),
-            Node::WenCaiScreener => c.wen_cai_screener.get_input(cx),
-            Node::AgentMarketAnalyst => c.agent_market_analyst.get_input(cx),
-            Node::MessageBrief => c.message_brief.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::YahooFinanceQuoteSheet => c.yahoo_finance_quote_sheet.input_values(cx),
-            Node::AkShareChinaNews => c.ak_share_china_news.input_values(cx),
-            Node::WenCaiScreener => c.wen_cai_screener.input_values(cx),
-            Node::AgentMarketAnalyst => c.agent_market_analyst.input_values(cx),
-            Node::MessageBrief => c.message_brief.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::YahooFinanceQuoteSheet => c.yahoo_finance_quote_sheet.item_ended(cx),
-            Node::AkShareChinaNews => c.ak_share_china_news.item_ended(cx),
-            Node::WenCaiScreener => c.wen_cai_screener.item_ended(cx),
-            Node::AgentMarketAnalyst => c.agent_market_analyst.item_ended(cx),
-            Node::MessageBrief => c.message_brief.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:e7da14877c78a420c0949abf66e8921976086398dfac550c3440153437d5bd54`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -215,263 +217,48 @@ pub mod outputs {
         attachment: Out::new(6, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Describe your problem and I'll route your ticket.")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::CategorizeTicketType => {
-            map([
-                ("message_history_window_size", i(1)),
-                ("inputs", obj([])),
-                ("outputs", obj([("category_name", obj([("type", s("string"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("llm_id", s("scripted-chat@Scripted")),
-                (
-                    "sys_prompt",
-                    s(
-                        "\nYou are an advanced classification system that categorizes user questions into specific types. Analyze the input question and classify it into ONE of the following categories:\n\n\nHere's description of each category:\n - \n\n---- Instructions ----\n - Consider both explicit mentions and implied context\n - Prioritize the most specific applicable category\n - Return only the category name without explanations\n - Use \"Other\" only when no other category fits\n\n ",
-                    ),
-                ),
-                (
-                    "prompts",
-                    arr([obj([("role", s("user")), ("content", s("{sys.query}"))])]),
-                ),
-                ("max_tokens", i(0)),
-                ("temperature", i(0)),
-                ("top_p", i(0)),
-                ("presence_penalty", i(0)),
-                ("frequency_penalty", i(0)),
-                ("output_structure", NULL),
-                ("cite", b(true)),
-                ("visual_files_var", NULL),
-                (
-                    "category_description",
-                    obj([
-                        (
-                            "billing",
-                            obj([
-                                (
-                                    "description",
-                                    s("Payments, invoices, refunds and charges."),
-                                ),
-                                ("examples", arr([s("I was charged twice")])),
-                                ("to", arr([s("Switch:BillingKind")])),
-                            ]),
-                        ),
-                        (
-                            "technical",
-                            obj([
-                                (
-                                    "description",
-                                    s("Errors, crashes, setup and connectivity problems."),
-                                ),
-                                ("examples", arr([s("The app crashes on start")])),
-                                ("to", arr([s("Message:TechDesk")])),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("query", s("sys.query")),
-            ])
-        }
-        Node::SwitchBillingKind => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "conditions",
-                    arr([
-                        obj([
-                            ("logical_operator", s("and")),
-                            (
-                                "items",
-                                arr([
-                                    obj([
-                                        ("cpn_id", s("sys.query")),
-                                        ("operator", s("contains")),
-                                        ("value", s("refund")),
-                                    ]),
-                                ]),
-                            ),
-                            ("to", arr([s("Message:RefundDesk")])),
-                        ]),
-                        obj([
-                            ("logical_operator", s("or")),
-                            (
-                                "items",
-                                arr([
-                                    obj([
-                                        ("cpn_id", s("sys.query")),
-                                        ("operator", s("contains")),
-                                        ("value", s("invoice")),
-                                    ]),
-                                    obj([
-                                        ("cpn_id", s("sys.query")),
-                                        ("operator", s("contains")),
-                                        ("value", s("receipt")),
-                                    ]),
-                                ]),
-                            ),
-                            ("to", arr([s("Message:InvoiceDesk")])),
-                        ]),
-                    ]),
-                ),
-                ("end_cpn_ids", arr([s("Message:BillingDesk")])),
-                (
-                    "operators",
-                    arr([
-                        s("contains"),
-                        s("not contains"),
-                        s("start with"),
-                        s("end with"),
-                        s("empty"),
-                        s("not empty"),
-                        s("="),
-                        s("≠"),
-                        s(">"),
-                        s("<"),
-                        s("≥"),
-                        s("≤"),
-                    ]),
-                ),
-            ])
-        }
-        Node::MessageRefundDesk => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Routing to the refund desk: {sys.query}")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageInvoiceDesk => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Routing to invoicing: {sys.query}")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageBillingDesk => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Routing to general billing: {sys.query}")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageTechDesk => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([
-                        s(
-                            "Routing to technical support ({Categorize:TicketType@category_name}): {sys.query}",
-                        ),
-                    ]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Unsupported,
+    Switch,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 7] = [
+    (Impl::Begin, 0),
+    (Impl::Unsupported, 0),
+    (Impl::Switch, 0),
+    (Impl::Message, 0),
+    (Impl::Message, 1),
+    (Impl::Message, 2),
+    (Impl::Message, 3),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `Categorize:TicketType`
+    pub unsupported: Vec<c::unsupported::Spec>,
+    /// `Switch:BillingKind`
+    pub switch: Vec<c::switch::Spec>,
+    /// `Message:RefundDesk`, `Message:InvoiceDesk`, `Message:BillingDesk`, `Message:TechDesk`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            unsupported: Vec::from([component_categorize_ticket_type()]),
+            switch: Vec::from([component_switch_billing_kind()]),
+            message: Vec::from([
+                component_message_refund_desk(),
+                component_message_invoice_desk(),
+                component_message_billing_desk(),
+                component_message_tech_desk(),
+            ]),
         }
     }
 }
@@ -480,248 +267,394 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([Target::Node(Node::CategorizeTicketType.id())]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Categorize:TicketType".to_string(),
-                display_name: "Ticket type".to_string(),
-                component_name: "Categorize".to_string(),
-                kind: Kind::Categorize,
-                downstream: Vec::from([
-                    Target::Node(Node::SwitchBillingKind.id()),
-                    Target::Node(Node::MessageTechDesk.id()),
-                ]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::CategorizeTicketType),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "category_name",
-                        "_next",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Switch:BillingKind".to_string(),
-                display_name: "Billing kind".to_string(),
-                component_name: "Switch".to_string(),
-                kind: Kind::Switch,
-                downstream: Vec::from([
-                    Target::Node(Node::MessageRefundDesk.id()),
-                    Target::Node(Node::MessageInvoiceDesk.id()),
-                    Target::Node(Node::MessageBillingDesk.id()),
-                ]),
-                upstream: Vec::from(["Categorize:TicketType".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::SwitchBillingKind),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:RefundDesk".to_string(),
-                display_name: "Refund desk".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:BillingKind".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageRefundDesk),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:InvoiceDesk".to_string(),
-                display_name: "Invoice desk".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:BillingKind".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageInvoiceDesk),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:BillingDesk".to_string(),
-                display_name: "Billing desk".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:BillingKind".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageBillingDesk),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:TechDesk".to_string(),
-                display_name: "Tech desk".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Categorize:TicketType".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageTechDesk),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_categorize_ticket_type(),
+            meta_switch_billing_kind(),
+            meta_message_refund_desk(),
+            meta_message_invoice_desk(),
+            meta_message_billing_desk(),
+            meta_message_tech_desk(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `Categorize:TicketType`
-    pub categorize_ticket_type: c::unsupported::Spec,
-    /// `Switch:BillingKind`
-    pub switch_billing_kind: c::switch::Spec,
-    /// `Message:RefundDesk`
-    pub message_refund_desk: c::message::Spec,
-    /// `Message:InvoiceDesk`
-    pub message_invoice_desk: c::message::Spec,
-    /// `Message:BillingDesk`
-    pub message_billing_desk: c::message::Spec,
-    /// `Message:TechDesk`
-    pub message_tech_desk: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Describe your problem and I'll route your ticket.")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            categorize_ticket_type: c::unsupported::Spec(Kind::Categorize),
-            switch_billing_kind: c::switch::Spec::from_params(
-                    &params(Node::SwitchBillingKind),
-                )
-                .bound(&[("sys.query", Bound::global("sys.query"))]),
-            message_refund_desk: c::message::Spec::from_params(
-                    &params(Node::MessageRefundDesk),
-                )
-                .bound(&[("sys.query", Bound::global("sys.query"))]),
-            message_invoice_desk: c::message::Spec::from_params(
-                    &params(Node::MessageInvoiceDesk),
-                )
-                .bound(&[("sys.query", Bound::global("sys.query"))]),
-            message_billing_desk: c::message::Spec::from_params(
-                    &params(Node::MessageBillingDesk),
-                )
-                .bound(&[("sys.query", Bound::global("sys.query"))]),
-            message_tech_desk: c::message::Spec::from_params(
-                    &params(Node::MessageTechDesk),
-                )
-                .bound(
-                    &[
-                        (
-                            "Categorize:TicketType@category_name",
-                            outputs::CATEGORIZE_TICKET_TYPE.category_name.bound(),
-                        ),
-                        ("sys.query", Bound::global("sys.query")),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::CategorizeTicketType.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `Categorize:TicketType` “Ticket type” (Categorize)
+fn params_categorize_ticket_type() -> Map<String, Json> {
+    merged_params(
+        Kind::Categorize,
+        &map([
+            ("llm_id", s("scripted-chat@Scripted")),
+            ("query", s("sys.query")),
+            ("message_history_window_size", i(1)),
+            ("outputs", obj([("category_name", obj([("type", s("string"))]))])),
+            (
+                "category_description",
+                obj([
+                    (
+                        "billing",
+                        obj([
+                            (
+                                "description",
+                                s("Payments, invoices, refunds and charges."),
+                            ),
+                            ("examples", arr([s("I was charged twice")])),
+                            ("to", arr([s("Switch:BillingKind")])),
+                        ]),
+                    ),
+                    (
+                        "technical",
+                        obj([
+                            (
+                                "description",
+                                s("Errors, crashes, setup and connectivity problems."),
+                            ),
+                            ("examples", arr([s("The app crashes on start")])),
+                            ("to", arr([s("Message:TechDesk")])),
+                        ]),
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Categorize:TicketType` “Ticket type” (Categorize)
+fn meta_categorize_ticket_type() -> NodeMeta {
+    NodeMeta {
+        id: "Categorize:TicketType".to_string(),
+        display_name: "Ticket type".to_string(),
+        component_name: "Categorize".to_string(),
+        kind: Kind::Categorize,
+        downstream: Vec::from([
+            Target::Node(Node::SwitchBillingKind.id()),
+            Target::Node(Node::MessageTechDesk.id()),
+        ]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_categorize_ticket_type(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "category_name", "_next"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Categorize:TicketType` “Ticket type” (Categorize)
+fn component_categorize_ticket_type() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Categorize)
+}
+/// `Switch:BillingKind` “Billing kind” (Switch)
+fn params_switch_billing_kind() -> Map<String, Json> {
+    merged_params(
+        Kind::Switch,
+        &map([
+            (
+                "conditions",
+                arr([
+                    obj([
+                        ("logical_operator", s("and")),
+                        (
+                            "items",
+                            arr([
+                                obj([
+                                    ("cpn_id", s("sys.query")),
+                                    ("operator", s("contains")),
+                                    ("value", s("refund")),
+                                ]),
+                            ]),
+                        ),
+                        ("to", arr([s("Message:RefundDesk")])),
+                    ]),
+                    obj([
+                        ("logical_operator", s("or")),
+                        (
+                            "items",
+                            arr([
+                                obj([
+                                    ("cpn_id", s("sys.query")),
+                                    ("operator", s("contains")),
+                                    ("value", s("invoice")),
+                                ]),
+                                obj([
+                                    ("cpn_id", s("sys.query")),
+                                    ("operator", s("contains")),
+                                    ("value", s("receipt")),
+                                ]),
+                            ]),
+                        ),
+                        ("to", arr([s("Message:InvoiceDesk")])),
+                    ]),
+                ]),
+            ),
+            ("end_cpn_ids", arr([s("Message:BillingDesk")])),
+        ]),
+    )
+}
+/// `Switch:BillingKind` “Billing kind” (Switch)
+fn meta_switch_billing_kind() -> NodeMeta {
+    NodeMeta {
+        id: "Switch:BillingKind".to_string(),
+        display_name: "Billing kind".to_string(),
+        component_name: "Switch".to_string(),
+        kind: Kind::Switch,
+        downstream: Vec::from([
+            Target::Node(Node::MessageRefundDesk.id()),
+            Target::Node(Node::MessageInvoiceDesk.id()),
+            Target::Node(Node::MessageBillingDesk.id()),
+        ]),
+        upstream: Vec::from(["Categorize:TicketType".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_switch_billing_kind(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Switch:BillingKind` “Billing kind” (Switch)
+fn component_switch_billing_kind() -> c::switch::Spec {
+    c::switch::Spec::from_params(&params_switch_billing_kind())
+        .bound(&[("sys.query", Bound::global("sys.query"))])
+}
+/// `Message:RefundDesk` “Refund desk” (Message)
+fn params_message_refund_desk() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Routing to the refund desk: {sys.query}")]))]),
+    )
+}
+/// `Message:RefundDesk` “Refund desk” (Message)
+fn meta_message_refund_desk() -> NodeMeta {
+    NodeMeta {
+        id: "Message:RefundDesk".to_string(),
+        display_name: "Refund desk".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:BillingKind".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_refund_desk(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:RefundDesk` “Refund desk” (Message)
+fn component_message_refund_desk() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_refund_desk())
+        .bound(&[("sys.query", Bound::global("sys.query"))])
+}
+/// `Message:InvoiceDesk` “Invoice desk” (Message)
+fn params_message_invoice_desk() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Routing to invoicing: {sys.query}")]))]),
+    )
+}
+/// `Message:InvoiceDesk` “Invoice desk” (Message)
+fn meta_message_invoice_desk() -> NodeMeta {
+    NodeMeta {
+        id: "Message:InvoiceDesk".to_string(),
+        display_name: "Invoice desk".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:BillingKind".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_invoice_desk(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:InvoiceDesk` “Invoice desk” (Message)
+fn component_message_invoice_desk() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_invoice_desk())
+        .bound(&[("sys.query", Bound::global("sys.query"))])
+}
+/// `Message:BillingDesk` “Billing desk” (Message)
+fn params_message_billing_desk() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Routing to general billing: {sys.query}")]))]),
+    )
+}
+/// `Message:BillingDesk` “Billing desk” (Message)
+fn meta_message_billing_desk() -> NodeMeta {
+    NodeMeta {
+        id: "Message:BillingDesk".to_string(),
+        display_name: "Billing desk".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:BillingKind".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_billing_desk(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:BillingDesk` “Billing desk” (Message)
+fn component_message_billing_desk() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_billing_desk())
+        .bound(&[("sys.query", Bound::global("sys.query"))])
+}
+/// `Message:TechDesk` “Tech desk” (Message)
+fn params_message_tech_desk() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([
+                    s(
+                        "Routing to technical support ({Categorize:TicketType@category_name}): {sys.query}",
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Message:TechDesk` “Tech desk” (Message)
+fn meta_message_tech_desk() -> NodeMeta {
+    NodeMeta {
+        id: "Message:TechDesk".to_string(),
+        display_name: "Tech desk".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Categorize:TicketType".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_tech_desk(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:TechDesk` “Tech desk” (Message)
+fn component_message_tech_desk() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_tech_desk())
+        .bound(
+            &[
+                (
+                    "Categorize:TicketType@category_name",
+                    outputs::CATEGORIZE_TICKET_TYPE.category_name.bound(),
+                ),
+                ("sys.query", Bound::global("sys.query")),
+            ],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -751,26 +684,22 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::CategorizeTicketType => c.categorize_ticket_type.body(cx).await,
-            Node::SwitchBillingKind => c.switch_billing_kind.body(cx).await,
-            Node::MessageRefundDesk => c.message_refund_desk.body(cx).await,
-            Node::MessageInvoiceDesk => c.message_invoice_desk.body(cx).await,
-            Node::MessageBillingDesk => c.message_billing_desk.body(cx).await,
-            Node::MessageTechDesk => c.message_tech_desk.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::Switch => c.switch[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::CategorizeTicketType => c.categorize_ticket_type.thoughts(cx),
-            Node::SwitchBillingKind => c.switch_billing_kind.thoughts(cx),
-            Node::MessageRefundDesk => c.message_refund_desk.thoughts(cx),
-            Node::MessageInvoiceDesk => c.message_invoice_desk.thoughts(cx),
-            Node::MessageBillingDesk => c.message_billing_desk.thoughts(cx),
-            Node::MessageTechDesk => c.message_tech_desk.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::Switch => c.switch[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -778,50 +707,42 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::CategorizeTicketType => c.categorize_ticket_type.dependencies(cx),
-            Node::SwitchBillingKind => c.switch_billing_kind.dependencies(cx),
-            Node::MessageRefundDesk => c.message_refund_desk.dependencies(cx),
-            Node::MessageInvoiceDesk => c.message_invoice_desk.dependencies(cx),
-            Node::MessageBillingDesk => c.message_billing_desk.dependencies(cx),
-            Node::MessageTechDesk => c.message_tech_desk.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::Switch => c.switch[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::CategorizeTicketType => c.categorize_ticket_type.get_input(cx),
-            Node::SwitchBillingKind => c.switch_billing_kind.get_input(cx),
-            Node::MessageRefundDesk => c.message_refund_desk.get_input(cx),
-            Node::MessageInvoiceDesk => c.message_invoice_desk.get_input(cx),
-            Node::MessageBillingDesk => c.message_billing_desk.get_input(cx),
-            Node::MessageTechDesk => c.message_tech_desk.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::Switch => c.switch[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::CategorizeTicketType => c.categorize_ticket_type.input_values(cx),
-            Node::SwitchBillingKind => c.switch_billing_kind.input_values(cx),
-            Node::MessageRefundDesk => c.message_refund_desk.input_values(cx),
-            Node::MessageInvoiceDesk => c.message_invoice_desk.input_values(cx),
-            Node::MessageBillingDesk => c.message_billing_desk.input_values(cx),
-            Node::MessageTechDesk => c.message_tech_desk.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::Switch => c.switch[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::CategorizeTicketType => c.categorize_ticket_type.item_ended(cx),
-            Node::SwitchBillingKind => c.switch_billing_kind.item_ended(cx),
-            Node::MessageRefundDesk => c.message_refund_desk.item_ended(cx),
-            Node::MessageInvoiceDesk => c.message_invoice_desk.item_ended(cx),
-            Node::MessageBillingDesk => c.message_billing_desk.item_ended(cx),
-            Node::MessageTechDesk => c.message_tech_desk.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::Switch => c.switch[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:2c91d433dd19ef09341728971fb9b88ee6e2d6f8c93cfb92f0a8fa1a1b72c349`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -106,192 +108,188 @@ pub mod outputs {
         attachment: Out::new(2, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Hi! I'm your smart assistant. What can I do for you?")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::LlmAnswer => {
-            map([
-                ("message_history_window_size", i(12)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", i(1)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("llm_id", s("scripted-chat@Scripted")),
-                ("sys_prompt", s("You are a concise assistant.")),
-                (
-                    "prompts",
-                    arr([
-                        obj([
-                            ("role", s("user")),
-                            ("content", s("Answer this: {{ sys.query }}")),
-                        ]),
-                    ]),
-                ),
-                ("max_tokens", i(256)),
-                ("temperature", f(0.1)),
-                ("top_p", f(0.3)),
-                ("presence_penalty", f(0.4)),
-                ("frequency_penalty", f(0.7)),
-                ("output_structure", NULL),
-                ("cite", b(false)),
-                ("visual_files_var", s("")),
-                ("temperatureEnabled", b(false)),
-                ("topPEnabled", b(false)),
-                ("frequencyPenaltyEnabled", b(false)),
-                ("presencePenaltyEnabled", b(false)),
-                ("maxTokensEnabled", b(false)),
-            ])
-        }
-        Node::MessageReply => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("{LLM:Answer@content}")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Unsupported,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 3] = [
+    (Impl::Begin, 0),
+    (Impl::Unsupported, 0),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `LLM:Answer`
+    pub unsupported: Vec<c::unsupported::Spec>,
+    /// `Message:Reply`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            unsupported: Vec::from([component_llm_answer()]),
+            message: Vec::from([component_message_reply()]),
         }
     }
 }
 /// The static facts the scheduler reads: names, kinds, edges, routes, exception
 /// handling, parameters and declared outputs.
 pub fn meta() -> CanvasMeta {
-    CanvasMeta::new(
-        Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([Target::Node(Node::LlmAnswer.id())]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "LLM:Answer".to_string(),
-                display_name: "Answer".to_string(),
-                component_name: "LLM".to_string(),
-                kind: Kind::Llm,
-                downstream: Vec::from([Target::Node(Node::MessageReply.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::LlmAnswer),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Reply".to_string(),
-                display_name: "Reply".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["LLM:Answer".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageReply),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+    CanvasMeta::new(Vec::from([meta_begin(), meta_llm_answer(), meta_message_reply()]))
+}
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Hi! I'm your smart assistant. What can I do for you?")),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `LLM:Answer`
-    pub llm_answer: c::unsupported::Spec,
-    /// `Message:Reply`
-    pub message_reply: c::message::Spec,
-}
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            llm_answer: c::unsupported::Spec(Kind::Llm),
-            message_reply: c::message::Spec::from_params(&params(Node::MessageReply))
-                .bound(&[("LLM:Answer@content", outputs::LLM_ANSWER.content.bound())]),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::LlmAnswer.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `LLM:Answer` “Answer” (LLM)
+fn params_llm_answer() -> Map<String, Json> {
+    merged_params(
+        Kind::Llm,
+        &map([
+            ("llm_id", s("scripted-chat@Scripted")),
+            ("temperature", f(0.1)),
+            ("temperatureEnabled", b(false)),
+            ("top_p", f(0.3)),
+            ("topPEnabled", b(false)),
+            ("frequency_penalty", f(0.7)),
+            ("frequencyPenaltyEnabled", b(false)),
+            ("presence_penalty", f(0.4)),
+            ("presencePenaltyEnabled", b(false)),
+            ("max_tokens", i(256)),
+            ("maxTokensEnabled", b(false)),
+            ("sys_prompt", s("You are a concise assistant.")),
+            (
+                "prompts",
+                arr([
+                    obj([
+                        ("role", s("user")),
+                        ("content", s("Answer this: {{ sys.query }}")),
+                    ]),
+                ]),
+            ),
+            ("message_history_window_size", i(12)),
+            ("cite", b(false)),
+            ("max_retries", i(0)),
+            ("delay_after_error", i(1)),
+            ("visual_files_var", s("")),
+            (
+                "outputs",
+                obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+        ]),
+    )
+}
+/// `LLM:Answer` “Answer” (LLM)
+fn meta_llm_answer() -> NodeMeta {
+    NodeMeta {
+        id: "LLM:Answer".to_string(),
+        display_name: "Answer".to_string(),
+        component_name: "LLM".to_string(),
+        kind: Kind::Llm,
+        downstream: Vec::from([Target::Node(Node::MessageReply.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_llm_answer(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
+                .map(String::from),
+        ),
+    }
+}
+/// `LLM:Answer` “Answer” (LLM)
+fn component_llm_answer() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Llm)
+}
+/// `Message:Reply` “Reply” (Message)
+fn params_message_reply() -> Map<String, Json> {
+    merged_params(Kind::Message, &map([("content", arr([s("{LLM:Answer@content}")]))]))
+}
+/// `Message:Reply` “Reply” (Message)
+fn meta_message_reply() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Reply".to_string(),
+        display_name: "Reply".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["LLM:Answer".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_reply(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Reply` “Reply” (Message)
+fn component_message_reply() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_reply())
+        .bound(&[("LLM:Answer@content", outputs::LLM_ANSWER.content.bound())])
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -321,18 +319,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::LlmAnswer => c.llm_answer.body(cx).await,
-            Node::MessageReply => c.message_reply.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::LlmAnswer => c.llm_answer.thoughts(cx),
-            Node::MessageReply => c.message_reply.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -340,34 +340,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::LlmAnswer => c.llm_answer.dependencies(cx),
-            Node::MessageReply => c.message_reply.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::LlmAnswer => c.llm_answer.get_input(cx),
-            Node::MessageReply => c.message_reply.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::LlmAnswer => c.llm_answer.input_values(cx),
-            Node::MessageReply => c.message_reply.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::LlmAnswer => c.llm_answer.item_ended(cx),
-            Node::MessageReply => c.message_reply.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

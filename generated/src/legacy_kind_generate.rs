@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:606461b4b00c8410f7b040e3d100573fa3a6af6a2662d3318bf5057a5c7da514`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -106,82 +108,35 @@ pub mod outputs {
         attachment: Out::new(2, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Hi! I'm your smart assistant. What can I do for you?")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::GenerateAnswer => {
-            map([
-                ("message_history_window_size", i(12)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("llm_id", s("scripted-chat@Scripted")),
-                ("sys_prompt", s("")),
-                (
-                    "prompts",
-                    arr([obj([("role", s("user")), ("content", s("{sys.query}"))])]),
-                ),
-                ("max_tokens", i(0)),
-                ("temperature", f(0.1)),
-                ("top_p", i(0)),
-                ("presence_penalty", i(0)),
-                ("frequency_penalty", i(0)),
-                ("output_structure", NULL),
-                ("cite", b(true)),
-                ("visual_files_var", NULL),
-                ("prompt", s("You are a helpful assistant. Answer the user.")),
-            ])
-        }
-        Node::MessageReply => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("{Generate:Answer@content}")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Unsupported,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 3] = [
+    (Impl::Begin, 0),
+    (Impl::Unsupported, 0),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `Generate:Answer`
+    pub unsupported: Vec<c::unsupported::Spec>,
+    /// `Message:Reply`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            unsupported: Vec::from([component_generate_answer()]),
+            message: Vec::from([component_message_reply()]),
         }
     }
 }
@@ -189,104 +144,132 @@ fn params(node: Node) -> Map<String, Json> {
 /// handling, parameters and declared outputs.
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
-        Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([Target::Node(Node::GenerateAnswer.id())]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Generate:Answer".to_string(),
-                display_name: "Answer".to_string(),
-                component_name: "LLM".to_string(),
-                kind: Kind::Llm,
-                downstream: Vec::from([Target::Node(Node::MessageReply.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::GenerateAnswer),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Reply".to_string(),
-                display_name: "Reply".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Generate:Answer".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageReply),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+        Vec::from([meta_begin(), meta_generate_answer(), meta_message_reply()]),
+    )
+}
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Hi! I'm your smart assistant. What can I do for you?")),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `Generate:Answer`
-    pub generate_answer: c::unsupported::Spec,
-    /// `Message:Reply`
-    pub message_reply: c::message::Spec,
-}
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            generate_answer: c::unsupported::Spec(Kind::Llm),
-            message_reply: c::message::Spec::from_params(&params(Node::MessageReply))
-                .bound(
-                    &[
-                        (
-                            "Generate:Answer@content",
-                            outputs::GENERATE_ANSWER.content.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::GenerateAnswer.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `Generate:Answer` “Answer” (LLM)
+fn params_generate_answer() -> Map<String, Json> {
+    merged_params(
+        Kind::Llm,
+        &map([
+            ("llm_id", s("scripted-chat@Scripted")),
+            ("prompt", s("You are a helpful assistant. Answer the user.")),
+            ("temperature", f(0.1)),
+            ("message_history_window_size", i(12)),
+            ("cite", b(true)),
+        ]),
+    )
+}
+/// `Generate:Answer` “Answer” (LLM)
+fn meta_generate_answer() -> NodeMeta {
+    NodeMeta {
+        id: "Generate:Answer".to_string(),
+        display_name: "Answer".to_string(),
+        component_name: "LLM".to_string(),
+        kind: Kind::Llm,
+        downstream: Vec::from([Target::Node(Node::MessageReply.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_generate_answer(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Generate:Answer` “Answer” (LLM)
+fn component_generate_answer() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Llm)
+}
+/// `Message:Reply` “Reply” (Message)
+fn params_message_reply() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("{Generate:Answer@content}")]))]),
+    )
+}
+/// `Message:Reply` “Reply” (Message)
+fn meta_message_reply() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Reply".to_string(),
+        display_name: "Reply".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Generate:Answer".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_reply(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Reply` “Reply” (Message)
+fn component_message_reply() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_reply())
+        .bound(&[("Generate:Answer@content", outputs::GENERATE_ANSWER.content.bound())])
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -316,18 +299,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::GenerateAnswer => c.generate_answer.body(cx).await,
-            Node::MessageReply => c.message_reply.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::GenerateAnswer => c.generate_answer.thoughts(cx),
-            Node::MessageReply => c.message_reply.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -335,34 +320,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::GenerateAnswer => c.generate_answer.dependencies(cx),
-            Node::MessageReply => c.message_reply.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::GenerateAnswer => c.generate_answer.get_input(cx),
-            Node::MessageReply => c.message_reply.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::GenerateAnswer => c.generate_answer.input_values(cx),
-            Node::MessageReply => c.message_reply.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::GenerateAnswer => c.generate_answer.item_ended(cx),
-            Node::MessageReply => c.message_reply.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

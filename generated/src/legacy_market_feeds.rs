@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:f08eae4b0cfc58a037ee789bcc8083fd751c2c6f0d020591796cd511d0089603`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -128,116 +130,39 @@ pub mod outputs {
         attachment: Out::new(3, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Market flash news.")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::Jin10FlashNews => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        (
-                            "formalized_content",
-                            obj([("type", s("string")), ("value", s(""))]),
-                        ),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("type", s("flash")),
-                ("secret_key", s("jin10-demo-key")),
-                ("flash_type", s("1")),
-                ("calendar_type", s("cj")),
-                ("calendar_datatype", s("data")),
-                ("symbols_type", s("GOODS")),
-                ("symbols_datatype", s("symbols")),
-                ("contain", s("")),
-                ("filter", s("")),
-            ])
-        }
-        Node::TuShareQuickNews => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        (
-                            "formalized_content",
-                            obj([("type", s("string")), ("value", s(""))]),
-                        ),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("token", s("tushare-demo-token")),
-                ("src", s("eastmoney")),
-                ("start_date", s("2024-01-01 09:00:00")),
-                ("end_date", s("2024-01-02 09:00:00")),
-                ("keyword", s("")),
-            ])
-        }
-        Node::MessageFeedStatus => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([
-                        s("Legacy feeds finished (both are no-ops in current RAGFlow)."),
-                    ]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Unsupported,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 4] = [
+    (Impl::Begin, 0),
+    (Impl::Unsupported, 0),
+    (Impl::Unsupported, 1),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `Jin10:FlashNews`, `TuShare:QuickNews`
+    pub unsupported: Vec<c::unsupported::Spec>,
+    /// `Message:FeedStatus`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            unsupported: Vec::from([
+                component_jin10_flash_news(),
+                component_tu_share_quick_news(),
+            ]),
+            message: Vec::from([component_message_feed_status()]),
         }
     }
 }
@@ -246,127 +171,209 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([
-                    Target::Node(Node::Jin10FlashNews.id()),
-                    Target::Node(Node::TuShareQuickNews.id()),
-                ]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Jin10:FlashNews".to_string(),
-                display_name: "Jin10 flash".to_string(),
-                component_name: "Jin10".to_string(),
-                kind: Kind::Jin10,
-                downstream: Vec::from([Target::Node(Node::MessageFeedStatus.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Jin10FlashNews),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "formalized_content"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "TuShare:QuickNews".to_string(),
-                display_name: "TuShare news".to_string(),
-                component_name: "TuShare".to_string(),
-                kind: Kind::TuShare,
-                downstream: Vec::from([Target::Node(Node::MessageFeedStatus.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::TuShareQuickNews),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "formalized_content"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:FeedStatus".to_string(),
-                display_name: "Feed status".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from([
-                    "Jin10:FlashNews".to_string(),
-                    "TuShare:QuickNews".to_string(),
-                ]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageFeedStatus),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_jin10_flash_news(),
+            meta_tu_share_quick_news(),
+            meta_message_feed_status(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `Jin10:FlashNews`
-    pub jin10_flash_news: c::unsupported::Spec,
-    /// `TuShare:QuickNews`
-    pub tu_share_quick_news: c::unsupported::Spec,
-    /// `Message:FeedStatus`
-    pub message_feed_status: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Market flash news.")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            jin10_flash_news: c::unsupported::Spec(Kind::Jin10),
-            tu_share_quick_news: c::unsupported::Spec(Kind::TuShare),
-            message_feed_status: c::message::Spec::from_params(
-                &params(Node::MessageFeedStatus),
-            ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([
+            Target::Node(Node::Jin10FlashNews.id()),
+            Target::Node(Node::TuShareQuickNews.id()),
+        ]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `Jin10:FlashNews` “Jin10 flash” (Jin10)
+fn params_jin10_flash_news() -> Map<String, Json> {
+    merged_params(
+        Kind::Jin10,
+        &map([
+            ("type", s("flash")),
+            ("secret_key", s("jin10-demo-key")),
+            ("flash_type", s("1")),
+            ("calendar_type", s("cj")),
+            ("calendar_datatype", s("data")),
+            ("symbols_type", s("GOODS")),
+            ("symbols_datatype", s("symbols")),
+            ("contain", s("")),
+            ("filter", s("")),
+            (
+                "outputs",
+                obj([
+                    (
+                        "formalized_content",
+                        obj([("type", s("string")), ("value", s(""))]),
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Jin10:FlashNews` “Jin10 flash” (Jin10)
+fn meta_jin10_flash_news() -> NodeMeta {
+    NodeMeta {
+        id: "Jin10:FlashNews".to_string(),
+        display_name: "Jin10 flash".to_string(),
+        component_name: "Jin10".to_string(),
+        kind: Kind::Jin10,
+        downstream: Vec::from([Target::Node(Node::MessageFeedStatus.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_jin10_flash_news(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "formalized_content"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Jin10:FlashNews` “Jin10 flash” (Jin10)
+fn component_jin10_flash_news() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Jin10)
+}
+/// `TuShare:QuickNews` “TuShare news” (TuShare)
+fn params_tu_share_quick_news() -> Map<String, Json> {
+    merged_params(
+        Kind::TuShare,
+        &map([
+            ("token", s("tushare-demo-token")),
+            ("src", s("eastmoney")),
+            ("start_date", s("2024-01-01 09:00:00")),
+            ("end_date", s("2024-01-02 09:00:00")),
+            ("keyword", s("")),
+            (
+                "outputs",
+                obj([
+                    (
+                        "formalized_content",
+                        obj([("type", s("string")), ("value", s(""))]),
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `TuShare:QuickNews` “TuShare news” (TuShare)
+fn meta_tu_share_quick_news() -> NodeMeta {
+    NodeMeta {
+        id: "TuShare:QuickNews".to_string(),
+        display_name: "TuShare news".to_string(),
+        component_name: "TuShare".to_string(),
+        kind: Kind::TuShare,
+        downstream: Vec::from([Target::Node(Node::MessageFeedStatus.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_tu_share_quick_news(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "formalized_content"]
+                .map(String::from),
+        ),
+    }
+}
+/// `TuShare:QuickNews` “TuShare news” (TuShare)
+fn component_tu_share_quick_news() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::TuShare)
+}
+/// `Message:FeedStatus` “Feed status” (Message)
+fn params_message_feed_status() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([s("Legacy feeds finished (both are no-ops in current RAGFlow).")]),
+            ),
+        ]),
+    )
+}
+/// `Message:FeedStatus` “Feed status” (Message)
+fn meta_message_feed_status() -> NodeMeta {
+    NodeMeta {
+        id: "Message:FeedStatus".to_string(),
+        display_name: "Feed status".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from([
+            "Jin10:FlashNews".to_string(),
+            "TuShare:QuickNews".to_string(),
+        ]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_feed_status(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:FeedStatus` “Feed status” (Message)
+fn component_message_feed_status() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_feed_status())
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -396,20 +403,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::Jin10FlashNews => c.jin10_flash_news.body(cx).await,
-            Node::TuShareQuickNews => c.tu_share_quick_news.body(cx).await,
-            Node::MessageFeedStatus => c.message_feed_status.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::Jin10FlashNews => c.jin10_flash_news.thoughts(cx),
-            Node::TuShareQuickNews => c.tu_share_quick_news.thoughts(cx),
-            Node::MessageFeedStatus => c.message_feed_status.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -417,38 +424,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::Jin10FlashNews => c.jin10_flash_news.dependencies(cx),
-            Node::TuShareQuickNews => c.tu_share_quick_news.dependencies(cx),
-            Node::MessageFeedStatus => c.message_feed_status.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::Jin10FlashNews => c.jin10_flash_news.get_input(cx),
-            Node::TuShareQuickNews => c.tu_share_quick_news.get_input(cx),
-            Node::MessageFeedStatus => c.message_feed_status.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::Jin10FlashNews => c.jin10_flash_news.input_values(cx),
-            Node::TuShareQuickNews => c.tu_share_quick_news.input_values(cx),
-            Node::MessageFeedStatus => c.message_feed_status.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::Jin10FlashNews => c.jin10_flash_news.item_ended(cx),
-            Node::TuShareQuickNews => c.tu_share_quick_news.item_ended(cx),
-            Node::MessageFeedStatus => c.message_feed_status.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:4cefaa6927aafce08755209d4d600f5770c7572a16ea92a07c62d4849b8741e1`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -464,452 +466,63 @@ pub mod outputs {
         attachment: Out::new(15, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("List operations demo.")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::ListOperationsSecondNumber => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("env.numbers")),
-                ("operations", s("nth")),
-                ("n", i(2)),
-                ("strict", b(false)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("=")), ("value", s(""))])),
-            ])
-        }
-        Node::ListOperationsLastNumber => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("env.numbers")),
-                ("operations", s("nth")),
-                ("n", i(-1)),
-                ("strict", b(true)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("=")), ("value", s(""))])),
-            ])
-        }
-        Node::ListOperationsTopThree => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("env.numbers")),
-                ("operations", s("head")),
-                ("n", i(3)),
-                ("strict", b(false)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("=")), ("value", s(""))])),
-            ])
-        }
-        Node::ListOperationsTopTwoOrders => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("env.orders")),
-                ("operations", s("topN")),
-                ("n", s("2")),
-                ("strict", b(false)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("=")), ("value", s(""))])),
-            ])
-        }
-        Node::ListOperationsLastTwo => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("env.numbers")),
-                ("operations", s("tail")),
-                ("n", i(2)),
-                ("strict", b(false)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("=")), ("value", s(""))])),
-            ])
-        }
-        Node::ListOperationsEqualThree => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("env.numbers")),
-                ("operations", s("filter")),
-                ("n", i(0)),
-                ("strict", b(false)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("=")), ("value", s("3"))])),
-            ])
-        }
-        Node::ListOperationsNotBanana => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("env.fruits")),
-                ("operations", s("filter")),
-                ("n", i(0)),
-                ("strict", b(false)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("≠")), ("value", s("banana"))])),
-            ])
-        }
-        Node::ListOperationsHasAn => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("env.fruits")),
-                ("operations", s("filter")),
-                ("n", i(0)),
-                ("strict", b(false)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("contains")), ("value", s("an"))])),
-            ])
-        }
-        Node::ListOperationsStartsA => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("env.fruits")),
-                ("operations", s("filter")),
-                ("n", i(0)),
-                ("strict", b(false)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("start with")), ("value", s("a"))])),
-            ])
-        }
-        Node::ListOperationsEndsY => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("env.fruits")),
-                ("operations", s("filter")),
-                ("n", i(0)),
-                ("strict", b(false)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("end with")), ("value", s("y"))])),
-            ])
-        }
-        Node::ListOperationsSortNumbers => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("env.numbers")),
-                ("operations", s("sort")),
-                ("n", i(0)),
-                ("strict", b(false)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("=")), ("value", s(""))])),
-            ])
-        }
-        Node::ListOperationsSortOrders => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("env.orders")),
-                ("operations", s("sort")),
-                ("n", i(0)),
-                ("strict", b(false)),
-                ("sort_method", s("desc")),
-                ("sort_by", s("qty,id")),
-                ("filter", obj([("operator", s("=")), ("value", s(""))])),
-            ])
-        }
-        Node::ListOperationsUniqueOrders => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("env.orders")),
-                ("operations", s("drop_duplicates")),
-                ("n", i(0)),
-                ("strict", b(false)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("=")), ("value", s(""))])),
-            ])
-        }
-        Node::ListOperationsUniqueFruits => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("env.fruits")),
-                ("operations", s("drop_duplicates")),
-                ("n", i(0)),
-                ("strict", b(false)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("=")), ("value", s(""))])),
-            ])
-        }
-        Node::MessageListReport => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([
-                        s(
-                            "2nd number => {ListOperations:SecondNumber@result}; first={ListOperations:SecondNumber@first}; last={ListOperations:SecondNumber@last}\nLast number (strict) => {ListOperations:LastNumber@result}; first={ListOperations:LastNumber@first}; last={ListOperations:LastNumber@last}\nTop 3 => {ListOperations:TopThree@result}; first={ListOperations:TopThree@first}; last={ListOperations:TopThree@last}\nTop 2 orders (topN alias) => {ListOperations:TopTwoOrders@result}; first={ListOperations:TopTwoOrders@first}; last={ListOperations:TopTwoOrders@last}\nLast 2 => {ListOperations:LastTwo@result}; first={ListOperations:LastTwo@first}; last={ListOperations:LastTwo@last}\n= 3 => {ListOperations:EqualThree@result}; first={ListOperations:EqualThree@first}; last={ListOperations:EqualThree@last}\n≠ banana => {ListOperations:NotBanana@result}; first={ListOperations:NotBanana@first}; last={ListOperations:NotBanana@last}\ncontains an => {ListOperations:HasAn@result}; first={ListOperations:HasAn@first}; last={ListOperations:HasAn@last}\nstart with a => {ListOperations:StartsA@result}; first={ListOperations:StartsA@first}; last={ListOperations:StartsA@last}\nend with y => {ListOperations:EndsY@result}; first={ListOperations:EndsY@first}; last={ListOperations:EndsY@last}\nSort asc => {ListOperations:SortNumbers@result}; first={ListOperations:SortNumbers@first}; last={ListOperations:SortNumbers@last}\nSort by qty,id desc => {ListOperations:SortOrders@result}; first={ListOperations:SortOrders@first}; last={ListOperations:SortOrders@last}\nUnique orders => {ListOperations:UniqueOrders@result}; first={ListOperations:UniqueOrders@first}; last={ListOperations:UniqueOrders@last}\nUnique fruits => {ListOperations:UniqueFruits@result}; first={ListOperations:UniqueFruits@first}; last={ListOperations:UniqueFruits@last}",
-                        ),
-                    ]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    ListOperations,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 16] = [
+    (Impl::Begin, 0),
+    (Impl::ListOperations, 0),
+    (Impl::ListOperations, 1),
+    (Impl::ListOperations, 2),
+    (Impl::ListOperations, 3),
+    (Impl::ListOperations, 4),
+    (Impl::ListOperations, 5),
+    (Impl::ListOperations, 6),
+    (Impl::ListOperations, 7),
+    (Impl::ListOperations, 8),
+    (Impl::ListOperations, 9),
+    (Impl::ListOperations, 10),
+    (Impl::ListOperations, 11),
+    (Impl::ListOperations, 12),
+    (Impl::ListOperations, 13),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `ListOperations:SecondNumber`, `ListOperations:LastNumber`, `ListOperations:TopThree`, `ListOperations:TopTwoOrders`, `ListOperations:LastTwo`, `ListOperations:EqualThree`, `ListOperations:NotBanana`, `ListOperations:HasAn`, `ListOperations:StartsA`, `ListOperations:EndsY`, `ListOperations:SortNumbers`, `ListOperations:SortOrders`, `ListOperations:UniqueOrders`, `ListOperations:UniqueFruits`
+    pub list_operations: Vec<c::list_operations::Spec>,
+    /// `Message:ListReport`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            list_operations: Vec::from([
+                component_list_operations_second_number(),
+                component_list_operations_last_number(),
+                component_list_operations_top_three(),
+                component_list_operations_top_two_orders(),
+                component_list_operations_last_two(),
+                component_list_operations_equal_three(),
+                component_list_operations_not_banana(),
+                component_list_operations_has_an(),
+                component_list_operations_starts_a(),
+                component_list_operations_ends_y(),
+                component_list_operations_sort_numbers(),
+                component_list_operations_sort_orders(),
+                component_list_operations_unique_orders(),
+                component_list_operations_unique_fruits(),
+            ]),
+            message: Vec::from([component_message_list_report()]),
         }
     }
 }
@@ -918,751 +531,1045 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([
-                    Target::Node(Node::ListOperationsSecondNumber.id()),
-                    Target::Node(Node::ListOperationsLastNumber.id()),
-                    Target::Node(Node::ListOperationsTopThree.id()),
-                    Target::Node(Node::ListOperationsTopTwoOrders.id()),
-                    Target::Node(Node::ListOperationsLastTwo.id()),
-                    Target::Node(Node::ListOperationsEqualThree.id()),
-                    Target::Node(Node::ListOperationsNotBanana.id()),
-                    Target::Node(Node::ListOperationsHasAn.id()),
-                    Target::Node(Node::ListOperationsStartsA.id()),
-                    Target::Node(Node::ListOperationsEndsY.id()),
-                    Target::Node(Node::ListOperationsSortNumbers.id()),
-                    Target::Node(Node::ListOperationsSortOrders.id()),
-                    Target::Node(Node::ListOperationsUniqueOrders.id()),
-                    Target::Node(Node::ListOperationsUniqueFruits.id()),
-                ]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:SecondNumber".to_string(),
-                display_name: "2nd number".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsSecondNumber),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:LastNumber".to_string(),
-                display_name: "Last number (strict)".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsLastNumber),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:TopThree".to_string(),
-                display_name: "Top 3".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsTopThree),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:TopTwoOrders".to_string(),
-                display_name: "Top 2 orders (topN alias)".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsTopTwoOrders),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:LastTwo".to_string(),
-                display_name: "Last 2".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsLastTwo),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:EqualThree".to_string(),
-                display_name: "= 3".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsEqualThree),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:NotBanana".to_string(),
-                display_name: "≠ banana".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsNotBanana),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:HasAn".to_string(),
-                display_name: "contains an".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsHasAn),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:StartsA".to_string(),
-                display_name: "start with a".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsStartsA),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:EndsY".to_string(),
-                display_name: "end with y".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsEndsY),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:SortNumbers".to_string(),
-                display_name: "Sort asc".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsSortNumbers),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:SortOrders".to_string(),
-                display_name: "Sort by qty,id desc".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsSortOrders),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:UniqueOrders".to_string(),
-                display_name: "Unique orders".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsUniqueOrders),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:UniqueFruits".to_string(),
-                display_name: "Unique fruits".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsUniqueFruits),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:ListReport".to_string(),
-                display_name: "List report".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from([
-                    "ListOperations:SecondNumber".to_string(),
-                    "ListOperations:LastNumber".to_string(),
-                    "ListOperations:TopThree".to_string(),
-                    "ListOperations:TopTwoOrders".to_string(),
-                    "ListOperations:LastTwo".to_string(),
-                    "ListOperations:EqualThree".to_string(),
-                    "ListOperations:NotBanana".to_string(),
-                    "ListOperations:HasAn".to_string(),
-                    "ListOperations:StartsA".to_string(),
-                    "ListOperations:EndsY".to_string(),
-                    "ListOperations:SortNumbers".to_string(),
-                    "ListOperations:SortOrders".to_string(),
-                    "ListOperations:UniqueOrders".to_string(),
-                    "ListOperations:UniqueFruits".to_string(),
-                ]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageListReport),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_list_operations_second_number(),
+            meta_list_operations_last_number(),
+            meta_list_operations_top_three(),
+            meta_list_operations_top_two_orders(),
+            meta_list_operations_last_two(),
+            meta_list_operations_equal_three(),
+            meta_list_operations_not_banana(),
+            meta_list_operations_has_an(),
+            meta_list_operations_starts_a(),
+            meta_list_operations_ends_y(),
+            meta_list_operations_sort_numbers(),
+            meta_list_operations_sort_orders(),
+            meta_list_operations_unique_orders(),
+            meta_list_operations_unique_fruits(),
+            meta_message_list_report(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `ListOperations:SecondNumber`
-    pub list_operations_second_number: c::list_operations::Spec,
-    /// `ListOperations:LastNumber`
-    pub list_operations_last_number: c::list_operations::Spec,
-    /// `ListOperations:TopThree`
-    pub list_operations_top_three: c::list_operations::Spec,
-    /// `ListOperations:TopTwoOrders`
-    pub list_operations_top_two_orders: c::list_operations::Spec,
-    /// `ListOperations:LastTwo`
-    pub list_operations_last_two: c::list_operations::Spec,
-    /// `ListOperations:EqualThree`
-    pub list_operations_equal_three: c::list_operations::Spec,
-    /// `ListOperations:NotBanana`
-    pub list_operations_not_banana: c::list_operations::Spec,
-    /// `ListOperations:HasAn`
-    pub list_operations_has_an: c::list_operations::Spec,
-    /// `ListOperations:StartsA`
-    pub list_operations_starts_a: c::list_operations::Spec,
-    /// `ListOperations:EndsY`
-    pub list_operations_ends_y: c::list_operations::Spec,
-    /// `ListOperations:SortNumbers`
-    pub list_operations_sort_numbers: c::list_operations::Spec,
-    /// `ListOperations:SortOrders`
-    pub list_operations_sort_orders: c::list_operations::Spec,
-    /// `ListOperations:UniqueOrders`
-    pub list_operations_unique_orders: c::list_operations::Spec,
-    /// `ListOperations:UniqueFruits`
-    pub list_operations_unique_fruits: c::list_operations::Spec,
-    /// `Message:ListReport`
-    pub message_list_report: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("List operations demo.")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            list_operations_second_number: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsSecondNumber),
-                )
-                .bound(&[("env.numbers", Bound::global("env.numbers"))]),
-            list_operations_last_number: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsLastNumber),
-                )
-                .bound(&[("env.numbers", Bound::global("env.numbers"))]),
-            list_operations_top_three: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsTopThree),
-                )
-                .bound(&[("env.numbers", Bound::global("env.numbers"))]),
-            list_operations_top_two_orders: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsTopTwoOrders),
-                )
-                .bound(&[("env.orders", Bound::global("env.orders"))]),
-            list_operations_last_two: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsLastTwo),
-                )
-                .bound(&[("env.numbers", Bound::global("env.numbers"))]),
-            list_operations_equal_three: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsEqualThree),
-                )
-                .bound(&[("env.numbers", Bound::global("env.numbers"))]),
-            list_operations_not_banana: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsNotBanana),
-                )
-                .bound(&[("env.fruits", Bound::global("env.fruits"))]),
-            list_operations_has_an: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsHasAn),
-                )
-                .bound(&[("env.fruits", Bound::global("env.fruits"))]),
-            list_operations_starts_a: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsStartsA),
-                )
-                .bound(&[("env.fruits", Bound::global("env.fruits"))]),
-            list_operations_ends_y: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsEndsY),
-                )
-                .bound(&[("env.fruits", Bound::global("env.fruits"))]),
-            list_operations_sort_numbers: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsSortNumbers),
-                )
-                .bound(&[("env.numbers", Bound::global("env.numbers"))]),
-            list_operations_sort_orders: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsSortOrders),
-                )
-                .bound(&[("env.orders", Bound::global("env.orders"))]),
-            list_operations_unique_orders: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsUniqueOrders),
-                )
-                .bound(&[("env.orders", Bound::global("env.orders"))]),
-            list_operations_unique_fruits: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsUniqueFruits),
-                )
-                .bound(&[("env.fruits", Bound::global("env.fruits"))]),
-            message_list_report: c::message::Spec::from_params(
-                    &params(Node::MessageListReport),
-                )
-                .bound(
-                    &[
-                        (
-                            "ListOperations:SecondNumber@result",
-                            outputs::LIST_OPERATIONS_SECOND_NUMBER.result.bound(),
-                        ),
-                        (
-                            "ListOperations:SecondNumber@first",
-                            outputs::LIST_OPERATIONS_SECOND_NUMBER.first.bound(),
-                        ),
-                        (
-                            "ListOperations:SecondNumber@last",
-                            outputs::LIST_OPERATIONS_SECOND_NUMBER.last.bound(),
-                        ),
-                        (
-                            "ListOperations:LastNumber@result",
-                            outputs::LIST_OPERATIONS_LAST_NUMBER.result.bound(),
-                        ),
-                        (
-                            "ListOperations:LastNumber@first",
-                            outputs::LIST_OPERATIONS_LAST_NUMBER.first.bound(),
-                        ),
-                        (
-                            "ListOperations:LastNumber@last",
-                            outputs::LIST_OPERATIONS_LAST_NUMBER.last.bound(),
-                        ),
-                        (
-                            "ListOperations:TopThree@result",
-                            outputs::LIST_OPERATIONS_TOP_THREE.result.bound(),
-                        ),
-                        (
-                            "ListOperations:TopThree@first",
-                            outputs::LIST_OPERATIONS_TOP_THREE.first.bound(),
-                        ),
-                        (
-                            "ListOperations:TopThree@last",
-                            outputs::LIST_OPERATIONS_TOP_THREE.last.bound(),
-                        ),
-                        (
-                            "ListOperations:TopTwoOrders@result",
-                            outputs::LIST_OPERATIONS_TOP_TWO_ORDERS.result.bound(),
-                        ),
-                        (
-                            "ListOperations:TopTwoOrders@first",
-                            outputs::LIST_OPERATIONS_TOP_TWO_ORDERS.first.bound(),
-                        ),
-                        (
-                            "ListOperations:TopTwoOrders@last",
-                            outputs::LIST_OPERATIONS_TOP_TWO_ORDERS.last.bound(),
-                        ),
-                        (
-                            "ListOperations:LastTwo@result",
-                            outputs::LIST_OPERATIONS_LAST_TWO.result.bound(),
-                        ),
-                        (
-                            "ListOperations:LastTwo@first",
-                            outputs::LIST_OPERATIONS_LAST_TWO.first.bound(),
-                        ),
-                        (
-                            "ListOperations:LastTwo@last",
-                            outputs::LIST_OPERATIONS_LAST_TWO.last.bound(),
-                        ),
-                        (
-                            "ListOperations:EqualThree@result",
-                            outputs::LIST_OPERATIONS_EQUAL_THREE.result.bound(),
-                        ),
-                        (
-                            "ListOperations:EqualThree@first",
-                            outputs::LIST_OPERATIONS_EQUAL_THREE.first.bound(),
-                        ),
-                        (
-                            "ListOperations:EqualThree@last",
-                            outputs::LIST_OPERATIONS_EQUAL_THREE.last.bound(),
-                        ),
-                        (
-                            "ListOperations:NotBanana@result",
-                            outputs::LIST_OPERATIONS_NOT_BANANA.result.bound(),
-                        ),
-                        (
-                            "ListOperations:NotBanana@first",
-                            outputs::LIST_OPERATIONS_NOT_BANANA.first.bound(),
-                        ),
-                        (
-                            "ListOperations:NotBanana@last",
-                            outputs::LIST_OPERATIONS_NOT_BANANA.last.bound(),
-                        ),
-                        (
-                            "ListOperations:HasAn@result",
-                            outputs::LIST_OPERATIONS_HAS_AN.result.bound(),
-                        ),
-                        (
-                            "ListOperations:HasAn@first",
-                            outputs::LIST_OPERATIONS_HAS_AN.first.bound(),
-                        ),
-                        (
-                            "ListOperations:HasAn@last",
-                            outputs::LIST_OPERATIONS_HAS_AN.last.bound(),
-                        ),
-                        (
-                            "ListOperations:StartsA@result",
-                            outputs::LIST_OPERATIONS_STARTS_A.result.bound(),
-                        ),
-                        (
-                            "ListOperations:StartsA@first",
-                            outputs::LIST_OPERATIONS_STARTS_A.first.bound(),
-                        ),
-                        (
-                            "ListOperations:StartsA@last",
-                            outputs::LIST_OPERATIONS_STARTS_A.last.bound(),
-                        ),
-                        (
-                            "ListOperations:EndsY@result",
-                            outputs::LIST_OPERATIONS_ENDS_Y.result.bound(),
-                        ),
-                        (
-                            "ListOperations:EndsY@first",
-                            outputs::LIST_OPERATIONS_ENDS_Y.first.bound(),
-                        ),
-                        (
-                            "ListOperations:EndsY@last",
-                            outputs::LIST_OPERATIONS_ENDS_Y.last.bound(),
-                        ),
-                        (
-                            "ListOperations:SortNumbers@result",
-                            outputs::LIST_OPERATIONS_SORT_NUMBERS.result.bound(),
-                        ),
-                        (
-                            "ListOperations:SortNumbers@first",
-                            outputs::LIST_OPERATIONS_SORT_NUMBERS.first.bound(),
-                        ),
-                        (
-                            "ListOperations:SortNumbers@last",
-                            outputs::LIST_OPERATIONS_SORT_NUMBERS.last.bound(),
-                        ),
-                        (
-                            "ListOperations:SortOrders@result",
-                            outputs::LIST_OPERATIONS_SORT_ORDERS.result.bound(),
-                        ),
-                        (
-                            "ListOperations:SortOrders@first",
-                            outputs::LIST_OPERATIONS_SORT_ORDERS.first.bound(),
-                        ),
-                        (
-                            "ListOperations:SortOrders@last",
-                            outputs::LIST_OPERATIONS_SORT_ORDERS.last.bound(),
-                        ),
-                        (
-                            "ListOperations:UniqueOrders@result",
-                            outputs::LIST_OPERATIONS_UNIQUE_ORDERS.result.bound(),
-                        ),
-                        (
-                            "ListOperations:UniqueOrders@first",
-                            outputs::LIST_OPERATIONS_UNIQUE_ORDERS.first.bound(),
-                        ),
-                        (
-                            "ListOperations:UniqueOrders@last",
-                            outputs::LIST_OPERATIONS_UNIQUE_ORDERS.last.bound(),
-                        ),
-                        (
-                            "ListOperations:UniqueFruits@result",
-                            outputs::LIST_OPERATIONS_UNIQUE_FRUITS.result.bound(),
-                        ),
-                        (
-                            "ListOperations:UniqueFruits@first",
-                            outputs::LIST_OPERATIONS_UNIQUE_FRUITS.first.bound(),
-                        ),
-                        (
-                            "ListOperations:UniqueFruits@last",
-                            outputs::LIST_OPERATIONS_UNIQUE_FRUITS.last.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([
+            Target::Node(Node::ListOperationsSecondNumber.id()),
+            Target::Node(Node::ListOperationsLastNumber.id()),
+            Target::Node(Node::ListOperationsTopThree.id()),
+            Target::Node(Node::ListOperationsTopTwoOrders.id()),
+            Target::Node(Node::ListOperationsLastTwo.id()),
+            Target::Node(Node::ListOperationsEqualThree.id()),
+            Target::Node(Node::ListOperationsNotBanana.id()),
+            Target::Node(Node::ListOperationsHasAn.id()),
+            Target::Node(Node::ListOperationsStartsA.id()),
+            Target::Node(Node::ListOperationsEndsY.id()),
+            Target::Node(Node::ListOperationsSortNumbers.id()),
+            Target::Node(Node::ListOperationsSortOrders.id()),
+            Target::Node(Node::ListOperationsUniqueOrders.id()),
+            Target::Node(Node::ListOperationsUniqueFruits.id()),
+        ]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `ListOperations:SecondNumber` “2nd number” (ListOperations)
+fn params_list_operations_second_number() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("env.numbers")),
+            ("operations", s("nth")),
+            ("n", i(2)),
+            ("strict", b(false)),
+            ("sort_method", s("asc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("=")), ("value", s(""))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:SecondNumber` “2nd number” (ListOperations)
+fn meta_list_operations_second_number() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:SecondNumber".to_string(),
+        display_name: "2nd number".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_second_number(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:SecondNumber` “2nd number” (ListOperations)
+fn component_list_operations_second_number() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_second_number())
+        .bound(&[("env.numbers", Bound::global("env.numbers"))])
+}
+/// `ListOperations:LastNumber` “Last number (strict)” (ListOperations)
+fn params_list_operations_last_number() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("env.numbers")),
+            ("operations", s("nth")),
+            ("n", i(-1)),
+            ("strict", b(true)),
+            ("sort_method", s("asc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("=")), ("value", s(""))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:LastNumber` “Last number (strict)” (ListOperations)
+fn meta_list_operations_last_number() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:LastNumber".to_string(),
+        display_name: "Last number (strict)".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_last_number(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:LastNumber` “Last number (strict)” (ListOperations)
+fn component_list_operations_last_number() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_last_number())
+        .bound(&[("env.numbers", Bound::global("env.numbers"))])
+}
+/// `ListOperations:TopThree` “Top 3” (ListOperations)
+fn params_list_operations_top_three() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("env.numbers")),
+            ("operations", s("head")),
+            ("n", i(3)),
+            ("strict", b(false)),
+            ("sort_method", s("asc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("=")), ("value", s(""))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:TopThree` “Top 3” (ListOperations)
+fn meta_list_operations_top_three() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:TopThree".to_string(),
+        display_name: "Top 3".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_top_three(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:TopThree` “Top 3” (ListOperations)
+fn component_list_operations_top_three() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_top_three())
+        .bound(&[("env.numbers", Bound::global("env.numbers"))])
+}
+/// `ListOperations:TopTwoOrders` “Top 2 orders (topN alias)” (ListOperations)
+fn params_list_operations_top_two_orders() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("env.orders")),
+            ("operations", s("topN")),
+            ("n", s("2")),
+            ("strict", b(false)),
+            ("sort_method", s("asc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("=")), ("value", s(""))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:TopTwoOrders` “Top 2 orders (topN alias)” (ListOperations)
+fn meta_list_operations_top_two_orders() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:TopTwoOrders".to_string(),
+        display_name: "Top 2 orders (topN alias)".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_top_two_orders(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:TopTwoOrders` “Top 2 orders (topN alias)” (ListOperations)
+fn component_list_operations_top_two_orders() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_top_two_orders())
+        .bound(&[("env.orders", Bound::global("env.orders"))])
+}
+/// `ListOperations:LastTwo` “Last 2” (ListOperations)
+fn params_list_operations_last_two() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("env.numbers")),
+            ("operations", s("tail")),
+            ("n", i(2)),
+            ("strict", b(false)),
+            ("sort_method", s("asc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("=")), ("value", s(""))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:LastTwo` “Last 2” (ListOperations)
+fn meta_list_operations_last_two() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:LastTwo".to_string(),
+        display_name: "Last 2".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_last_two(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:LastTwo` “Last 2” (ListOperations)
+fn component_list_operations_last_two() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_last_two())
+        .bound(&[("env.numbers", Bound::global("env.numbers"))])
+}
+/// `ListOperations:EqualThree` “= 3” (ListOperations)
+fn params_list_operations_equal_three() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("env.numbers")),
+            ("operations", s("filter")),
+            ("n", i(0)),
+            ("strict", b(false)),
+            ("sort_method", s("asc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("=")), ("value", s("3"))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:EqualThree` “= 3” (ListOperations)
+fn meta_list_operations_equal_three() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:EqualThree".to_string(),
+        display_name: "= 3".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_equal_three(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:EqualThree` “= 3” (ListOperations)
+fn component_list_operations_equal_three() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_equal_three())
+        .bound(&[("env.numbers", Bound::global("env.numbers"))])
+}
+/// `ListOperations:NotBanana` “≠ banana” (ListOperations)
+fn params_list_operations_not_banana() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("env.fruits")),
+            ("operations", s("filter")),
+            ("n", i(0)),
+            ("strict", b(false)),
+            ("sort_method", s("asc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("≠")), ("value", s("banana"))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:NotBanana` “≠ banana” (ListOperations)
+fn meta_list_operations_not_banana() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:NotBanana".to_string(),
+        display_name: "≠ banana".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_not_banana(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:NotBanana` “≠ banana” (ListOperations)
+fn component_list_operations_not_banana() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_not_banana())
+        .bound(&[("env.fruits", Bound::global("env.fruits"))])
+}
+/// `ListOperations:HasAn` “contains an” (ListOperations)
+fn params_list_operations_has_an() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("env.fruits")),
+            ("operations", s("filter")),
+            ("n", i(0)),
+            ("strict", b(false)),
+            ("sort_method", s("asc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("contains")), ("value", s("an"))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:HasAn` “contains an” (ListOperations)
+fn meta_list_operations_has_an() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:HasAn".to_string(),
+        display_name: "contains an".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_has_an(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:HasAn` “contains an” (ListOperations)
+fn component_list_operations_has_an() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_has_an())
+        .bound(&[("env.fruits", Bound::global("env.fruits"))])
+}
+/// `ListOperations:StartsA` “start with a” (ListOperations)
+fn params_list_operations_starts_a() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("env.fruits")),
+            ("operations", s("filter")),
+            ("n", i(0)),
+            ("strict", b(false)),
+            ("sort_method", s("asc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("start with")), ("value", s("a"))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:StartsA` “start with a” (ListOperations)
+fn meta_list_operations_starts_a() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:StartsA".to_string(),
+        display_name: "start with a".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_starts_a(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:StartsA` “start with a” (ListOperations)
+fn component_list_operations_starts_a() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_starts_a())
+        .bound(&[("env.fruits", Bound::global("env.fruits"))])
+}
+/// `ListOperations:EndsY` “end with y” (ListOperations)
+fn params_list_operations_ends_y() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("env.fruits")),
+            ("operations", s("filter")),
+            ("n", i(0)),
+            ("strict", b(false)),
+            ("sort_method", s("asc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("end with")), ("value", s("y"))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:EndsY` “end with y” (ListOperations)
+fn meta_list_operations_ends_y() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:EndsY".to_string(),
+        display_name: "end with y".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_ends_y(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:EndsY` “end with y” (ListOperations)
+fn component_list_operations_ends_y() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_ends_y())
+        .bound(&[("env.fruits", Bound::global("env.fruits"))])
+}
+/// `ListOperations:SortNumbers` “Sort asc” (ListOperations)
+fn params_list_operations_sort_numbers() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("env.numbers")),
+            ("operations", s("sort")),
+            ("n", i(0)),
+            ("strict", b(false)),
+            ("sort_method", s("asc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("=")), ("value", s(""))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:SortNumbers` “Sort asc” (ListOperations)
+fn meta_list_operations_sort_numbers() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:SortNumbers".to_string(),
+        display_name: "Sort asc".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_sort_numbers(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:SortNumbers` “Sort asc” (ListOperations)
+fn component_list_operations_sort_numbers() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_sort_numbers())
+        .bound(&[("env.numbers", Bound::global("env.numbers"))])
+}
+/// `ListOperations:SortOrders` “Sort by qty,id desc” (ListOperations)
+fn params_list_operations_sort_orders() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("env.orders")),
+            ("operations", s("sort")),
+            ("n", i(0)),
+            ("strict", b(false)),
+            ("sort_method", s("desc")),
+            ("sort_by", s("qty,id")),
+            ("filter", obj([("operator", s("=")), ("value", s(""))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:SortOrders` “Sort by qty,id desc” (ListOperations)
+fn meta_list_operations_sort_orders() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:SortOrders".to_string(),
+        display_name: "Sort by qty,id desc".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_sort_orders(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:SortOrders` “Sort by qty,id desc” (ListOperations)
+fn component_list_operations_sort_orders() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_sort_orders())
+        .bound(&[("env.orders", Bound::global("env.orders"))])
+}
+/// `ListOperations:UniqueOrders` “Unique orders” (ListOperations)
+fn params_list_operations_unique_orders() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("env.orders")),
+            ("operations", s("drop_duplicates")),
+            ("n", i(0)),
+            ("strict", b(false)),
+            ("sort_method", s("asc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("=")), ("value", s(""))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:UniqueOrders` “Unique orders” (ListOperations)
+fn meta_list_operations_unique_orders() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:UniqueOrders".to_string(),
+        display_name: "Unique orders".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_unique_orders(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:UniqueOrders` “Unique orders” (ListOperations)
+fn component_list_operations_unique_orders() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_unique_orders())
+        .bound(&[("env.orders", Bound::global("env.orders"))])
+}
+/// `ListOperations:UniqueFruits` “Unique fruits” (ListOperations)
+fn params_list_operations_unique_fruits() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("env.fruits")),
+            ("operations", s("drop_duplicates")),
+            ("n", i(0)),
+            ("strict", b(false)),
+            ("sort_method", s("asc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("=")), ("value", s(""))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:UniqueFruits` “Unique fruits” (ListOperations)
+fn meta_list_operations_unique_fruits() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:UniqueFruits".to_string(),
+        display_name: "Unique fruits".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageListReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_unique_fruits(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:UniqueFruits` “Unique fruits” (ListOperations)
+fn component_list_operations_unique_fruits() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_unique_fruits())
+        .bound(&[("env.fruits", Bound::global("env.fruits"))])
+}
+/// `Message:ListReport` “List report” (Message)
+fn params_message_list_report() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([
+                    s(
+                        "2nd number => {ListOperations:SecondNumber@result}; first={ListOperations:SecondNumber@first}; last={ListOperations:SecondNumber@last}\nLast number (strict) => {ListOperations:LastNumber@result}; first={ListOperations:LastNumber@first}; last={ListOperations:LastNumber@last}\nTop 3 => {ListOperations:TopThree@result}; first={ListOperations:TopThree@first}; last={ListOperations:TopThree@last}\nTop 2 orders (topN alias) => {ListOperations:TopTwoOrders@result}; first={ListOperations:TopTwoOrders@first}; last={ListOperations:TopTwoOrders@last}\nLast 2 => {ListOperations:LastTwo@result}; first={ListOperations:LastTwo@first}; last={ListOperations:LastTwo@last}\n= 3 => {ListOperations:EqualThree@result}; first={ListOperations:EqualThree@first}; last={ListOperations:EqualThree@last}\n≠ banana => {ListOperations:NotBanana@result}; first={ListOperations:NotBanana@first}; last={ListOperations:NotBanana@last}\ncontains an => {ListOperations:HasAn@result}; first={ListOperations:HasAn@first}; last={ListOperations:HasAn@last}\nstart with a => {ListOperations:StartsA@result}; first={ListOperations:StartsA@first}; last={ListOperations:StartsA@last}\nend with y => {ListOperations:EndsY@result}; first={ListOperations:EndsY@first}; last={ListOperations:EndsY@last}\nSort asc => {ListOperations:SortNumbers@result}; first={ListOperations:SortNumbers@first}; last={ListOperations:SortNumbers@last}\nSort by qty,id desc => {ListOperations:SortOrders@result}; first={ListOperations:SortOrders@first}; last={ListOperations:SortOrders@last}\nUnique orders => {ListOperations:UniqueOrders@result}; first={ListOperations:UniqueOrders@first}; last={ListOperations:UniqueOrders@last}\nUnique fruits => {ListOperations:UniqueFruits@result}; first={ListOperations:UniqueFruits@first}; last={ListOperations:UniqueFruits@last}",
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Message:ListReport` “List report” (Message)
+fn meta_message_list_report() -> NodeMeta {
+    NodeMeta {
+        id: "Message:ListReport".to_string(),
+        display_name: "List report".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from([
+            "ListOperations:SecondNumber".to_string(),
+            "ListOperations:LastNumber".to_string(),
+            "ListOperations:TopThree".to_string(),
+            "ListOperations:TopTwoOrders".to_string(),
+            "ListOperations:LastTwo".to_string(),
+            "ListOperations:EqualThree".to_string(),
+            "ListOperations:NotBanana".to_string(),
+            "ListOperations:HasAn".to_string(),
+            "ListOperations:StartsA".to_string(),
+            "ListOperations:EndsY".to_string(),
+            "ListOperations:SortNumbers".to_string(),
+            "ListOperations:SortOrders".to_string(),
+            "ListOperations:UniqueOrders".to_string(),
+            "ListOperations:UniqueFruits".to_string(),
+        ]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_list_report(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:ListReport` “List report” (Message)
+fn component_message_list_report() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_list_report())
+        .bound(
+            &[
+                (
+                    "ListOperations:SecondNumber@result",
+                    outputs::LIST_OPERATIONS_SECOND_NUMBER.result.bound(),
+                ),
+                (
+                    "ListOperations:SecondNumber@first",
+                    outputs::LIST_OPERATIONS_SECOND_NUMBER.first.bound(),
+                ),
+                (
+                    "ListOperations:SecondNumber@last",
+                    outputs::LIST_OPERATIONS_SECOND_NUMBER.last.bound(),
+                ),
+                (
+                    "ListOperations:LastNumber@result",
+                    outputs::LIST_OPERATIONS_LAST_NUMBER.result.bound(),
+                ),
+                (
+                    "ListOperations:LastNumber@first",
+                    outputs::LIST_OPERATIONS_LAST_NUMBER.first.bound(),
+                ),
+                (
+                    "ListOperations:LastNumber@last",
+                    outputs::LIST_OPERATIONS_LAST_NUMBER.last.bound(),
+                ),
+                (
+                    "ListOperations:TopThree@result",
+                    outputs::LIST_OPERATIONS_TOP_THREE.result.bound(),
+                ),
+                (
+                    "ListOperations:TopThree@first",
+                    outputs::LIST_OPERATIONS_TOP_THREE.first.bound(),
+                ),
+                (
+                    "ListOperations:TopThree@last",
+                    outputs::LIST_OPERATIONS_TOP_THREE.last.bound(),
+                ),
+                (
+                    "ListOperations:TopTwoOrders@result",
+                    outputs::LIST_OPERATIONS_TOP_TWO_ORDERS.result.bound(),
+                ),
+                (
+                    "ListOperations:TopTwoOrders@first",
+                    outputs::LIST_OPERATIONS_TOP_TWO_ORDERS.first.bound(),
+                ),
+                (
+                    "ListOperations:TopTwoOrders@last",
+                    outputs::LIST_OPERATIONS_TOP_TWO_ORDERS.last.bound(),
+                ),
+                (
+                    "ListOperations:LastTwo@result",
+                    outputs::LIST_OPERATIONS_LAST_TWO.result.bound(),
+                ),
+                (
+                    "ListOperations:LastTwo@first",
+                    outputs::LIST_OPERATIONS_LAST_TWO.first.bound(),
+                ),
+                (
+                    "ListOperations:LastTwo@last",
+                    outputs::LIST_OPERATIONS_LAST_TWO.last.bound(),
+                ),
+                (
+                    "ListOperations:EqualThree@result",
+                    outputs::LIST_OPERATIONS_EQUAL_THREE.result.bound(),
+                ),
+                (
+                    "ListOperations:EqualThree@first",
+                    outputs::LIST_OPERATIONS_EQUAL_THREE.first.bound(),
+                ),
+                (
+                    "ListOperations:EqualThree@last",
+                    outputs::LIST_OPERATIONS_EQUAL_THREE.last.bound(),
+                ),
+                (
+                    "ListOperations:NotBanana@result",
+                    outputs::LIST_OPERATIONS_NOT_BANANA.result.bound(),
+                ),
+                (
+                    "ListOperations:NotBanana@first",
+                    outputs::LIST_OPERATIONS_NOT_BANANA.first.bound(),
+                ),
+                (
+                    "ListOperations:NotBanana@last",
+                    outputs::LIST_OPERATIONS_NOT_BANANA.last.bound(),
+                ),
+                (
+                    "ListOperations:HasAn@result",
+                    outputs::LIST_OPERATIONS_HAS_AN.result.bound(),
+                ),
+                (
+                    "ListOperations:HasAn@first",
+                    outputs::LIST_OPERATIONS_HAS_AN.first.bound(),
+                ),
+                (
+                    "ListOperations:HasAn@last",
+                    outputs::LIST_OPERATIONS_HAS_AN.last.bound(),
+                ),
+                (
+                    "ListOperations:StartsA@result",
+                    outputs::LIST_OPERATIONS_STARTS_A.result.bound(),
+                ),
+                (
+                    "ListOperations:StartsA@first",
+                    outputs::LIST_OPERATIONS_STARTS_A.first.bound(),
+                ),
+                (
+                    "ListOperations:StartsA@last",
+                    outputs::LIST_OPERATIONS_STARTS_A.last.bound(),
+                ),
+                (
+                    "ListOperations:EndsY@result",
+                    outputs::LIST_OPERATIONS_ENDS_Y.result.bound(),
+                ),
+                (
+                    "ListOperations:EndsY@first",
+                    outputs::LIST_OPERATIONS_ENDS_Y.first.bound(),
+                ),
+                (
+                    "ListOperations:EndsY@last",
+                    outputs::LIST_OPERATIONS_ENDS_Y.last.bound(),
+                ),
+                (
+                    "ListOperations:SortNumbers@result",
+                    outputs::LIST_OPERATIONS_SORT_NUMBERS.result.bound(),
+                ),
+                (
+                    "ListOperations:SortNumbers@first",
+                    outputs::LIST_OPERATIONS_SORT_NUMBERS.first.bound(),
+                ),
+                (
+                    "ListOperations:SortNumbers@last",
+                    outputs::LIST_OPERATIONS_SORT_NUMBERS.last.bound(),
+                ),
+                (
+                    "ListOperations:SortOrders@result",
+                    outputs::LIST_OPERATIONS_SORT_ORDERS.result.bound(),
+                ),
+                (
+                    "ListOperations:SortOrders@first",
+                    outputs::LIST_OPERATIONS_SORT_ORDERS.first.bound(),
+                ),
+                (
+                    "ListOperations:SortOrders@last",
+                    outputs::LIST_OPERATIONS_SORT_ORDERS.last.bound(),
+                ),
+                (
+                    "ListOperations:UniqueOrders@result",
+                    outputs::LIST_OPERATIONS_UNIQUE_ORDERS.result.bound(),
+                ),
+                (
+                    "ListOperations:UniqueOrders@first",
+                    outputs::LIST_OPERATIONS_UNIQUE_ORDERS.first.bound(),
+                ),
+                (
+                    "ListOperations:UniqueOrders@last",
+                    outputs::LIST_OPERATIONS_UNIQUE_ORDERS.last.bound(),
+                ),
+                (
+                    "ListOperations:UniqueFruits@result",
+                    outputs::LIST_OPERATIONS_UNIQUE_FRUITS.result.bound(),
+                ),
+                (
+                    "ListOperations:UniqueFruits@first",
+                    outputs::LIST_OPERATIONS_UNIQUE_FRUITS.first.bound(),
+                ),
+                (
+                    "ListOperations:UniqueFruits@last",
+                    outputs::LIST_OPERATIONS_UNIQUE_FRUITS.last.bound(),
+                ),
+            ],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -1692,70 +1599,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::ListOperationsSecondNumber => {
-                c.list_operations_second_number.body(cx).await
-            }
-            Node::ListOperationsLastNumber => {
-                c.list_operations_last_number.body(cx).await
-            }
-            Node::ListOperationsTopThree => c.list_operations_top_three.body(cx).await,
-            Node::ListOperationsTopTwoOrders => {
-                c.list_operations_top_two_orders.body(cx).await
-            }
-            Node::ListOperationsLastTwo => c.list_operations_last_two.body(cx).await,
-            Node::ListOperationsEqualThree => {
-                c.list_operations_equal_three.body(cx).await
-            }
-            Node::ListOperationsNotBanana => c.list_operations_not_banana.body(cx).await,
-            Node::ListOperationsHasAn => c.list_operations_has_an.body(cx).await,
-            Node::ListOperationsStartsA => c.list_operations_starts_a.body(cx).await,
-            Node::ListOperationsEndsY => c.list_operations_ends_y.body(cx).await,
-            Node::ListOperationsSortNumbers => {
-                c.list_operations_sort_numbers.body(cx).await
-            }
-            Node::ListOperationsSortOrders => {
-                c.list_operations_sort_orders.body(cx).await
-            }
-            Node::ListOperationsUniqueOrders => {
-                c.list_operations_unique_orders.body(cx).await
-            }
-            Node::ListOperationsUniqueFruits => {
-                c.list_operations_unique_fruits.body(cx).await
-            }
-            Node::MessageListReport => c.message_list_report.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::ListOperations => c.list_operations[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::ListOperationsSecondNumber => {
-                c.list_operations_second_number.thoughts(cx)
-            }
-            Node::ListOperationsLastNumber => c.list_operations_last_number.thoughts(cx),
-            Node::ListOperationsTopThree => c.list_operations_top_three.thoughts(cx),
-            Node::ListOperationsTopTwoOrders => {
-                c.list_operations_top_two_orders.thoughts(cx)
-            }
-            Node::ListOperationsLastTwo => c.list_operations_last_two.thoughts(cx),
-            Node::ListOperationsEqualThree => c.list_operations_equal_three.thoughts(cx),
-            Node::ListOperationsNotBanana => c.list_operations_not_banana.thoughts(cx),
-            Node::ListOperationsHasAn => c.list_operations_has_an.thoughts(cx),
-            Node::ListOperationsStartsA => c.list_operations_starts_a.thoughts(cx),
-            Node::ListOperationsEndsY => c.list_operations_ends_y.thoughts(cx),
-            Node::ListOperationsSortNumbers => {
-                c.list_operations_sort_numbers.thoughts(cx)
-            }
-            Node::ListOperationsSortOrders => c.list_operations_sort_orders.thoughts(cx),
-            Node::ListOperationsUniqueOrders => {
-                c.list_operations_unique_orders.thoughts(cx)
-            }
-            Node::ListOperationsUniqueFruits => {
-                c.list_operations_unique_fruits.thoughts(cx)
-            }
-            Node::MessageListReport => c.message_list_report.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::ListOperations => c.list_operations[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -1763,148 +1620,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::ListOperationsSecondNumber => {
-                c.list_operations_second_number.dependencies(cx)
-            }
-            Node::ListOperationsLastNumber => {
-                c.list_operations_last_number.dependencies(cx)
-            }
-            Node::ListOperationsTopThree => c.list_operations_top_three.dependencies(cx),
-            Node::ListOperationsTopTwoOrders => {
-                c.list_operations_top_two_orders.dependencies(cx)
-            }
-            Node::ListOperationsLastTwo => c.list_operations_last_two.dependencies(cx),
-            Node::ListOperationsEqualThree => {
-                c.list_operations_equal_three.dependencies(cx)
-            }
-            Node::ListOperationsNotBanana => {
-                c.list_operations_not_banana.dependencies(cx)
-            }
-            Node::ListOperationsHasAn => c.list_operations_has_an.dependencies(cx),
-            Node::ListOperationsStartsA => c.list_operations_starts_a.dependencies(cx),
-            Node::ListOperationsEndsY => c.list_operations_ends_y.dependencies(cx),
-            Node::ListOperationsSortNumbers => {
-                c.list_operations_sort_numbers.dependencies(cx)
-            }
-            Node::ListOperationsSortOrders => {
-                c.list_operations_sort_orders.dependencies(cx)
-            }
-            Node::ListOperationsUniqueOrders => {
-                c.list_operations_unique_orders.dependencies(cx)
-            }
-            Node::ListOperationsUniqueFruits => {
-                c.list_operations_unique_fruits.dependencies(cx)
-            }
-            Node::MessageListReport => c.message_list_report.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::ListOperations => c.list_operations[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::ListOperationsSecondNumber => {
-                c.list_operations_second_number.get_input(cx)
-            }
-            Node::ListOperationsLastNumber => c.list_operations_last_number.get_input(cx),
-            Node::ListOperationsTopThree => c.list_operations_top_three.get_input(cx),
-            Node::ListOperationsTopTwoOrders => {
-                c.list_operations_top_two_orders.get_input(cx)
-            }
-            Node::ListOperationsLastTwo => c.list_operations_last_two.get_input(cx),
-            Node::ListOperationsEqualThree => c.list_operations_equal_three.get_input(cx),
-            Node::ListOperationsNotBanana => c.list_operations_not_banana.get_input(cx),
-            Node::ListOperationsHasAn => c.list_operations_has_an.get_input(cx),
-            Node::ListOperationsStartsA => c.list_operations_starts_a.get_input(cx),
-            Node::ListOperationsEndsY => c.list_operations_ends_y.get_input(cx),
-            Node::ListOperationsSortNumbers => {
-                c.list_operations_sort_numbers.get_input(cx)
-            }
-            Node::ListOperationsSortOrders => c.list_operations_sort_orders.get_input(cx),
-            Node::ListOperationsUniqueOrders => {
-                c.list_operations_unique_orders.get_input(cx)
-            }
-            Node::ListOperationsUniqueFruits => {
-                c.list_operations_unique_fruits.get_input(cx)
-            }
-            Node::MessageListReport => c.message_list_report.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::ListOperations => c.list_operations[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::ListOperationsSecondNumber => {
-                c.list_operations_second_number.input_values(cx)
-            }
-            Node::ListOperationsLastNumber => {
-                c.list_operations_last_number.input_values(cx)
-            }
-            Node::ListOperationsTopThree => c.list_operations_top_three.input_values(cx),
-            Node::ListOperationsTopTwoOrders => {
-                c.list_operations_top_two_orders.input_values(cx)
-            }
-            Node::ListOperationsLastTwo => c.list_operations_last_two.input_values(cx),
-            Node::ListOperationsEqualThree => {
-                c.list_operations_equal_three.input_values(cx)
-            }
-            Node::ListOperationsNotBanana => {
-                c.list_operations_not_banana.input_values(cx)
-            }
-            Node::ListOperationsHasAn => c.list_operations_has_an.input_values(cx),
-            Node::ListOperationsStartsA => c.list_operations_starts_a.input_values(cx),
-            Node::ListOperationsEndsY => c.list_operations_ends_y.input_values(cx),
-            Node::ListOperationsSortNumbers => {
-                c.list_operations_sort_numbers.input_values(cx)
-            }
-            Node::ListOperationsSortOrders => {
-                c.list_operations_sort_orders.input_values(cx)
-            }
-            Node::ListOperationsUniqueOrders => {
-                c.list_operations_unique_orders.input_values(cx)
-            }
-            Node::ListOperationsUniqueFruits => {
-                c.list_operations_unique_fruits.input_values(cx)
-            }
-            Node::MessageListReport => c.message_list_report.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::ListOperations => c.list_operations[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::ListOperationsSecondNumber => {
-                c.list_operations_second_number.item_ended(cx)
-            }
-            Node::ListOperationsLastNumber => {
-                c.list_operations_last_number.item_ended(cx)
-            }
-            Node::ListOperationsTopThree => c.list_operations_top_three.item_ended(cx),
-            Node::ListOperationsTopTwoOrders => {
-                c.list_operations_top_two_orders.item_ended(cx)
-            }
-            Node::ListOperationsLastTwo => c.list_operations_last_two.item_ended(cx),
-            Node::ListOperationsEqualThree => {
-                c.list_operations_equal_three.item_ended(cx)
-            }
-            Node::ListOperationsNotBanana => c.list_operations_not_banana.item_ended(cx),
-            Node::ListOperationsHasAn => c.list_operations_has_an.item_ended(cx),
-            Node::ListOperationsStartsA => c.list_operations_starts_a.item_ended(cx),
-            Node::ListOperationsEndsY => c.list_operations_ends_y.item_ended(cx),
-            Node::ListOperationsSortNumbers => {
-                c.list_operations_sort_numbers.item_ended(cx)
-            }
-            Node::ListOperationsSortOrders => {
-                c.list_operations_sort_orders.item_ended(cx)
-            }
-            Node::ListOperationsUniqueOrders => {
-                c.list_operations_unique_orders.item_ended(cx)
-            }
-            Node::ListOperationsUniqueFruits => {
-                c.list_operations_unique_fruits.item_ended(cx)
-            }
-            Node::MessageListReport => c.message_list_report.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::ListOperations => c.list_operations[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

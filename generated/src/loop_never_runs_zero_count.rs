@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:4eccf3943a72fd169968fbc7780b5dae1d5f8ab58541d1d7a33ba51d1c99b533`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -143,132 +145,45 @@ pub mod outputs {
         attachment: Out::new(4, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Hi! I'm your smart assistant. What can I do for you?")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::LoopRetry => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([("attempt", obj([("type", s("number")), ("value", i(0))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "loop_variables",
-                    arr([
-                        obj([
-                            ("variable", s("attempt")),
-                            ("input_mode", s("constant")),
-                            ("type", s("number")),
-                            ("value", i(0)),
-                        ]),
-                    ]),
-                ),
-                (
-                    "loop_termination_condition",
-                    arr([
-                        obj([
-                            ("variable", s("Loop:Retry@attempt")),
-                            ("operator", s("≥")),
-                            ("input_mode", s("constant")),
-                            ("value", i(3)),
-                        ]),
-                    ]),
-                ),
-                ("maximum_loop_count", i(0)),
-                ("logical_operator", s("and")),
-            ])
-        }
-        Node::LoopItemRetryStart => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-            ])
-        }
-        Node::VariableAssignerNextAttempt => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "variables",
-                    arr([
-                        obj([
-                            ("variable", s("Loop:Retry@attempt")),
-                            ("operator", s("+=")),
-                            ("parameter", i(1)),
-                        ]),
-                    ]),
-                ),
-            ])
-        }
-        Node::MessageDone => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Attempts: [{Loop:Retry@attempt}]")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Loop,
+    LoopItem,
+    VariableAssigner,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 5] = [
+    (Impl::Begin, 0),
+    (Impl::Loop, 0),
+    (Impl::LoopItem, 0),
+    (Impl::VariableAssigner, 0),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `Loop:Retry`
+    pub loop_: Vec<c::loop_::Spec>,
+    /// `LoopItem:RetryStart`
+    pub loop_item: Vec<c::loop_::ItemSpec>,
+    /// `VariableAssigner:NextAttempt`
+    pub variable_assigner: Vec<c::variable_assigner::Spec>,
+    /// `Message:Done`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            loop_: Vec::from([component_loop_retry()]),
+            loop_item: Vec::from([component_loop_item_retry_start()]),
+            variable_assigner: Vec::from([component_variable_assigner_next_attempt()]),
+            message: Vec::from([component_message_done()]),
         }
     }
 }
@@ -277,151 +192,238 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([Target::Node(Node::LoopRetry.id())]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Loop:Retry".to_string(),
-                display_name: "Retry".to_string(),
-                component_name: "Loop".to_string(),
-                kind: Kind::Loop,
-                downstream: Vec::from([Target::Node(Node::MessageDone.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: Some(Node::LoopItemRetryStart.id()),
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::LoopRetry),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "attempt"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "LoopItem:RetryStart".to_string(),
-                display_name: "LoopItem".to_string(),
-                component_name: "LoopItem".to_string(),
-                kind: Kind::LoopItem,
-                downstream: Vec::from([
-                    Target::Node(Node::VariableAssignerNextAttempt.id()),
-                ]),
-                upstream: Vec::from([]),
-                parent: Some(Node::LoopRetry.id()),
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::LoopItemRetryStart),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "VariableAssigner:NextAttempt".to_string(),
-                display_name: "Next attempt".to_string(),
-                component_name: "VariableAssigner".to_string(),
-                kind: Kind::VariableAssigner,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["LoopItem:RetryStart".to_string()]),
-                parent: Some(Node::LoopRetry.id()),
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::VariableAssignerNextAttempt),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Done".to_string(),
-                display_name: "Done".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Loop:Retry".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageDone),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_loop_retry(),
+            meta_loop_item_retry_start(),
+            meta_variable_assigner_next_attempt(),
+            meta_message_done(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `Loop:Retry`
-    pub loop_retry: c::loop_::Spec,
-    /// `LoopItem:RetryStart`
-    pub loop_item_retry_start: c::loop_::ItemSpec,
-    /// `VariableAssigner:NextAttempt`
-    pub variable_assigner_next_attempt: c::variable_assigner::Spec,
-    /// `Message:Done`
-    pub message_done: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Hi! I'm your smart assistant. What can I do for you?")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            loop_retry: c::loop_::Spec::from_params(&params(Node::LoopRetry))
-                .bound(&[("Loop:Retry@attempt", outputs::LOOP_RETRY.attempt.bound())]),
-            loop_item_retry_start: c::loop_::ItemSpec::from_params(
-                    &params(Node::LoopRetry),
-                )
-                .bound(&[("Loop:Retry@attempt", outputs::LOOP_RETRY.attempt.bound())]),
-            variable_assigner_next_attempt: c::variable_assigner::Spec::from_params(
-                    &params(Node::VariableAssignerNextAttempt),
-                )
-                .bound(&[("Loop:Retry@attempt", outputs::LOOP_RETRY.attempt.bound())]),
-            message_done: c::message::Spec::from_params(&params(Node::MessageDone))
-                .bound(&[("Loop:Retry@attempt", outputs::LOOP_RETRY.attempt.bound())]),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::LoopRetry.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `Loop:Retry` “Retry” (Loop)
+fn params_loop_retry() -> Map<String, Json> {
+    merged_params(
+        Kind::Loop,
+        &map([
+            (
+                "loop_variables",
+                arr([
+                    obj([
+                        ("variable", s("attempt")),
+                        ("input_mode", s("constant")),
+                        ("type", s("number")),
+                        ("value", i(0)),
+                    ]),
+                ]),
+            ),
+            (
+                "loop_termination_condition",
+                arr([
+                    obj([
+                        ("variable", s("Loop:Retry@attempt")),
+                        ("operator", s("≥")),
+                        ("input_mode", s("constant")),
+                        ("value", i(3)),
+                    ]),
+                ]),
+            ),
+            ("logical_operator", s("and")),
+            ("maximum_loop_count", i(0)),
+            (
+                "outputs",
+                obj([("attempt", obj([("type", s("number")), ("value", i(0))]))]),
+            ),
+        ]),
+    )
+}
+/// `Loop:Retry` “Retry” (Loop)
+fn meta_loop_retry() -> NodeMeta {
+    NodeMeta {
+        id: "Loop:Retry".to_string(),
+        display_name: "Retry".to_string(),
+        component_name: "Loop".to_string(),
+        kind: Kind::Loop,
+        downstream: Vec::from([Target::Node(Node::MessageDone.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: Some(Node::LoopItemRetryStart.id()),
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_loop_retry(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "attempt"].map(String::from),
+        ),
+    }
+}
+/// `Loop:Retry` “Retry” (Loop)
+fn component_loop_retry() -> c::loop_::Spec {
+    c::loop_::Spec::from_params(&params_loop_retry())
+        .bound(&[("Loop:Retry@attempt", outputs::LOOP_RETRY.attempt.bound())])
+}
+/// `LoopItem:RetryStart` “LoopItem” (LoopItem)
+fn params_loop_item_retry_start() -> Map<String, Json> {
+    merged_params(Kind::LoopItem, &map([("outputs", obj([]))]))
+}
+/// `LoopItem:RetryStart` “LoopItem” (LoopItem)
+fn meta_loop_item_retry_start() -> NodeMeta {
+    NodeMeta {
+        id: "LoopItem:RetryStart".to_string(),
+        display_name: "LoopItem".to_string(),
+        component_name: "LoopItem".to_string(),
+        kind: Kind::LoopItem,
+        downstream: Vec::from([Target::Node(Node::VariableAssignerNextAttempt.id())]),
+        upstream: Vec::from([]),
+        parent: Some(Node::LoopRetry.id()),
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_loop_item_retry_start(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
+    }
+}
+/// `LoopItem:RetryStart` “LoopItem” (LoopItem)
+fn component_loop_item_retry_start() -> c::loop_::ItemSpec {
+    c::loop_::ItemSpec::from_params(&params_loop_retry())
+        .bound(&[("Loop:Retry@attempt", outputs::LOOP_RETRY.attempt.bound())])
+}
+/// `VariableAssigner:NextAttempt` “Next attempt” (VariableAssigner)
+fn params_variable_assigner_next_attempt() -> Map<String, Json> {
+    merged_params(
+        Kind::VariableAssigner,
+        &map([
+            (
+                "variables",
+                arr([
+                    obj([
+                        ("variable", s("Loop:Retry@attempt")),
+                        ("operator", s("+=")),
+                        ("parameter", i(1)),
+                    ]),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `VariableAssigner:NextAttempt` “Next attempt” (VariableAssigner)
+fn meta_variable_assigner_next_attempt() -> NodeMeta {
+    NodeMeta {
+        id: "VariableAssigner:NextAttempt".to_string(),
+        display_name: "Next attempt".to_string(),
+        component_name: "VariableAssigner".to_string(),
+        kind: Kind::VariableAssigner,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["LoopItem:RetryStart".to_string()]),
+        parent: Some(Node::LoopRetry.id()),
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_variable_assigner_next_attempt(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
+    }
+}
+/// `VariableAssigner:NextAttempt` “Next attempt” (VariableAssigner)
+fn component_variable_assigner_next_attempt() -> c::variable_assigner::Spec {
+    c::variable_assigner::Spec::from_params(&params_variable_assigner_next_attempt())
+        .bound(&[("Loop:Retry@attempt", outputs::LOOP_RETRY.attempt.bound())])
+}
+/// `Message:Done` “Done” (Message)
+fn params_message_done() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Attempts: [{Loop:Retry@attempt}]")]))]),
+    )
+}
+/// `Message:Done` “Done” (Message)
+fn meta_message_done() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Done".to_string(),
+        display_name: "Done".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Loop:Retry".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_done(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Done` “Done” (Message)
+fn component_message_done() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_done())
+        .bound(&[("Loop:Retry@attempt", outputs::LOOP_RETRY.attempt.bound())])
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -451,26 +453,24 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::LoopRetry => c.loop_retry.body(cx).await,
-            Node::LoopItemRetryStart => c.loop_item_retry_start.body(cx).await,
-            Node::VariableAssignerNextAttempt => {
-                c.variable_assigner_next_attempt.body(cx).await
-            }
-            Node::MessageDone => c.message_done.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Loop => c.loop_[i].body(cx).await,
+            Impl::LoopItem => c.loop_item[i].body(cx).await,
+            Impl::VariableAssigner => c.variable_assigner[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::LoopRetry => c.loop_retry.thoughts(cx),
-            Node::LoopItemRetryStart => c.loop_item_retry_start.thoughts(cx),
-            Node::VariableAssignerNextAttempt => {
-                c.variable_assigner_next_attempt.thoughts(cx)
-            }
-            Node::MessageDone => c.message_done.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Loop => c.loop_[i].thoughts(cx),
+            Impl::LoopItem => c.loop_item[i].thoughts(cx),
+            Impl::VariableAssigner => c.variable_assigner[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -478,50 +478,46 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::LoopRetry => c.loop_retry.dependencies(cx),
-            Node::LoopItemRetryStart => c.loop_item_retry_start.dependencies(cx),
-            Node::VariableAssignerNextAttempt => {
-                c.variable_assigner_next_attempt.dependencies(cx)
-            }
-            Node::MessageDone => c.message_done.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Loop => c.loop_[i].dependencies(cx),
+            Impl::LoopItem => c.loop_item[i].dependencies(cx),
+            Impl::VariableAssigner => c.variable_assigner[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::LoopRetry => c.loop_retry.get_input(cx),
-            Node::LoopItemRetryStart => c.loop_item_retry_start.get_input(cx),
-            Node::VariableAssignerNextAttempt => {
-                c.variable_assigner_next_attempt.get_input(cx)
-            }
-            Node::MessageDone => c.message_done.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Loop => c.loop_[i].get_input(cx),
+            Impl::LoopItem => c.loop_item[i].get_input(cx),
+            Impl::VariableAssigner => c.variable_assigner[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::LoopRetry => c.loop_retry.input_values(cx),
-            Node::LoopItemRetryStart => c.loop_item_retry_start.input_values(cx),
-            Node::VariableAssignerNextAttempt => {
-                c.variable_assigner_next_attempt.input_values(cx)
-            }
-            Node::MessageDone => c.message_done.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Loop => c.loop_[i].input_keys(cx),
+            Impl::LoopItem => c.loop_item[i].input_keys(cx),
+            Impl::VariableAssigner => c.variable_assigner[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::LoopRetry => c.loop_retry.item_ended(cx),
-            Node::LoopItemRetryStart => c.loop_item_retry_start.item_ended(cx),
-            Node::VariableAssignerNextAttempt => {
-                c.variable_assigner_next_attempt.item_ended(cx)
-            }
-            Node::MessageDone => c.message_done.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Loop => c.loop_[i].item_ended(cx),
+            Impl::LoopItem => c.loop_item[i].item_ended(cx),
+            Impl::VariableAssigner => c.variable_assigner[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

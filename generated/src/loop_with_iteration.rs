@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:663245b1bda64d2d9ed13b74f99b1ecff36b3d02702e55dbe7445512c67bc461`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -308,347 +310,78 @@ pub mod outputs {
         attachment: Out::new(11, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                (
-                    "prologue",
-                    s(
-                        "Send a comma-separated list of SKUs to restock (add 'urgent' to stop after one round).",
-                    ),
-                ),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::StringTransformSplitSkus => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("Array<string>"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("method", s("split")),
-                ("script", s("")),
-                ("split_ref", s("sys.query")),
-                ("delimiters", arr([s(",")])),
-            ])
-        }
-        Node::LoopRestockRounds => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("round", obj([("type", s("number")), ("value", i(0))])),
-                        ("log", obj([("type", s("array<string>")), ("value", arr([]))])),
-                        ("skus", obj([("type", s("array<string>")), ("value", arr([]))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "loop_variables",
-                    arr([
-                        obj([
-                            ("variable", s("round")),
-                            ("input_mode", s("constant")),
-                            ("type", s("number")),
-                            ("value", i(0)),
-                        ]),
-                        obj([
-                            ("variable", s("log")),
-                            ("input_mode", s("constant")),
-                            ("type", s("array<string>")),
-                            ("value", arr([])),
-                        ]),
-                        obj([
-                            ("variable", s("skus")),
-                            ("input_mode", s("variable")),
-                            ("type", s("array<string>")),
-                            ("value", s("StringTransform:SplitSkus@result")),
-                        ]),
-                    ]),
-                ),
-                (
-                    "loop_termination_condition",
-                    arr([
-                        obj([
-                            ("variable", s("Loop:RestockRounds@round")),
-                            ("operator", s("≥")),
-                            ("input_mode", s("constant")),
-                            ("value", i(3)),
-                        ]),
-                    ]),
-                ),
-                ("maximum_loop_count", i(5)),
-                ("logical_operator", s("and")),
-            ])
-        }
-        Node::LoopItemRoundStart => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-            ])
-        }
-        Node::IterationEachSku => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        (
-                            "lines",
-                            obj([
-                                ("ref", s("StringTransform:SkuLine@result")),
-                                ("type", s("Array<string>")),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("items_ref", s("Loop:RestockRounds@skus")),
-                ("variable", obj([])),
-            ])
-        }
-        Node::IterationItemSkuStart => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("item", obj([("type", s("unknown"))])),
-                        ("index", obj([("type", s("integer"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-            ])
-        }
-        Node::StringTransformSkuLine => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("string"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("method", s("merge")),
-                (
-                    "script",
-                    s(
-                        "#{index} restock {IterationItem:SkuStart@item} in round {Loop:RestockRounds@round}",
-                    ),
-                ),
-                ("split_ref", s("")),
-                ("delimiters", arr([s(",")])),
-            ])
-        }
-        Node::VariableAssignerNextRound => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "variables",
-                    arr([
-                        obj([
-                            ("variable", s("Loop:RestockRounds@round")),
-                            ("operator", s("+=")),
-                            ("parameter", i(1)),
-                        ]),
-                        obj([
-                            ("variable", s("Loop:RestockRounds@log")),
-                            ("operator", s("extend")),
-                            ("parameter", s("Iteration:EachSku@lines")),
-                        ]),
-                    ]),
-                ),
-            ])
-        }
-        Node::SwitchStopEarly => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "conditions",
-                    arr([
-                        obj([
-                            ("logical_operator", s("and")),
-                            (
-                                "items",
-                                arr([
-                                    obj([
-                                        ("cpn_id", s("sys.query")),
-                                        ("operator", s("contains")),
-                                        ("value", s("urgent")),
-                                    ]),
-                                    obj([
-                                        ("cpn_id", s("Loop:RestockRounds@round")),
-                                        ("operator", s("≥")),
-                                        ("value", s("1")),
-                                    ]),
-                                ]),
-                            ),
-                            ("to", arr([s("ExitLoop:StopNow")])),
-                        ]),
-                    ]),
-                ),
-                ("end_cpn_ids", arr([s("Message:RoundDone")])),
-                (
-                    "operators",
-                    arr([
-                        s("contains"),
-                        s("not contains"),
-                        s("start with"),
-                        s("end with"),
-                        s("empty"),
-                        s("not empty"),
-                        s("="),
-                        s("≠"),
-                        s(">"),
-                        s("<"),
-                        s("≥"),
-                        s("≤"),
-                    ]),
-                ),
-            ])
-        }
-        Node::ExitLoopStopNow => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-            ])
-        }
-        Node::MessageRoundDone => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Round {Loop:RestockRounds@round} done.")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageRestockDone => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([
-                        s(
-                            "Restock finished after {Loop:RestockRounds@round} round(s).\n{Loop:RestockRounds@log}\nLines: {Iteration:EachSku@lines}",
-                        ),
-                    ]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    StringTransform,
+    Loop,
+    LoopItem,
+    Iteration,
+    IterationItem,
+    VariableAssigner,
+    Switch,
+    ExitLoop,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 12] = [
+    (Impl::Begin, 0),
+    (Impl::StringTransform, 0),
+    (Impl::Loop, 0),
+    (Impl::LoopItem, 0),
+    (Impl::Iteration, 0),
+    (Impl::IterationItem, 0),
+    (Impl::StringTransform, 1),
+    (Impl::VariableAssigner, 0),
+    (Impl::Switch, 0),
+    (Impl::ExitLoop, 0),
+    (Impl::Message, 0),
+    (Impl::Message, 1),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `StringTransform:SplitSkus`, `StringTransform:SkuLine`
+    pub string_transform: Vec<c::string_transform::Spec>,
+    /// `Loop:RestockRounds`
+    pub loop_: Vec<c::loop_::Spec>,
+    /// `LoopItem:RoundStart`
+    pub loop_item: Vec<c::loop_::ItemSpec>,
+    /// `Iteration:EachSku`
+    pub iteration: Vec<c::iteration::Spec>,
+    /// `IterationItem:SkuStart`
+    pub iteration_item: Vec<c::iteration::ItemSpec>,
+    /// `VariableAssigner:NextRound`
+    pub variable_assigner: Vec<c::variable_assigner::Spec>,
+    /// `Switch:StopEarly`
+    pub switch: Vec<c::switch::Spec>,
+    /// `ExitLoop:StopNow`
+    pub exit_loop: Vec<c::loop_::ExitSpec>,
+    /// `Message:RoundDone`, `Message:RestockDone`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            string_transform: Vec::from([
+                component_string_transform_split_skus(),
+                component_string_transform_sku_line(),
+            ]),
+            loop_: Vec::from([component_loop_restock_rounds()]),
+            loop_item: Vec::from([component_loop_item_round_start()]),
+            iteration: Vec::from([component_iteration_each_sku()]),
+            iteration_item: Vec::from([component_iteration_item_sku_start()]),
+            variable_assigner: Vec::from([component_variable_assigner_next_round()]),
+            switch: Vec::from([component_switch_stop_early()]),
+            exit_loop: Vec::from([component_exit_loop_stop_now()]),
+            message: Vec::from([
+                component_message_round_done(),
+                component_message_restock_done(),
+            ]),
         }
     }
 }
@@ -657,460 +390,660 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([
-                    Target::Node(Node::StringTransformSplitSkus.id()),
-                ]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "StringTransform:SplitSkus".to_string(),
-                display_name: "Split SKUs".to_string(),
-                component_name: "StringTransform".to_string(),
-                kind: Kind::StringTransform,
-                downstream: Vec::from([Target::Node(Node::LoopRestockRounds.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::StringTransformSplitSkus),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Loop:RestockRounds".to_string(),
-                display_name: "Restock rounds".to_string(),
-                component_name: "Loop".to_string(),
-                kind: Kind::Loop,
-                downstream: Vec::from([Target::Node(Node::MessageRestockDone.id())]),
-                upstream: Vec::from(["StringTransform:SplitSkus".to_string()]),
-                parent: None,
-                start: Some(Node::LoopItemRoundStart.id()),
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::LoopRestockRounds),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "round", "log", "skus"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "LoopItem:RoundStart".to_string(),
-                display_name: "LoopItem".to_string(),
-                component_name: "LoopItem".to_string(),
-                kind: Kind::LoopItem,
-                downstream: Vec::from([Target::Node(Node::IterationEachSku.id())]),
-                upstream: Vec::from([]),
-                parent: Some(Node::LoopRestockRounds.id()),
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::LoopItemRoundStart),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Iteration:EachSku".to_string(),
-                display_name: "Each SKU".to_string(),
-                component_name: "Iteration".to_string(),
-                kind: Kind::Iteration,
-                downstream: Vec::from([
-                    Target::Node(Node::VariableAssignerNextRound.id()),
-                ]),
-                upstream: Vec::from(["LoopItem:RoundStart".to_string()]),
-                parent: Some(Node::LoopRestockRounds.id()),
-                start: Some(Node::IterationItemSkuStart.id()),
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::IterationEachSku),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "lines"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "IterationItem:SkuStart".to_string(),
-                display_name: "IterationItem".to_string(),
-                component_name: "IterationItem".to_string(),
-                kind: Kind::IterationItem,
-                downstream: Vec::from([Target::Node(Node::StringTransformSkuLine.id())]),
-                upstream: Vec::from([]),
-                parent: Some(Node::IterationEachSku.id()),
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::IterationItemSkuStart),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "item",
-                        "result",
-                        "index",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "StringTransform:SkuLine".to_string(),
-                display_name: "SKU line".to_string(),
-                component_name: "StringTransform".to_string(),
-                kind: Kind::StringTransform,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["IterationItem:SkuStart".to_string()]),
-                parent: Some(Node::IterationEachSku.id()),
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::StringTransformSkuLine),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "VariableAssigner:NextRound".to_string(),
-                display_name: "Next round".to_string(),
-                component_name: "VariableAssigner".to_string(),
-                kind: Kind::VariableAssigner,
-                downstream: Vec::from([Target::Node(Node::SwitchStopEarly.id())]),
-                upstream: Vec::from(["Iteration:EachSku".to_string()]),
-                parent: Some(Node::LoopRestockRounds.id()),
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::VariableAssignerNextRound),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Switch:StopEarly".to_string(),
-                display_name: "Stop early?".to_string(),
-                component_name: "Switch".to_string(),
-                kind: Kind::Switch,
-                downstream: Vec::from([
-                    Target::Node(Node::ExitLoopStopNow.id()),
-                    Target::Node(Node::MessageRoundDone.id()),
-                ]),
-                upstream: Vec::from(["VariableAssigner:NextRound".to_string()]),
-                parent: Some(Node::LoopRestockRounds.id()),
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::SwitchStopEarly),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ExitLoop:StopNow".to_string(),
-                display_name: "Stop now".to_string(),
-                component_name: "ExitLoop".to_string(),
-                kind: Kind::ExitLoop,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:StopEarly".to_string()]),
-                parent: Some(Node::LoopRestockRounds.id()),
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ExitLoopStopNow),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:RoundDone".to_string(),
-                display_name: "Round done".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:StopEarly".to_string()]),
-                parent: Some(Node::LoopRestockRounds.id()),
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageRoundDone),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:RestockDone".to_string(),
-                display_name: "Restock done".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Loop:RestockRounds".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageRestockDone),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_string_transform_split_skus(),
+            meta_loop_restock_rounds(),
+            meta_loop_item_round_start(),
+            meta_iteration_each_sku(),
+            meta_iteration_item_sku_start(),
+            meta_string_transform_sku_line(),
+            meta_variable_assigner_next_round(),
+            meta_switch_stop_early(),
+            meta_exit_loop_stop_now(),
+            meta_message_round_done(),
+            meta_message_restock_done(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `StringTransform:SplitSkus`
-    pub string_transform_split_skus: c::string_transform::Spec,
-    /// `Loop:RestockRounds`
-    pub loop_restock_rounds: c::loop_::Spec,
-    /// `LoopItem:RoundStart`
-    pub loop_item_round_start: c::loop_::ItemSpec,
-    /// `Iteration:EachSku`
-    pub iteration_each_sku: c::iteration::Spec,
-    /// `IterationItem:SkuStart`
-    pub iteration_item_sku_start: c::iteration::ItemSpec,
-    /// `StringTransform:SkuLine`
-    pub string_transform_sku_line: c::string_transform::Spec,
-    /// `VariableAssigner:NextRound`
-    pub variable_assigner_next_round: c::variable_assigner::Spec,
-    /// `Switch:StopEarly`
-    pub switch_stop_early: c::switch::Spec,
-    /// `ExitLoop:StopNow`
-    pub exit_loop_stop_now: c::loop_::ExitSpec,
-    /// `Message:RoundDone`
-    pub message_round_done: c::message::Spec,
-    /// `Message:RestockDone`
-    pub message_restock_done: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            (
+                "prologue",
+                s(
+                    "Send a comma-separated list of SKUs to restock (add 'urgent' to stop after one round).",
+                ),
+            ),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            string_transform_split_skus: c::string_transform::Spec::from_params(
-                    &params(Node::StringTransformSplitSkus),
-                )
-                .bound(&[("sys.query", Bound::global("sys.query"))]),
-            loop_restock_rounds: c::loop_::Spec::from_params(
-                    &params(Node::LoopRestockRounds),
-                )
-                .bound(
-                    &[
-                        (
-                            "StringTransform:SplitSkus@result",
-                            outputs::STRING_TRANSFORM_SPLIT_SKUS.result.bound(),
-                        ),
-                        (
-                            "Loop:RestockRounds@round",
-                            outputs::LOOP_RESTOCK_ROUNDS.round.bound(),
-                        ),
-                    ],
-                ),
-            loop_item_round_start: c::loop_::ItemSpec::from_params(
-                    &params(Node::LoopRestockRounds),
-                )
-                .bound(
-                    &[
-                        (
-                            "StringTransform:SplitSkus@result",
-                            outputs::STRING_TRANSFORM_SPLIT_SKUS.result.bound(),
-                        ),
-                        (
-                            "Loop:RestockRounds@round",
-                            outputs::LOOP_RESTOCK_ROUNDS.round.bound(),
-                        ),
-                    ],
-                ),
-            iteration_each_sku: c::iteration::Spec::from_params(
-                    &params(Node::IterationEachSku),
-                )
-                .bound(
-                    &[
-                        (
-                            "Loop:RestockRounds@skus",
-                            outputs::LOOP_RESTOCK_ROUNDS.skus.bound(),
-                        ),
-                        (
-                            "StringTransform:SkuLine@result",
-                            outputs::STRING_TRANSFORM_SKU_LINE.result.bound(),
-                        ),
-                    ],
-                ),
-            iteration_item_sku_start: c::iteration::ItemSpec::from_params(
-                    &params(Node::IterationEachSku),
-                )
-                .bound(
-                    &[
-                        (
-                            "Loop:RestockRounds@skus",
-                            outputs::LOOP_RESTOCK_ROUNDS.skus.bound(),
-                        ),
-                        (
-                            "StringTransform:SkuLine@result",
-                            outputs::STRING_TRANSFORM_SKU_LINE.result.bound(),
-                        ),
-                    ],
-                ),
-            string_transform_sku_line: c::string_transform::Spec::from_params(
-                    &params(Node::StringTransformSkuLine),
-                )
-                .bound(
-                    &[
-                        (
-                            "IterationItem:SkuStart@item",
-                            outputs::ITERATION_ITEM_SKU_START.item.bound(),
-                        ),
-                        (
-                            "Loop:RestockRounds@round",
-                            outputs::LOOP_RESTOCK_ROUNDS.round.bound(),
-                        ),
-                        ("index", outputs::ITERATION_ITEM_SKU_START.index.bound()),
-                    ],
-                ),
-            variable_assigner_next_round: c::variable_assigner::Spec::from_params(
-                    &params(Node::VariableAssignerNextRound),
-                )
-                .bound(
-                    &[
-                        (
-                            "Loop:RestockRounds@round",
-                            outputs::LOOP_RESTOCK_ROUNDS.round.bound(),
-                        ),
-                        (
-                            "Loop:RestockRounds@log",
-                            outputs::LOOP_RESTOCK_ROUNDS.log.bound(),
-                        ),
-                        (
-                            "Iteration:EachSku@lines",
-                            outputs::ITERATION_EACH_SKU.lines.bound(),
-                        ),
-                    ],
-                ),
-            switch_stop_early: c::switch::Spec::from_params(
-                    &params(Node::SwitchStopEarly),
-                )
-                .bound(
-                    &[
-                        ("sys.query", Bound::global("sys.query")),
-                        (
-                            "Loop:RestockRounds@round",
-                            outputs::LOOP_RESTOCK_ROUNDS.round.bound(),
-                        ),
-                    ],
-                ),
-            exit_loop_stop_now: c::loop_::ExitSpec,
-            message_round_done: c::message::Spec::from_params(
-                    &params(Node::MessageRoundDone),
-                )
-                .bound(
-                    &[
-                        (
-                            "Loop:RestockRounds@round",
-                            outputs::LOOP_RESTOCK_ROUNDS.round.bound(),
-                        ),
-                    ],
-                ),
-            message_restock_done: c::message::Spec::from_params(
-                    &params(Node::MessageRestockDone),
-                )
-                .bound(
-                    &[
-                        (
-                            "Loop:RestockRounds@round",
-                            outputs::LOOP_RESTOCK_ROUNDS.round.bound(),
-                        ),
-                        (
-                            "Loop:RestockRounds@log",
-                            outputs::LOOP_RESTOCK_ROUNDS.log.bound(),
-                        ),
-                        (
-                            "Iteration:EachSku@lines",
-                            outputs::ITERATION_EACH_SKU.lines.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::StringTransformSplitSkus.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `StringTransform:SplitSkus` “Split SKUs” (StringTransform)
+fn params_string_transform_split_skus() -> Map<String, Json> {
+    merged_params(
+        Kind::StringTransform,
+        &map([
+            ("method", s("split")),
+            ("split_ref", s("sys.query")),
+            ("script", s("")),
+            ("delimiters", arr([s(",")])),
+            ("outputs", obj([("result", obj([("type", s("Array<string>"))]))])),
+        ]),
+    )
+}
+/// `StringTransform:SplitSkus` “Split SKUs” (StringTransform)
+fn meta_string_transform_split_skus() -> NodeMeta {
+    NodeMeta {
+        id: "StringTransform:SplitSkus".to_string(),
+        display_name: "Split SKUs".to_string(),
+        component_name: "StringTransform".to_string(),
+        kind: Kind::StringTransform,
+        downstream: Vec::from([Target::Node(Node::LoopRestockRounds.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_string_transform_split_skus(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `StringTransform:SplitSkus` “Split SKUs” (StringTransform)
+fn component_string_transform_split_skus() -> c::string_transform::Spec {
+    c::string_transform::Spec::from_params(&params_string_transform_split_skus())
+        .bound(&[("sys.query", Bound::global("sys.query"))])
+}
+/// `Loop:RestockRounds` “Restock rounds” (Loop)
+fn params_loop_restock_rounds() -> Map<String, Json> {
+    merged_params(
+        Kind::Loop,
+        &map([
+            (
+                "loop_variables",
+                arr([
+                    obj([
+                        ("variable", s("round")),
+                        ("input_mode", s("constant")),
+                        ("type", s("number")),
+                        ("value", i(0)),
+                    ]),
+                    obj([
+                        ("variable", s("log")),
+                        ("input_mode", s("constant")),
+                        ("type", s("array<string>")),
+                        ("value", arr([])),
+                    ]),
+                    obj([
+                        ("variable", s("skus")),
+                        ("input_mode", s("variable")),
+                        ("type", s("array<string>")),
+                        ("value", s("StringTransform:SplitSkus@result")),
+                    ]),
+                ]),
+            ),
+            (
+                "loop_termination_condition",
+                arr([
+                    obj([
+                        ("variable", s("Loop:RestockRounds@round")),
+                        ("operator", s("≥")),
+                        ("input_mode", s("constant")),
+                        ("value", i(3)),
+                    ]),
+                ]),
+            ),
+            ("logical_operator", s("and")),
+            ("maximum_loop_count", i(5)),
+            (
+                "outputs",
+                obj([
+                    ("round", obj([("type", s("number")), ("value", i(0))])),
+                    ("log", obj([("type", s("array<string>")), ("value", arr([]))])),
+                    ("skus", obj([("type", s("array<string>")), ("value", arr([]))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Loop:RestockRounds` “Restock rounds” (Loop)
+fn meta_loop_restock_rounds() -> NodeMeta {
+    NodeMeta {
+        id: "Loop:RestockRounds".to_string(),
+        display_name: "Restock rounds".to_string(),
+        component_name: "Loop".to_string(),
+        kind: Kind::Loop,
+        downstream: Vec::from([Target::Node(Node::MessageRestockDone.id())]),
+        upstream: Vec::from(["StringTransform:SplitSkus".to_string()]),
+        parent: None,
+        start: Some(Node::LoopItemRoundStart.id()),
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_loop_restock_rounds(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "round", "log", "skus"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Loop:RestockRounds` “Restock rounds” (Loop)
+fn component_loop_restock_rounds() -> c::loop_::Spec {
+    c::loop_::Spec::from_params(&params_loop_restock_rounds())
+        .bound(
+            &[
+                (
+                    "StringTransform:SplitSkus@result",
+                    outputs::STRING_TRANSFORM_SPLIT_SKUS.result.bound(),
+                ),
+                ("Loop:RestockRounds@round", outputs::LOOP_RESTOCK_ROUNDS.round.bound()),
+            ],
+        )
+}
+/// `LoopItem:RoundStart` “LoopItem” (LoopItem)
+fn params_loop_item_round_start() -> Map<String, Json> {
+    merged_params(Kind::LoopItem, &map([("outputs", obj([]))]))
+}
+/// `LoopItem:RoundStart` “LoopItem” (LoopItem)
+fn meta_loop_item_round_start() -> NodeMeta {
+    NodeMeta {
+        id: "LoopItem:RoundStart".to_string(),
+        display_name: "LoopItem".to_string(),
+        component_name: "LoopItem".to_string(),
+        kind: Kind::LoopItem,
+        downstream: Vec::from([Target::Node(Node::IterationEachSku.id())]),
+        upstream: Vec::from([]),
+        parent: Some(Node::LoopRestockRounds.id()),
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_loop_item_round_start(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
+    }
+}
+/// `LoopItem:RoundStart` “LoopItem” (LoopItem)
+fn component_loop_item_round_start() -> c::loop_::ItemSpec {
+    c::loop_::ItemSpec::from_params(&params_loop_restock_rounds())
+        .bound(
+            &[
+                (
+                    "StringTransform:SplitSkus@result",
+                    outputs::STRING_TRANSFORM_SPLIT_SKUS.result.bound(),
+                ),
+                ("Loop:RestockRounds@round", outputs::LOOP_RESTOCK_ROUNDS.round.bound()),
+            ],
+        )
+}
+/// `Iteration:EachSku` “Each SKU” (Iteration)
+fn params_iteration_each_sku() -> Map<String, Json> {
+    merged_params(
+        Kind::Iteration,
+        &map([
+            ("items_ref", s("Loop:RestockRounds@skus")),
+            (
+                "outputs",
+                obj([
+                    (
+                        "lines",
+                        obj([
+                            ("ref", s("StringTransform:SkuLine@result")),
+                            ("type", s("Array<string>")),
+                        ]),
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Iteration:EachSku` “Each SKU” (Iteration)
+fn meta_iteration_each_sku() -> NodeMeta {
+    NodeMeta {
+        id: "Iteration:EachSku".to_string(),
+        display_name: "Each SKU".to_string(),
+        component_name: "Iteration".to_string(),
+        kind: Kind::Iteration,
+        downstream: Vec::from([Target::Node(Node::VariableAssignerNextRound.id())]),
+        upstream: Vec::from(["LoopItem:RoundStart".to_string()]),
+        parent: Some(Node::LoopRestockRounds.id()),
+        start: Some(Node::IterationItemSkuStart.id()),
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_iteration_each_sku(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "lines"].map(String::from),
+        ),
+    }
+}
+/// `Iteration:EachSku` “Each SKU” (Iteration)
+fn component_iteration_each_sku() -> c::iteration::Spec {
+    c::iteration::Spec::from_params(&params_iteration_each_sku())
+        .bound(
+            &[
+                ("Loop:RestockRounds@skus", outputs::LOOP_RESTOCK_ROUNDS.skus.bound()),
+                (
+                    "StringTransform:SkuLine@result",
+                    outputs::STRING_TRANSFORM_SKU_LINE.result.bound(),
+                ),
+            ],
+        )
+}
+/// `IterationItem:SkuStart` “IterationItem” (IterationItem)
+fn params_iteration_item_sku_start() -> Map<String, Json> {
+    merged_params(
+        Kind::IterationItem,
+        &map([
+            (
+                "outputs",
+                obj([
+                    ("item", obj([("type", s("unknown"))])),
+                    ("index", obj([("type", s("integer"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `IterationItem:SkuStart` “IterationItem” (IterationItem)
+fn meta_iteration_item_sku_start() -> NodeMeta {
+    NodeMeta {
+        id: "IterationItem:SkuStart".to_string(),
+        display_name: "IterationItem".to_string(),
+        component_name: "IterationItem".to_string(),
+        kind: Kind::IterationItem,
+        downstream: Vec::from([Target::Node(Node::StringTransformSkuLine.id())]),
+        upstream: Vec::from([]),
+        parent: Some(Node::IterationEachSku.id()),
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_iteration_item_sku_start(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "item", "result", "index"]
+                .map(String::from),
+        ),
+    }
+}
+/// `IterationItem:SkuStart` “IterationItem” (IterationItem)
+fn component_iteration_item_sku_start() -> c::iteration::ItemSpec {
+    c::iteration::ItemSpec::from_params(&params_iteration_each_sku())
+        .bound(
+            &[
+                ("Loop:RestockRounds@skus", outputs::LOOP_RESTOCK_ROUNDS.skus.bound()),
+                (
+                    "StringTransform:SkuLine@result",
+                    outputs::STRING_TRANSFORM_SKU_LINE.result.bound(),
+                ),
+            ],
+        )
+}
+/// `StringTransform:SkuLine` “SKU line” (StringTransform)
+fn params_string_transform_sku_line() -> Map<String, Json> {
+    merged_params(
+        Kind::StringTransform,
+        &map([
+            ("method", s("merge")),
+            ("split_ref", s("")),
+            ("delimiters", arr([s(",")])),
+            (
+                "script",
+                s(
+                    "#{index} restock {IterationItem:SkuStart@item} in round {Loop:RestockRounds@round}",
+                ),
+            ),
+            ("outputs", obj([("result", obj([("type", s("string"))]))])),
+        ]),
+    )
+}
+/// `StringTransform:SkuLine` “SKU line” (StringTransform)
+fn meta_string_transform_sku_line() -> NodeMeta {
+    NodeMeta {
+        id: "StringTransform:SkuLine".to_string(),
+        display_name: "SKU line".to_string(),
+        component_name: "StringTransform".to_string(),
+        kind: Kind::StringTransform,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["IterationItem:SkuStart".to_string()]),
+        parent: Some(Node::IterationEachSku.id()),
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_string_transform_sku_line(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `StringTransform:SkuLine` “SKU line” (StringTransform)
+fn component_string_transform_sku_line() -> c::string_transform::Spec {
+    c::string_transform::Spec::from_params(&params_string_transform_sku_line())
+        .bound(
+            &[
+                (
+                    "IterationItem:SkuStart@item",
+                    outputs::ITERATION_ITEM_SKU_START.item.bound(),
+                ),
+                ("Loop:RestockRounds@round", outputs::LOOP_RESTOCK_ROUNDS.round.bound()),
+                ("index", outputs::ITERATION_ITEM_SKU_START.index.bound()),
+            ],
+        )
+}
+/// `VariableAssigner:NextRound` “Next round” (VariableAssigner)
+fn params_variable_assigner_next_round() -> Map<String, Json> {
+    merged_params(
+        Kind::VariableAssigner,
+        &map([
+            (
+                "variables",
+                arr([
+                    obj([
+                        ("variable", s("Loop:RestockRounds@round")),
+                        ("operator", s("+=")),
+                        ("parameter", i(1)),
+                    ]),
+                    obj([
+                        ("variable", s("Loop:RestockRounds@log")),
+                        ("operator", s("extend")),
+                        ("parameter", s("Iteration:EachSku@lines")),
+                    ]),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `VariableAssigner:NextRound` “Next round” (VariableAssigner)
+fn meta_variable_assigner_next_round() -> NodeMeta {
+    NodeMeta {
+        id: "VariableAssigner:NextRound".to_string(),
+        display_name: "Next round".to_string(),
+        component_name: "VariableAssigner".to_string(),
+        kind: Kind::VariableAssigner,
+        downstream: Vec::from([Target::Node(Node::SwitchStopEarly.id())]),
+        upstream: Vec::from(["Iteration:EachSku".to_string()]),
+        parent: Some(Node::LoopRestockRounds.id()),
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_variable_assigner_next_round(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
+    }
+}
+/// `VariableAssigner:NextRound` “Next round” (VariableAssigner)
+fn component_variable_assigner_next_round() -> c::variable_assigner::Spec {
+    c::variable_assigner::Spec::from_params(&params_variable_assigner_next_round())
+        .bound(
+            &[
+                ("Loop:RestockRounds@round", outputs::LOOP_RESTOCK_ROUNDS.round.bound()),
+                ("Loop:RestockRounds@log", outputs::LOOP_RESTOCK_ROUNDS.log.bound()),
+                ("Iteration:EachSku@lines", outputs::ITERATION_EACH_SKU.lines.bound()),
+            ],
+        )
+}
+/// `Switch:StopEarly` “Stop early?” (Switch)
+fn params_switch_stop_early() -> Map<String, Json> {
+    merged_params(
+        Kind::Switch,
+        &map([
+            (
+                "conditions",
+                arr([
+                    obj([
+                        ("logical_operator", s("and")),
+                        (
+                            "items",
+                            arr([
+                                obj([
+                                    ("cpn_id", s("sys.query")),
+                                    ("operator", s("contains")),
+                                    ("value", s("urgent")),
+                                ]),
+                                obj([
+                                    ("cpn_id", s("Loop:RestockRounds@round")),
+                                    ("operator", s("≥")),
+                                    ("value", s("1")),
+                                ]),
+                            ]),
+                        ),
+                        ("to", arr([s("ExitLoop:StopNow")])),
+                    ]),
+                ]),
+            ),
+            ("end_cpn_ids", arr([s("Message:RoundDone")])),
+        ]),
+    )
+}
+/// `Switch:StopEarly` “Stop early?” (Switch)
+fn meta_switch_stop_early() -> NodeMeta {
+    NodeMeta {
+        id: "Switch:StopEarly".to_string(),
+        display_name: "Stop early?".to_string(),
+        component_name: "Switch".to_string(),
+        kind: Kind::Switch,
+        downstream: Vec::from([
+            Target::Node(Node::ExitLoopStopNow.id()),
+            Target::Node(Node::MessageRoundDone.id()),
+        ]),
+        upstream: Vec::from(["VariableAssigner:NextRound".to_string()]),
+        parent: Some(Node::LoopRestockRounds.id()),
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_switch_stop_early(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Switch:StopEarly` “Stop early?” (Switch)
+fn component_switch_stop_early() -> c::switch::Spec {
+    c::switch::Spec::from_params(&params_switch_stop_early())
+        .bound(
+            &[
+                ("sys.query", Bound::global("sys.query")),
+                ("Loop:RestockRounds@round", outputs::LOOP_RESTOCK_ROUNDS.round.bound()),
+            ],
+        )
+}
+/// `ExitLoop:StopNow` “Stop now” (ExitLoop)
+fn params_exit_loop_stop_now() -> Map<String, Json> {
+    merged_params(Kind::ExitLoop, &map([]))
+}
+/// `ExitLoop:StopNow` “Stop now” (ExitLoop)
+fn meta_exit_loop_stop_now() -> NodeMeta {
+    NodeMeta {
+        id: "ExitLoop:StopNow".to_string(),
+        display_name: "Stop now".to_string(),
+        component_name: "ExitLoop".to_string(),
+        kind: Kind::ExitLoop,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:StopEarly".to_string()]),
+        parent: Some(Node::LoopRestockRounds.id()),
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_exit_loop_stop_now(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
+    }
+}
+/// `ExitLoop:StopNow` “Stop now” (ExitLoop)
+fn component_exit_loop_stop_now() -> c::loop_::ExitSpec {
+    c::loop_::ExitSpec
+}
+/// `Message:RoundDone` “Round done” (Message)
+fn params_message_round_done() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Round {Loop:RestockRounds@round} done.")]))]),
+    )
+}
+/// `Message:RoundDone` “Round done” (Message)
+fn meta_message_round_done() -> NodeMeta {
+    NodeMeta {
+        id: "Message:RoundDone".to_string(),
+        display_name: "Round done".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:StopEarly".to_string()]),
+        parent: Some(Node::LoopRestockRounds.id()),
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_round_done(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:RoundDone` “Round done” (Message)
+fn component_message_round_done() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_round_done())
+        .bound(
+            &[("Loop:RestockRounds@round", outputs::LOOP_RESTOCK_ROUNDS.round.bound())],
+        )
+}
+/// `Message:RestockDone` “Restock done” (Message)
+fn params_message_restock_done() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([
+                    s(
+                        "Restock finished after {Loop:RestockRounds@round} round(s).\n{Loop:RestockRounds@log}\nLines: {Iteration:EachSku@lines}",
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Message:RestockDone` “Restock done” (Message)
+fn meta_message_restock_done() -> NodeMeta {
+    NodeMeta {
+        id: "Message:RestockDone".to_string(),
+        display_name: "Restock done".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Loop:RestockRounds".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_restock_done(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:RestockDone` “Restock done” (Message)
+fn component_message_restock_done() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_restock_done())
+        .bound(
+            &[
+                ("Loop:RestockRounds@round", outputs::LOOP_RESTOCK_ROUNDS.round.bound()),
+                ("Loop:RestockRounds@log", outputs::LOOP_RESTOCK_ROUNDS.log.bound()),
+                ("Iteration:EachSku@lines", outputs::ITERATION_EACH_SKU.lines.bound()),
+            ],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -1140,42 +1073,34 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::StringTransformSplitSkus => {
-                c.string_transform_split_skus.body(cx).await
-            }
-            Node::LoopRestockRounds => c.loop_restock_rounds.body(cx).await,
-            Node::LoopItemRoundStart => c.loop_item_round_start.body(cx).await,
-            Node::IterationEachSku => c.iteration_each_sku.body(cx).await,
-            Node::IterationItemSkuStart => c.iteration_item_sku_start.body(cx).await,
-            Node::StringTransformSkuLine => c.string_transform_sku_line.body(cx).await,
-            Node::VariableAssignerNextRound => {
-                c.variable_assigner_next_round.body(cx).await
-            }
-            Node::SwitchStopEarly => c.switch_stop_early.body(cx).await,
-            Node::ExitLoopStopNow => c.exit_loop_stop_now.body(cx).await,
-            Node::MessageRoundDone => c.message_round_done.body(cx).await,
-            Node::MessageRestockDone => c.message_restock_done.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::StringTransform => c.string_transform[i].body(cx).await,
+            Impl::Loop => c.loop_[i].body(cx).await,
+            Impl::LoopItem => c.loop_item[i].body(cx).await,
+            Impl::Iteration => c.iteration[i].body(cx).await,
+            Impl::IterationItem => c.iteration_item[i].body(cx).await,
+            Impl::VariableAssigner => c.variable_assigner[i].body(cx).await,
+            Impl::Switch => c.switch[i].body(cx).await,
+            Impl::ExitLoop => c.exit_loop[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::StringTransformSplitSkus => c.string_transform_split_skus.thoughts(cx),
-            Node::LoopRestockRounds => c.loop_restock_rounds.thoughts(cx),
-            Node::LoopItemRoundStart => c.loop_item_round_start.thoughts(cx),
-            Node::IterationEachSku => c.iteration_each_sku.thoughts(cx),
-            Node::IterationItemSkuStart => c.iteration_item_sku_start.thoughts(cx),
-            Node::StringTransformSkuLine => c.string_transform_sku_line.thoughts(cx),
-            Node::VariableAssignerNextRound => {
-                c.variable_assigner_next_round.thoughts(cx)
-            }
-            Node::SwitchStopEarly => c.switch_stop_early.thoughts(cx),
-            Node::ExitLoopStopNow => c.exit_loop_stop_now.thoughts(cx),
-            Node::MessageRoundDone => c.message_round_done.thoughts(cx),
-            Node::MessageRestockDone => c.message_restock_done.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::StringTransform => c.string_transform[i].thoughts(cx),
+            Impl::Loop => c.loop_[i].thoughts(cx),
+            Impl::LoopItem => c.loop_item[i].thoughts(cx),
+            Impl::Iteration => c.iteration[i].thoughts(cx),
+            Impl::IterationItem => c.iteration_item[i].thoughts(cx),
+            Impl::VariableAssigner => c.variable_assigner[i].thoughts(cx),
+            Impl::Switch => c.switch[i].thoughts(cx),
+            Impl::ExitLoop => c.exit_loop[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -1183,84 +1108,66 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::StringTransformSplitSkus => {
-                c.string_transform_split_skus.dependencies(cx)
-            }
-            Node::LoopRestockRounds => c.loop_restock_rounds.dependencies(cx),
-            Node::LoopItemRoundStart => c.loop_item_round_start.dependencies(cx),
-            Node::IterationEachSku => c.iteration_each_sku.dependencies(cx),
-            Node::IterationItemSkuStart => c.iteration_item_sku_start.dependencies(cx),
-            Node::StringTransformSkuLine => c.string_transform_sku_line.dependencies(cx),
-            Node::VariableAssignerNextRound => {
-                c.variable_assigner_next_round.dependencies(cx)
-            }
-            Node::SwitchStopEarly => c.switch_stop_early.dependencies(cx),
-            Node::ExitLoopStopNow => c.exit_loop_stop_now.dependencies(cx),
-            Node::MessageRoundDone => c.message_round_done.dependencies(cx),
-            Node::MessageRestockDone => c.message_restock_done.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::StringTransform => c.string_transform[i].dependencies(cx),
+            Impl::Loop => c.loop_[i].dependencies(cx),
+            Impl::LoopItem => c.loop_item[i].dependencies(cx),
+            Impl::Iteration => c.iteration[i].dependencies(cx),
+            Impl::IterationItem => c.iteration_item[i].dependencies(cx),
+            Impl::VariableAssigner => c.variable_assigner[i].dependencies(cx),
+            Impl::Switch => c.switch[i].dependencies(cx),
+            Impl::ExitLoop => c.exit_loop[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::StringTransformSplitSkus => c.string_transform_split_skus.get_input(cx),
-            Node::LoopRestockRounds => c.loop_restock_rounds.get_input(cx),
-            Node::LoopItemRoundStart => c.loop_item_round_start.get_input(cx),
-            Node::IterationEachSku => c.iteration_each_sku.get_input(cx),
-            Node::IterationItemSkuStart => c.iteration_item_sku_start.get_input(cx),
-            Node::StringTransformSkuLine => c.string_transform_sku_line.get_input(cx),
-            Node::VariableAssignerNextRound => {
-                c.variable_assigner_next_round.get_input(cx)
-            }
-            Node::SwitchStopEarly => c.switch_stop_early.get_input(cx),
-            Node::ExitLoopStopNow => c.exit_loop_stop_now.get_input(cx),
-            Node::MessageRoundDone => c.message_round_done.get_input(cx),
-            Node::MessageRestockDone => c.message_restock_done.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::StringTransform => c.string_transform[i].get_input(cx),
+            Impl::Loop => c.loop_[i].get_input(cx),
+            Impl::LoopItem => c.loop_item[i].get_input(cx),
+            Impl::Iteration => c.iteration[i].get_input(cx),
+            Impl::IterationItem => c.iteration_item[i].get_input(cx),
+            Impl::VariableAssigner => c.variable_assigner[i].get_input(cx),
+            Impl::Switch => c.switch[i].get_input(cx),
+            Impl::ExitLoop => c.exit_loop[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::StringTransformSplitSkus => {
-                c.string_transform_split_skus.input_values(cx)
-            }
-            Node::LoopRestockRounds => c.loop_restock_rounds.input_values(cx),
-            Node::LoopItemRoundStart => c.loop_item_round_start.input_values(cx),
-            Node::IterationEachSku => c.iteration_each_sku.input_values(cx),
-            Node::IterationItemSkuStart => c.iteration_item_sku_start.input_values(cx),
-            Node::StringTransformSkuLine => c.string_transform_sku_line.input_values(cx),
-            Node::VariableAssignerNextRound => {
-                c.variable_assigner_next_round.input_values(cx)
-            }
-            Node::SwitchStopEarly => c.switch_stop_early.input_values(cx),
-            Node::ExitLoopStopNow => c.exit_loop_stop_now.input_values(cx),
-            Node::MessageRoundDone => c.message_round_done.input_values(cx),
-            Node::MessageRestockDone => c.message_restock_done.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::StringTransform => c.string_transform[i].input_keys(cx),
+            Impl::Loop => c.loop_[i].input_keys(cx),
+            Impl::LoopItem => c.loop_item[i].input_keys(cx),
+            Impl::Iteration => c.iteration[i].input_keys(cx),
+            Impl::IterationItem => c.iteration_item[i].input_keys(cx),
+            Impl::VariableAssigner => c.variable_assigner[i].input_keys(cx),
+            Impl::Switch => c.switch[i].input_keys(cx),
+            Impl::ExitLoop => c.exit_loop[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::StringTransformSplitSkus => {
-                c.string_transform_split_skus.item_ended(cx)
-            }
-            Node::LoopRestockRounds => c.loop_restock_rounds.item_ended(cx),
-            Node::LoopItemRoundStart => c.loop_item_round_start.item_ended(cx),
-            Node::IterationEachSku => c.iteration_each_sku.item_ended(cx),
-            Node::IterationItemSkuStart => c.iteration_item_sku_start.item_ended(cx),
-            Node::StringTransformSkuLine => c.string_transform_sku_line.item_ended(cx),
-            Node::VariableAssignerNextRound => {
-                c.variable_assigner_next_round.item_ended(cx)
-            }
-            Node::SwitchStopEarly => c.switch_stop_early.item_ended(cx),
-            Node::ExitLoopStopNow => c.exit_loop_stop_now.item_ended(cx),
-            Node::MessageRoundDone => c.message_round_done.item_ended(cx),
-            Node::MessageRestockDone => c.message_restock_done.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::StringTransform => c.string_transform[i].item_ended(cx),
+            Impl::Loop => c.loop_[i].item_ended(cx),
+            Impl::LoopItem => c.loop_item[i].item_ended(cx),
+            Impl::Iteration => c.iteration[i].item_ended(cx),
+            Impl::IterationItem => c.iteration_item[i].item_ended(cx),
+            Impl::VariableAssigner => c.variable_assigner[i].item_ended(cx),
+            Impl::Switch => c.switch[i].item_ended(cx),
+            Impl::ExitLoop => c.exit_loop[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

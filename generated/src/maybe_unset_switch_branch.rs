@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:dfffaec9516e679fdef4efe1b4243838c7b75bc17fa640cd3c64ddcbc9ff5999`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -137,135 +139,40 @@ pub mod outputs {
         attachment: Out::new(3, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Hi! I'm your smart assistant. What can I do for you?")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::SwitchNeedsLookup => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "conditions",
-                    arr([
-                        obj([
-                            ("logical_operator", s("and")),
-                            (
-                                "items",
-                                arr([
-                                    obj([
-                                        ("cpn_id", s("sys.query")),
-                                        ("operator", s("contains")),
-                                        ("value", s("order")),
-                                    ]),
-                                ]),
-                            ),
-                            ("to", arr([s("ListOperations:LatestOrder")])),
-                        ]),
-                    ]),
-                ),
-                ("end_cpn_ids", arr([s("Message:Reply")])),
-                (
-                    "operators",
-                    arr([
-                        s("contains"),
-                        s("not contains"),
-                        s("start with"),
-                        s("end with"),
-                        s("empty"),
-                        s("not empty"),
-                        s("="),
-                        s("≠"),
-                        s(">"),
-                        s("<"),
-                        s("≥"),
-                        s("≤"),
-                    ]),
-                ),
-            ])
-        }
-        Node::ListOperationsLatestOrder => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("env.orders")),
-                ("operations", s("nth")),
-                ("n", i(-1)),
-                ("strict", b(false)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("=")), ("value", s(""))])),
-            ])
-        }
-        Node::MessageReply => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([s("Latest order: [{ListOperations:LatestOrder@first}]")]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Switch,
+    ListOperations,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 4] = [
+    (Impl::Begin, 0),
+    (Impl::Switch, 0),
+    (Impl::ListOperations, 0),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `Switch:NeedsLookup`
+    pub switch: Vec<c::switch::Spec>,
+    /// `ListOperations:LatestOrder`
+    pub list_operations: Vec<c::list_operations::Spec>,
+    /// `Message:Reply`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            switch: Vec::from([component_switch_needs_lookup()]),
+            list_operations: Vec::from([component_list_operations_latest_order()]),
+            message: Vec::from([component_message_reply()]),
         }
     }
 }
@@ -274,146 +181,219 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([Target::Node(Node::SwitchNeedsLookup.id())]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Switch:NeedsLookup".to_string(),
-                display_name: "Needs lookup?".to_string(),
-                component_name: "Switch".to_string(),
-                kind: Kind::Switch,
-                downstream: Vec::from([
-                    Target::Node(Node::ListOperationsLatestOrder.id()),
-                    Target::Node(Node::MessageReply.id()),
-                ]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::SwitchNeedsLookup),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:LatestOrder".to_string(),
-                display_name: "Latest order".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::MessageReply.id())]),
-                upstream: Vec::from(["Switch:NeedsLookup".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsLatestOrder),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Reply".to_string(),
-                display_name: "Reply".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from([
-                    "Switch:NeedsLookup".to_string(),
-                    "ListOperations:LatestOrder".to_string(),
-                ]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageReply),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_switch_needs_lookup(),
+            meta_list_operations_latest_order(),
+            meta_message_reply(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `Switch:NeedsLookup`
-    pub switch_needs_lookup: c::switch::Spec,
-    /// `ListOperations:LatestOrder`
-    pub list_operations_latest_order: c::list_operations::Spec,
-    /// `Message:Reply`
-    pub message_reply: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Hi! I'm your smart assistant. What can I do for you?")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            switch_needs_lookup: c::switch::Spec::from_params(
-                    &params(Node::SwitchNeedsLookup),
-                )
-                .bound(&[("sys.query", Bound::global("sys.query"))]),
-            list_operations_latest_order: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsLatestOrder),
-                )
-                .bound(&[("env.orders", Bound::global("env.orders"))]),
-            message_reply: c::message::Spec::from_params(&params(Node::MessageReply))
-                .bound(
-                    &[
-                        (
-                            "ListOperations:LatestOrder@first",
-                            outputs::LIST_OPERATIONS_LATEST_ORDER.first.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::SwitchNeedsLookup.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `Switch:NeedsLookup` “Needs lookup?” (Switch)
+fn params_switch_needs_lookup() -> Map<String, Json> {
+    merged_params(
+        Kind::Switch,
+        &map([
+            (
+                "conditions",
+                arr([
+                    obj([
+                        ("logical_operator", s("and")),
+                        (
+                            "items",
+                            arr([
+                                obj([
+                                    ("cpn_id", s("sys.query")),
+                                    ("operator", s("contains")),
+                                    ("value", s("order")),
+                                ]),
+                            ]),
+                        ),
+                        ("to", arr([s("ListOperations:LatestOrder")])),
+                    ]),
+                ]),
+            ),
+            ("end_cpn_ids", arr([s("Message:Reply")])),
+        ]),
+    )
+}
+/// `Switch:NeedsLookup` “Needs lookup?” (Switch)
+fn meta_switch_needs_lookup() -> NodeMeta {
+    NodeMeta {
+        id: "Switch:NeedsLookup".to_string(),
+        display_name: "Needs lookup?".to_string(),
+        component_name: "Switch".to_string(),
+        kind: Kind::Switch,
+        downstream: Vec::from([
+            Target::Node(Node::ListOperationsLatestOrder.id()),
+            Target::Node(Node::MessageReply.id()),
+        ]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_switch_needs_lookup(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Switch:NeedsLookup` “Needs lookup?” (Switch)
+fn component_switch_needs_lookup() -> c::switch::Spec {
+    c::switch::Spec::from_params(&params_switch_needs_lookup())
+        .bound(&[("sys.query", Bound::global("sys.query"))])
+}
+/// `ListOperations:LatestOrder` “Latest order” (ListOperations)
+fn params_list_operations_latest_order() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("env.orders")),
+            ("operations", s("nth")),
+            ("n", i(-1)),
+            ("strict", b(false)),
+            ("sort_method", s("asc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("=")), ("value", s(""))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:LatestOrder` “Latest order” (ListOperations)
+fn meta_list_operations_latest_order() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:LatestOrder".to_string(),
+        display_name: "Latest order".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::MessageReply.id())]),
+        upstream: Vec::from(["Switch:NeedsLookup".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_latest_order(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:LatestOrder` “Latest order” (ListOperations)
+fn component_list_operations_latest_order() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_latest_order())
+        .bound(&[("env.orders", Bound::global("env.orders"))])
+}
+/// `Message:Reply` “Reply” (Message)
+fn params_message_reply() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            ("content", arr([s("Latest order: [{ListOperations:LatestOrder@first}]")])),
+        ]),
+    )
+}
+/// `Message:Reply` “Reply” (Message)
+fn meta_message_reply() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Reply".to_string(),
+        display_name: "Reply".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from([
+            "Switch:NeedsLookup".to_string(),
+            "ListOperations:LatestOrder".to_string(),
+        ]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_reply(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Reply` “Reply” (Message)
+fn component_message_reply() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_reply())
+        .bound(
+            &[
+                (
+                    "ListOperations:LatestOrder@first",
+                    outputs::LIST_OPERATIONS_LATEST_ORDER.first.bound(),
+                ),
+            ],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -443,24 +423,22 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::SwitchNeedsLookup => c.switch_needs_lookup.body(cx).await,
-            Node::ListOperationsLatestOrder => {
-                c.list_operations_latest_order.body(cx).await
-            }
-            Node::MessageReply => c.message_reply.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Switch => c.switch[i].body(cx).await,
+            Impl::ListOperations => c.list_operations[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::SwitchNeedsLookup => c.switch_needs_lookup.thoughts(cx),
-            Node::ListOperationsLatestOrder => {
-                c.list_operations_latest_order.thoughts(cx)
-            }
-            Node::MessageReply => c.message_reply.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Switch => c.switch[i].thoughts(cx),
+            Impl::ListOperations => c.list_operations[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -468,46 +446,42 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::SwitchNeedsLookup => c.switch_needs_lookup.dependencies(cx),
-            Node::ListOperationsLatestOrder => {
-                c.list_operations_latest_order.dependencies(cx)
-            }
-            Node::MessageReply => c.message_reply.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Switch => c.switch[i].dependencies(cx),
+            Impl::ListOperations => c.list_operations[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::SwitchNeedsLookup => c.switch_needs_lookup.get_input(cx),
-            Node::ListOperationsLatestOrder => {
-                c.list_operations_latest_order.get_input(cx)
-            }
-            Node::MessageReply => c.message_reply.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Switch => c.switch[i].get_input(cx),
+            Impl::ListOperations => c.list_operations[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::SwitchNeedsLookup => c.switch_needs_lookup.input_values(cx),
-            Node::ListOperationsLatestOrder => {
-                c.list_operations_latest_order.input_values(cx)
-            }
-            Node::MessageReply => c.message_reply.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Switch => c.switch[i].input_keys(cx),
+            Impl::ListOperations => c.list_operations[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::SwitchNeedsLookup => c.switch_needs_lookup.item_ended(cx),
-            Node::ListOperationsLatestOrder => {
-                c.list_operations_latest_order.item_ended(cx)
-            }
-            Node::MessageReply => c.message_reply.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Switch => c.switch[i].item_ended(cx),
+            Impl::ListOperations => c.list_operations[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:1d5ef95a37315e1339032f57b8c729734adfaba3d5e3cbebc725bd861a943562`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -227,364 +229,59 @@ pub mod outputs {
         attachment: Out::new(7, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "order",
-                            obj([
-                                ("name", s("Order JSON")),
-                                ("optional", b(false)),
-                                ("options", arr([])),
-                                ("type", s("object")),
-                            ]),
-                        ),
-                        (
-                            "email",
-                            obj([
-                                ("name", s("Customer email")),
-                                ("optional", b(false)),
-                                ("options", arr([])),
-                                ("type", s("line")),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("task")),
-                ("prologue", s("")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::DataOperationsNormalizeOrder => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", arr([s("begin@order")])),
-                ("operations", s("append_or_update")),
-                ("select_keys", arr([])),
-                ("filter_values", arr([])),
-                (
-                    "updates",
-                    arr([
-                        obj([("key", s("channel")), ("value", s("chat-agent"))]),
-                        obj([
-                            ("key", s("customer_email")),
-                            ("value", s("{begin@email}")),
-                        ]),
-                    ]),
-                ),
-                ("remove_keys", arr([])),
-                ("rename_keys", arr([])),
-            ])
-        }
-        Node::ListOperationsFirstOrder => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("DataOperations:NormalizeOrder@result")),
-                ("operations", s("nth")),
-                ("n", i(1)),
-                ("strict", b(false)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("=")), ("value", s(""))])),
-            ])
-        }
-        Node::InvokeSubmitOrder => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(1)),
-                ("delay_after_error", f(0.5)),
-                ("exception_method", s("goto")),
-                ("exception_default_value", s("")),
-                ("exception_goto", arr([s("Message:SubmitFailed")])),
-                ("debug_inputs", obj([])),
-                ("proxy", s("")),
-                (
-                    "headers",
-                    s(
-                        "{\n  \"Authorization\": \"Bearer {env.api_token}\",\n  \"Content-Type\": \"application/json\"\n}",
-                    ),
-                ),
-                ("method", s("POST")),
-                (
-                    "variables",
-                    arr([
-                        obj([
-                            ("key", s("order")),
-                            ("ref", s("ListOperations:FirstOrder@first")),
-                        ]),
-                        obj([
-                            ("key", s("note")),
-                            ("value", s("submitted for {begin@email}")),
-                        ]),
-                        obj([("key", s("priority")), ("value", i(2))]),
-                    ]),
-                ),
-                ("url", s("{env.api_base}/v1/orders")),
-                ("timeout", i(10)),
-                ("clean_html", b(false)),
-                ("datatype", s("json")),
-            ])
-        }
-        Node::VariableAssignerCountOrder => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "variables",
-                    arr([
-                        obj([
-                            ("variable", s("env.submitted")),
-                            ("operator", s("+=")),
-                            ("parameter", i(1)),
-                        ]),
-                    ]),
-                ),
-            ])
-        }
-        Node::EmailConfirmation => {
-            map([
-                (
-                    "meta",
-                    obj([
-                        ("name", s("email")),
-                        (
-                            "description",
-                            s(
-                                "The email is a method of electronic communication for sending and receiving information through the Internet. This tool helps users to send emails to one person or to multiple recipients with support for CC, BCC, file attachments, and markdown-to-HTML conversion.",
-                            ),
-                        ),
-                        (
-                            "parameters",
-                            obj([
-                                (
-                                    "to_email",
-                                    obj([
-                                        ("type", s("string")),
-                                        ("description", s("The target email address.")),
-                                        ("default", s("{sys.query}")),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                                (
-                                    "cc_email",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s(
-                                                "The other email addresses needs to be send to. Comma splited.",
-                                            ),
-                                        ),
-                                        ("default", s("")),
-                                        ("required", b(false)),
-                                    ]),
-                                ),
-                                (
-                                    "content",
-                                    obj([
-                                        ("type", s("string")),
-                                        ("description", s("The content of the email.")),
-                                        ("default", s("")),
-                                        ("required", b(false)),
-                                    ]),
-                                ),
-                                (
-                                    "subject",
-                                    obj([
-                                        ("type", s("string")),
-                                        ("description", s("The subject/title of the email.")),
-                                        ("default", s("")),
-                                        ("required", b(false)),
-                                    ]),
-                                ),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "to_email",
-                            obj([
-                                ("type", s("string")),
-                                ("description", s("The target email address.")),
-                                ("default", s("{sys.query}")),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                        (
-                            "cc_email",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s(
-                                        "The other email addresses needs to be send to. Comma splited.",
-                                    ),
-                                ),
-                                ("default", s("")),
-                                ("required", b(false)),
-                            ]),
-                        ),
-                        (
-                            "content",
-                            obj([
-                                ("type", s("string")),
-                                ("description", s("The content of the email.")),
-                                ("default", s("")),
-                                ("required", b(false)),
-                            ]),
-                        ),
-                        (
-                            "subject",
-                            obj([
-                                ("type", s("string")),
-                                ("description", s("The subject/title of the email.")),
-                                ("default", s("")),
-                                ("required", b(false)),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([("success", obj([("type", s("boolean")), ("value", b(true))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", s("comment")),
-                ("exception_default_value", s("(confirmation email not sent)")),
-                ("exception_goto", arr([])),
-                ("debug_inputs", obj([])),
-                ("to_email", s("{begin@email}")),
-                ("cc_email", s("")),
-                ("content", s("<p>Thanks! API answer: {Invoke:SubmitOrder@result}</p>")),
-                ("subject", s("Your order was received")),
-                ("smtp_server", s("smtp.shop.example.com")),
-                ("smtp_port", i(587)),
-                ("email", s("orders@shop.example.com")),
-                ("smtp_username", s("orders@shop.example.com")),
-                ("password", s("smtp-app-password")),
-                ("sender_name", s("Shop Orders")),
-            ])
-        }
-        Node::MessageSubmitted => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([
-                        s(
-                            "Order submitted (#{env.submitted} this session). API said: {Invoke:SubmitOrder@result}",
-                        ),
-                    ]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageSubmitFailed => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([s("Could not submit the order [{Invoke:SubmitOrder@_ERROR}]")]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    DataOperations,
+    ListOperations,
+    Invoke,
+    VariableAssigner,
+    Unsupported,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 8] = [
+    (Impl::Begin, 0),
+    (Impl::DataOperations, 0),
+    (Impl::ListOperations, 0),
+    (Impl::Invoke, 0),
+    (Impl::VariableAssigner, 0),
+    (Impl::Unsupported, 0),
+    (Impl::Message, 0),
+    (Impl::Message, 1),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `DataOperations:NormalizeOrder`
+    pub data_operations: Vec<c::data_operations::Spec>,
+    /// `ListOperations:FirstOrder`
+    pub list_operations: Vec<c::list_operations::Spec>,
+    /// `Invoke:SubmitOrder`
+    pub invoke: Vec<c::invoke::Spec>,
+    /// `VariableAssigner:CountOrder`
+    pub variable_assigner: Vec<c::variable_assigner::Spec>,
+    /// `Email:Confirmation`
+    pub unsupported: Vec<c::unsupported::Spec>,
+    /// `Message:Submitted`, `Message:SubmitFailed`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            data_operations: Vec::from([component_data_operations_normalize_order()]),
+            list_operations: Vec::from([component_list_operations_first_order()]),
+            invoke: Vec::from([component_invoke_submit_order()]),
+            variable_assigner: Vec::from([component_variable_assigner_count_order()]),
+            unsupported: Vec::from([component_email_confirmation()]),
+            message: Vec::from([
+                component_message_submitted(),
+                component_message_submit_failed(),
+            ]),
         }
     }
 }
@@ -593,290 +290,482 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([
-                    Target::Node(Node::DataOperationsNormalizeOrder.id()),
-                ]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "order", "email"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "DataOperations:NormalizeOrder".to_string(),
-                display_name: "Normalize order".to_string(),
-                component_name: "DataOperations".to_string(),
-                kind: Kind::DataOperations,
-                downstream: Vec::from([
-                    Target::Node(Node::ListOperationsFirstOrder.id()),
-                ]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::DataOperationsNormalizeOrder),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:FirstOrder".to_string(),
-                display_name: "First order".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([Target::Node(Node::InvokeSubmitOrder.id())]),
-                upstream: Vec::from(["DataOperations:NormalizeOrder".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsFirstOrder),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Invoke:SubmitOrder".to_string(),
-                display_name: "Submit order".to_string(),
-                component_name: "Invoke".to_string(),
-                kind: Kind::Invoke,
-                downstream: Vec::from([
-                    Target::Node(Node::VariableAssignerCountOrder.id()),
-                ]),
-                upstream: Vec::from(["ListOperations:FirstOrder".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: Some("goto".to_string()),
-                    goto: Vec::from([Target::Node(Node::MessageSubmitFailed.id())]),
-                    default_value: s(""),
-                },
-                params: params(Node::InvokeSubmitOrder),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "VariableAssigner:CountOrder".to_string(),
-                display_name: "Count order".to_string(),
-                component_name: "VariableAssigner".to_string(),
-                kind: Kind::VariableAssigner,
-                downstream: Vec::from([Target::Node(Node::EmailConfirmation.id())]),
-                upstream: Vec::from(["Invoke:SubmitOrder".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::VariableAssignerCountOrder),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Email:Confirmation".to_string(),
-                display_name: "Confirmation email".to_string(),
-                component_name: "Email".to_string(),
-                kind: Kind::Email,
-                downstream: Vec::from([Target::Node(Node::MessageSubmitted.id())]),
-                upstream: Vec::from(["VariableAssigner:CountOrder".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: Some("comment".to_string()),
-                    goto: Vec::from([]),
-                    default_value: s("(confirmation email not sent)"),
-                },
-                params: params(Node::EmailConfirmation),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "success"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Submitted".to_string(),
-                display_name: "Submitted".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Email:Confirmation".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageSubmitted),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:SubmitFailed".to_string(),
-                display_name: "Submit failed".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Invoke:SubmitOrder".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageSubmitFailed),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_data_operations_normalize_order(),
+            meta_list_operations_first_order(),
+            meta_invoke_submit_order(),
+            meta_variable_assigner_count_order(),
+            meta_email_confirmation(),
+            meta_message_submitted(),
+            meta_message_submit_failed(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `DataOperations:NormalizeOrder`
-    pub data_operations_normalize_order: c::data_operations::Spec,
-    /// `ListOperations:FirstOrder`
-    pub list_operations_first_order: c::list_operations::Spec,
-    /// `Invoke:SubmitOrder`
-    pub invoke_submit_order: c::invoke::Spec,
-    /// `VariableAssigner:CountOrder`
-    pub variable_assigner_count_order: c::variable_assigner::Spec,
-    /// `Email:Confirmation`
-    pub email_confirmation: c::unsupported::Spec,
-    /// `Message:Submitted`
-    pub message_submitted: c::message::Spec,
-    /// `Message:SubmitFailed`
-    pub message_submit_failed: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            (
+                "inputs",
+                obj([
+                    (
+                        "order",
+                        obj([
+                            ("name", s("Order JSON")),
+                            ("optional", b(false)),
+                            ("options", arr([])),
+                            ("type", s("object")),
+                        ]),
+                    ),
+                    (
+                        "email",
+                        obj([
+                            ("name", s("Customer email")),
+                            ("optional", b(false)),
+                            ("options", arr([])),
+                            ("type", s("line")),
+                        ]),
+                    ),
+                ]),
+            ),
+            ("mode", s("task")),
+            ("outputs", obj([])),
+            ("prologue", s("")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            data_operations_normalize_order: c::data_operations::Spec::from_params(
-                    &params(Node::DataOperationsNormalizeOrder),
-                )
-                .bound(
-                    &[
-                        ("begin@order", outputs::BEGIN.order.bound()),
-                        ("begin@email", outputs::BEGIN.email.bound()),
-                    ],
-                ),
-            list_operations_first_order: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsFirstOrder),
-                )
-                .bound(
-                    &[
-                        (
-                            "DataOperations:NormalizeOrder@result",
-                            outputs::DATA_OPERATIONS_NORMALIZE_ORDER.result.bound(),
-                        ),
-                    ],
-                ),
-            invoke_submit_order: c::invoke::Spec::from_params(
-                    &params(Node::InvokeSubmitOrder),
-                )
-                .bound(
-                    &[
-                        ("env.api_base", Bound::global("env.api_base")),
-                        (
-                            "ListOperations:FirstOrder@first",
-                            outputs::LIST_OPERATIONS_FIRST_ORDER.first.bound(),
-                        ),
-                        ("begin@email", outputs::BEGIN.email.bound()),
-                        ("env.api_token", Bound::global("env.api_token")),
-                    ],
-                ),
-            variable_assigner_count_order: c::variable_assigner::Spec::from_params(
-                    &params(Node::VariableAssignerCountOrder),
-                )
-                .bound(&[("env.submitted", Bound::global("env.submitted"))]),
-            email_confirmation: c::unsupported::Spec(Kind::Email),
-            message_submitted: c::message::Spec::from_params(
-                    &params(Node::MessageSubmitted),
-                )
-                .bound(
-                    &[
-                        ("env.submitted", Bound::global("env.submitted")),
-                        (
-                            "Invoke:SubmitOrder@result",
-                            outputs::INVOKE_SUBMIT_ORDER.result.bound(),
-                        ),
-                    ],
-                ),
-            message_submit_failed: c::message::Spec::from_params(
-                    &params(Node::MessageSubmitFailed),
-                )
-                .bound(
-                    &[
-                        (
-                            "Invoke:SubmitOrder@_ERROR",
-                            outputs::INVOKE_SUBMIT_ORDER.error.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::DataOperationsNormalizeOrder.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "order", "email"]
+                .map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `DataOperations:NormalizeOrder` “Normalize order” (DataOperations)
+fn params_data_operations_normalize_order() -> Map<String, Json> {
+    merged_params(
+        Kind::DataOperations,
+        &map([
+            ("query", arr([s("begin@order")])),
+            ("operations", s("append_or_update")),
+            (
+                "updates",
+                arr([
+                    obj([("key", s("channel")), ("value", s("chat-agent"))]),
+                    obj([("key", s("customer_email")), ("value", s("{begin@email}"))]),
+                ]),
+            ),
+            ("select_keys", arr([])),
+            ("filter_values", arr([])),
+            ("remove_keys", arr([])),
+            ("rename_keys", arr([])),
+            ("outputs", obj([("result", obj([("type", s("Array<Object>"))]))])),
+        ]),
+    )
+}
+/// `DataOperations:NormalizeOrder` “Normalize order” (DataOperations)
+fn meta_data_operations_normalize_order() -> NodeMeta {
+    NodeMeta {
+        id: "DataOperations:NormalizeOrder".to_string(),
+        display_name: "Normalize order".to_string(),
+        component_name: "DataOperations".to_string(),
+        kind: Kind::DataOperations,
+        downstream: Vec::from([Target::Node(Node::ListOperationsFirstOrder.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_data_operations_normalize_order(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `DataOperations:NormalizeOrder` “Normalize order” (DataOperations)
+fn component_data_operations_normalize_order() -> c::data_operations::Spec {
+    c::data_operations::Spec::from_params(&params_data_operations_normalize_order())
+        .bound(
+            &[
+                ("begin@order", outputs::BEGIN.order.bound()),
+                ("begin@email", outputs::BEGIN.email.bound()),
+            ],
+        )
+}
+/// `ListOperations:FirstOrder` “First order” (ListOperations)
+fn params_list_operations_first_order() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("DataOperations:NormalizeOrder@result")),
+            ("operations", s("nth")),
+            ("n", i(1)),
+            ("strict", b(false)),
+            ("sort_method", s("asc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("=")), ("value", s(""))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:FirstOrder` “First order” (ListOperations)
+fn meta_list_operations_first_order() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:FirstOrder".to_string(),
+        display_name: "First order".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::InvokeSubmitOrder.id())]),
+        upstream: Vec::from(["DataOperations:NormalizeOrder".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_first_order(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:FirstOrder` “First order” (ListOperations)
+fn component_list_operations_first_order() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_first_order())
+        .bound(
+            &[
+                (
+                    "DataOperations:NormalizeOrder@result",
+                    outputs::DATA_OPERATIONS_NORMALIZE_ORDER.result.bound(),
+                ),
+            ],
+        )
+}
+/// `Invoke:SubmitOrder` “Submit order” (Invoke)
+fn params_invoke_submit_order() -> Map<String, Json> {
+    merged_params(
+        Kind::Invoke,
+        &map([
+            ("url", s("{env.api_base}/v1/orders")),
+            ("method", s("POST")),
+            ("timeout", i(10)),
+            (
+                "headers",
+                s(
+                    "{\n  \"Authorization\": \"Bearer {env.api_token}\",\n  \"Content-Type\": \"application/json\"\n}",
+                ),
+            ),
+            ("proxy", s("")),
+            ("clean_html", b(false)),
+            ("datatype", s("json")),
+            (
+                "variables",
+                arr([
+                    obj([
+                        ("key", s("order")),
+                        ("ref", s("ListOperations:FirstOrder@first")),
+                    ]),
+                    obj([
+                        ("key", s("note")),
+                        ("value", s("submitted for {begin@email}")),
+                    ]),
+                    obj([("key", s("priority")), ("value", i(2))]),
+                ]),
+            ),
+            ("max_retries", i(1)),
+            ("delay_after_error", f(0.5)),
+            ("exception_method", s("goto")),
+            ("exception_goto", arr([s("Message:SubmitFailed")])),
+            ("exception_default_value", s("")),
+            (
+                "outputs",
+                obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+        ]),
+    )
+}
+/// `Invoke:SubmitOrder` “Submit order” (Invoke)
+fn meta_invoke_submit_order() -> NodeMeta {
+    NodeMeta {
+        id: "Invoke:SubmitOrder".to_string(),
+        display_name: "Submit order".to_string(),
+        component_name: "Invoke".to_string(),
+        kind: Kind::Invoke,
+        downstream: Vec::from([Target::Node(Node::VariableAssignerCountOrder.id())]),
+        upstream: Vec::from(["ListOperations:FirstOrder".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: Some("goto".to_string()),
+            goto: Vec::from([Target::Node(Node::MessageSubmitFailed.id())]),
+            default_value: s(""),
+        },
+        params: params_invoke_submit_order(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `Invoke:SubmitOrder` “Submit order” (Invoke)
+fn component_invoke_submit_order() -> c::invoke::Spec {
+    c::invoke::Spec::from_params(&params_invoke_submit_order())
+        .bound(
+            &[
+                ("env.api_base", Bound::global("env.api_base")),
+                (
+                    "ListOperations:FirstOrder@first",
+                    outputs::LIST_OPERATIONS_FIRST_ORDER.first.bound(),
+                ),
+                ("begin@email", outputs::BEGIN.email.bound()),
+                ("env.api_token", Bound::global("env.api_token")),
+            ],
+        )
+}
+/// `VariableAssigner:CountOrder` “Count order” (VariableAssigner)
+fn params_variable_assigner_count_order() -> Map<String, Json> {
+    merged_params(
+        Kind::VariableAssigner,
+        &map([
+            (
+                "variables",
+                arr([
+                    obj([
+                        ("variable", s("env.submitted")),
+                        ("operator", s("+=")),
+                        ("parameter", i(1)),
+                    ]),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `VariableAssigner:CountOrder` “Count order” (VariableAssigner)
+fn meta_variable_assigner_count_order() -> NodeMeta {
+    NodeMeta {
+        id: "VariableAssigner:CountOrder".to_string(),
+        display_name: "Count order".to_string(),
+        component_name: "VariableAssigner".to_string(),
+        kind: Kind::VariableAssigner,
+        downstream: Vec::from([Target::Node(Node::EmailConfirmation.id())]),
+        upstream: Vec::from(["Invoke:SubmitOrder".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_variable_assigner_count_order(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
+    }
+}
+/// `VariableAssigner:CountOrder` “Count order” (VariableAssigner)
+fn component_variable_assigner_count_order() -> c::variable_assigner::Spec {
+    c::variable_assigner::Spec::from_params(&params_variable_assigner_count_order())
+        .bound(&[("env.submitted", Bound::global("env.submitted"))])
+}
+/// `Email:Confirmation` “Confirmation email” (Email)
+fn params_email_confirmation() -> Map<String, Json> {
+    merged_params(
+        Kind::Email,
+        &map([
+            ("smtp_server", s("smtp.shop.example.com")),
+            ("smtp_port", i(587)),
+            ("email", s("orders@shop.example.com")),
+            ("smtp_username", s("orders@shop.example.com")),
+            ("password", s("smtp-app-password")),
+            ("sender_name", s("Shop Orders")),
+            ("to_email", s("{begin@email}")),
+            ("cc_email", s("")),
+            ("subject", s("Your order was received")),
+            ("content", s("<p>Thanks! API answer: {Invoke:SubmitOrder@result}</p>")),
+            ("exception_method", s("comment")),
+            ("exception_goto", arr([])),
+            ("exception_default_value", s("(confirmation email not sent)")),
+            (
+                "outputs",
+                obj([("success", obj([("type", s("boolean")), ("value", b(true))]))]),
+            ),
+        ]),
+    )
+}
+/// `Email:Confirmation` “Confirmation email” (Email)
+fn meta_email_confirmation() -> NodeMeta {
+    NodeMeta {
+        id: "Email:Confirmation".to_string(),
+        display_name: "Confirmation email".to_string(),
+        component_name: "Email".to_string(),
+        kind: Kind::Email,
+        downstream: Vec::from([Target::Node(Node::MessageSubmitted.id())]),
+        upstream: Vec::from(["VariableAssigner:CountOrder".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: Some("comment".to_string()),
+            goto: Vec::from([]),
+            default_value: s("(confirmation email not sent)"),
+        },
+        params: params_email_confirmation(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "success"].map(String::from),
+        ),
+    }
+}
+/// `Email:Confirmation` “Confirmation email” (Email)
+fn component_email_confirmation() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Email)
+}
+/// `Message:Submitted` “Submitted” (Message)
+fn params_message_submitted() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([
+                    s(
+                        "Order submitted (#{env.submitted} this session). API said: {Invoke:SubmitOrder@result}",
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Message:Submitted` “Submitted” (Message)
+fn meta_message_submitted() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Submitted".to_string(),
+        display_name: "Submitted".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Email:Confirmation".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_submitted(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Submitted` “Submitted” (Message)
+fn component_message_submitted() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_submitted())
+        .bound(
+            &[
+                ("env.submitted", Bound::global("env.submitted")),
+                (
+                    "Invoke:SubmitOrder@result",
+                    outputs::INVOKE_SUBMIT_ORDER.result.bound(),
+                ),
+            ],
+        )
+}
+/// `Message:SubmitFailed` “Submit failed” (Message)
+fn params_message_submit_failed() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([s("Could not submit the order [{Invoke:SubmitOrder@_ERROR}]")]),
+            ),
+        ]),
+    )
+}
+/// `Message:SubmitFailed` “Submit failed” (Message)
+fn meta_message_submit_failed() -> NodeMeta {
+    NodeMeta {
+        id: "Message:SubmitFailed".to_string(),
+        display_name: "Submit failed".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Invoke:SubmitOrder".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_submit_failed(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:SubmitFailed` “Submit failed” (Message)
+fn component_message_submit_failed() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_submit_failed())
+        .bound(
+            &[("Invoke:SubmitOrder@_ERROR", outputs::INVOKE_SUBMIT_ORDER.error.bound())],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -906,38 +795,28 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::DataOperationsNormalizeOrder => {
-                c.data_operations_normalize_order.body(cx).await
-            }
-            Node::ListOperationsFirstOrder => {
-                c.list_operations_first_order.body(cx).await
-            }
-            Node::InvokeSubmitOrder => c.invoke_submit_order.body(cx).await,
-            Node::VariableAssignerCountOrder => {
-                c.variable_assigner_count_order.body(cx).await
-            }
-            Node::EmailConfirmation => c.email_confirmation.body(cx).await,
-            Node::MessageSubmitted => c.message_submitted.body(cx).await,
-            Node::MessageSubmitFailed => c.message_submit_failed.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::DataOperations => c.data_operations[i].body(cx).await,
+            Impl::ListOperations => c.list_operations[i].body(cx).await,
+            Impl::Invoke => c.invoke[i].body(cx).await,
+            Impl::VariableAssigner => c.variable_assigner[i].body(cx).await,
+            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::DataOperationsNormalizeOrder => {
-                c.data_operations_normalize_order.thoughts(cx)
-            }
-            Node::ListOperationsFirstOrder => c.list_operations_first_order.thoughts(cx),
-            Node::InvokeSubmitOrder => c.invoke_submit_order.thoughts(cx),
-            Node::VariableAssignerCountOrder => {
-                c.variable_assigner_count_order.thoughts(cx)
-            }
-            Node::EmailConfirmation => c.email_confirmation.thoughts(cx),
-            Node::MessageSubmitted => c.message_submitted.thoughts(cx),
-            Node::MessageSubmitFailed => c.message_submit_failed.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::DataOperations => c.data_operations[i].thoughts(cx),
+            Impl::ListOperations => c.list_operations[i].thoughts(cx),
+            Impl::Invoke => c.invoke[i].thoughts(cx),
+            Impl::VariableAssigner => c.variable_assigner[i].thoughts(cx),
+            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -945,76 +824,54 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::DataOperationsNormalizeOrder => {
-                c.data_operations_normalize_order.dependencies(cx)
-            }
-            Node::ListOperationsFirstOrder => {
-                c.list_operations_first_order.dependencies(cx)
-            }
-            Node::InvokeSubmitOrder => c.invoke_submit_order.dependencies(cx),
-            Node::VariableAssignerCountOrder => {
-                c.variable_assigner_count_order.dependencies(cx)
-            }
-            Node::EmailConfirmation => c.email_confirmation.dependencies(cx),
-            Node::MessageSubmitted => c.message_submitted.dependencies(cx),
-            Node::MessageSubmitFailed => c.message_submit_failed.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::DataOperations => c.data_operations[i].dependencies(cx),
+            Impl::ListOperations => c.list_operations[i].dependencies(cx),
+            Impl::Invoke => c.invoke[i].dependencies(cx),
+            Impl::VariableAssigner => c.variable_assigner[i].dependencies(cx),
+            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::DataOperationsNormalizeOrder => {
-                c.data_operations_normalize_order.get_input(cx)
-            }
-            Node::ListOperationsFirstOrder => c.list_operations_first_order.get_input(cx),
-            Node::InvokeSubmitOrder => c.invoke_submit_order.get_input(cx),
-            Node::VariableAssignerCountOrder => {
-                c.variable_assigner_count_order.get_input(cx)
-            }
-            Node::EmailConfirmation => c.email_confirmation.get_input(cx),
-            Node::MessageSubmitted => c.message_submitted.get_input(cx),
-            Node::MessageSubmitFailed => c.message_submit_failed.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::DataOperations => c.data_operations[i].get_input(cx),
+            Impl::ListOperations => c.list_operations[i].get_input(cx),
+            Impl::Invoke => c.invoke[i].get_input(cx),
+            Impl::VariableAssigner => c.variable_assigner[i].get_input(cx),
+            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::DataOperationsNormalizeOrder => {
-                c.data_operations_normalize_order.input_values(cx)
-            }
-            Node::ListOperationsFirstOrder => {
-                c.list_operations_first_order.input_values(cx)
-            }
-            Node::InvokeSubmitOrder => c.invoke_submit_order.input_values(cx),
-            Node::VariableAssignerCountOrder => {
-                c.variable_assigner_count_order.input_values(cx)
-            }
-            Node::EmailConfirmation => c.email_confirmation.input_values(cx),
-            Node::MessageSubmitted => c.message_submitted.input_values(cx),
-            Node::MessageSubmitFailed => c.message_submit_failed.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::DataOperations => c.data_operations[i].input_keys(cx),
+            Impl::ListOperations => c.list_operations[i].input_keys(cx),
+            Impl::Invoke => c.invoke[i].input_keys(cx),
+            Impl::VariableAssigner => c.variable_assigner[i].input_keys(cx),
+            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::DataOperationsNormalizeOrder => {
-                c.data_operations_normalize_order.item_ended(cx)
-            }
-            Node::ListOperationsFirstOrder => {
-                c.list_operations_first_order.item_ended(cx)
-            }
-            Node::InvokeSubmitOrder => c.invoke_submit_order.item_ended(cx),
-            Node::VariableAssignerCountOrder => {
-                c.variable_assigner_count_order.item_ended(cx)
-            }
-            Node::EmailConfirmation => c.email_confirmation.item_ended(cx),
-            Node::MessageSubmitted => c.message_submitted.item_ended(cx),
-            Node::MessageSubmitFailed => c.message_submit_failed.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::DataOperations => c.data_operations[i].item_ended(cx),
+            Impl::ListOperations => c.list_operations[i].item_ended(cx),
+            Impl::Invoke => c.invoke[i].item_ended(cx),
+            Impl::VariableAssigner => c.variable_assigner[i].item_ended(cx),
+            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

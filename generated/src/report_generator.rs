@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:3391d26e47b21dceb5a2bfb858a86f637ec03ccadb2fe9dd5a6be6cf09627931`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -206,217 +208,43 @@ pub mod outputs {
         attachment: Out::new(5, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "sales_sheet",
-                            obj([
-                                ("name", s("Sales workbook")),
-                                ("optional", b(true)),
-                                ("options", arr([])),
-                                ("type", s("file")),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("task")),
-                ("prologue", s("")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::ExcelProcessorReadSales => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("data", obj([("type", s("object")), ("value", obj([]))])),
-                        ("summary", obj([("type", s("string")), ("value", s(""))])),
-                        ("markdown", obj([("type", s("string")), ("value", s(""))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("input_files", arr([s("begin@sales_sheet")])),
-                ("operation", s("read")),
-                ("sheet_selection", s("all")),
-                ("merge_strategy", s("concat")),
-                ("join_on", s("")),
-                ("transform_instructions", s("")),
-                ("transform_data", s("")),
-                ("output_format", s("xlsx")),
-                ("output_filename", s("output")),
-            ])
-        }
-        Node::ExcelProcessorExportTable => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("data", obj([("type", s("object")), ("value", obj([]))])),
-                        ("summary", obj([("type", s("string")), ("value", s(""))])),
-                        ("markdown", obj([("type", s("string")), ("value", s(""))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("input_files", arr([])),
-                ("operation", s("output")),
-                ("sheet_selection", s("all")),
-                ("merge_strategy", s("concat")),
-                ("join_on", s("")),
-                ("transform_instructions", s("")),
-                ("transform_data", s("env.sales_rows")),
-                ("output_format", s("xlsx")),
-                ("output_filename", s("quarterly_sales")),
-            ])
-        }
-        Node::LlmWriteSummary => {
-            map([
-                ("message_history_window_size", i(12)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", i(1)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("llm_id", s("scripted-chat@Scripted")),
-                (
-                    "sys_prompt",
-                    s(
-                        "You are a financial analyst. Summarise the workbook in five sentences.\nWorkbook overview:\n{ExcelProcessor:ReadSales@summary}\n{ExcelProcessor:ReadSales@markdown}\nExport: {ExcelProcessor:ExportTable@summary}",
-                    ),
-                ),
-                (
-                    "prompts",
-                    arr([
-                        obj([
-                            ("role", s("user")),
-                            ("content", s("Write the quarterly summary.")),
-                        ]),
-                    ]),
-                ),
-                ("max_tokens", i(256)),
-                ("temperature", f(0.1)),
-                ("top_p", f(0.3)),
-                ("presence_penalty", f(0.4)),
-                ("frequency_penalty", f(0.7)),
-                ("output_structure", NULL),
-                ("cite", b(false)),
-                ("visual_files_var", s("")),
-                ("temperatureEnabled", b(false)),
-                ("topPEnabled", b(false)),
-                ("frequencyPenaltyEnabled", b(false)),
-                ("presencePenaltyEnabled", b(false)),
-                ("maxTokensEnabled", b(false)),
-            ])
-        }
-        Node::DocGeneratorSalesReport => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("doc_id", obj([("type", s("string"))])),
-                        ("filename", obj([("type", s("string"))])),
-                        ("mime_type", obj([("type", s("string"))])),
-                        ("size", obj([("type", s("number"))])),
-                        ("download", obj([("type", s("string"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", s("comment")),
-                ("exception_default_value", s("Report generation failed.")),
-                ("exception_goto", arr([])),
-                ("debug_inputs", obj([])),
-                ("output_format", s("markdown")),
-                (
-                    "content",
-                    s(
-                        "# Quarterly sales report\n\n{LLM:WriteSummary@content}\n\n## Data\n\n{ExcelProcessor:ExportTable@markdown}",
-                    ),
-                ),
-                ("filename", s("quarterly-report")),
-                ("header_text", s("Acme Corp")),
-                ("footer_text", s("Confidential")),
-                ("watermark_text", s("")),
-                ("add_page_numbers", b(true)),
-                ("add_timestamp", b(false)),
-                ("include_download_info_in_content", b(false)),
-                ("font_size", i(12)),
-            ])
-        }
-        Node::MessageDeliver => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([
-                        s(
-                            "{LLM:WriteSummary@content}\n\nDownload: {DocGenerator:SalesReport@download}\nSheet: {ExcelProcessor:ExportTable@summary}",
-                        ),
-                    ]),
-                ),
-                ("stream", b(true)),
-                ("output_format", s("markdown")),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Unsupported,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 6] = [
+    (Impl::Begin, 0),
+    (Impl::Unsupported, 0),
+    (Impl::Unsupported, 1),
+    (Impl::Unsupported, 2),
+    (Impl::Unsupported, 3),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `ExcelProcessor:ReadSales`, `ExcelProcessor:ExportTable`, `LLM:WriteSummary`, `DocGenerator:SalesReport`
+    pub unsupported: Vec<c::unsupported::Spec>,
+    /// `Message:Deliver`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            unsupported: Vec::from([
+                component_excel_processor_read_sales(),
+                component_excel_processor_export_table(),
+                component_llm_write_summary(),
+                component_doc_generator_sales_report(),
+            ]),
+            message: Vec::from([component_message_deliver()]),
         }
     }
 }
@@ -425,217 +253,403 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([
-                    Target::Node(Node::ExcelProcessorReadSales.id()),
-                    Target::Node(Node::ExcelProcessorExportTable.id()),
-                ]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "sales_sheet"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ExcelProcessor:ReadSales".to_string(),
-                display_name: "Read workbook".to_string(),
-                component_name: "ExcelProcessor".to_string(),
-                kind: Kind::ExcelProcessor,
-                downstream: Vec::from([Target::Node(Node::LlmWriteSummary.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ExcelProcessorReadSales),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "data",
-                        "summary",
-                        "markdown",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ExcelProcessor:ExportTable".to_string(),
-                display_name: "Export sheet".to_string(),
-                component_name: "ExcelProcessor".to_string(),
-                kind: Kind::ExcelProcessor,
-                downstream: Vec::from([Target::Node(Node::LlmWriteSummary.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ExcelProcessorExportTable),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "data",
-                        "summary",
-                        "markdown",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "LLM:WriteSummary".to_string(),
-                display_name: "Write summary".to_string(),
-                component_name: "LLM".to_string(),
-                kind: Kind::Llm,
-                downstream: Vec::from([
-                    Target::Node(Node::DocGeneratorSalesReport.id()),
-                ]),
-                upstream: Vec::from([
-                    "ExcelProcessor:ReadSales".to_string(),
-                    "ExcelProcessor:ExportTable".to_string(),
-                ]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::LlmWriteSummary),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "DocGenerator:SalesReport".to_string(),
-                display_name: "Sales report".to_string(),
-                component_name: "DocGenerator".to_string(),
-                kind: Kind::DocGenerator,
-                downstream: Vec::from([Target::Node(Node::MessageDeliver.id())]),
-                upstream: Vec::from(["LLM:WriteSummary".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: Some("comment".to_string()),
-                    goto: Vec::from([]),
-                    default_value: s("Report generation failed."),
-                },
-                params: params(Node::DocGeneratorSalesReport),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "doc_id",
-                        "filename",
-                        "mime_type",
-                        "size",
-                        "download",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Deliver".to_string(),
-                display_name: "Deliver report".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["DocGenerator:SalesReport".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageDeliver),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_excel_processor_read_sales(),
+            meta_excel_processor_export_table(),
+            meta_llm_write_summary(),
+            meta_doc_generator_sales_report(),
+            meta_message_deliver(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `ExcelProcessor:ReadSales`
-    pub excel_processor_read_sales: c::unsupported::Spec,
-    /// `ExcelProcessor:ExportTable`
-    pub excel_processor_export_table: c::unsupported::Spec,
-    /// `LLM:WriteSummary`
-    pub llm_write_summary: c::unsupported::Spec,
-    /// `DocGenerator:SalesReport`
-    pub doc_generator_sales_report: c::unsupported::Spec,
-    /// `Message:Deliver`
-    pub message_deliver: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            (
+                "inputs",
+                obj([
+                    (
+                        "sales_sheet",
+                        obj([
+                            ("name", s("Sales workbook")),
+                            ("optional", b(true)),
+                            ("options", arr([])),
+                            ("type", s("file")),
+                        ]),
+                    ),
+                ]),
+            ),
+            ("mode", s("task")),
+            ("outputs", obj([])),
+            ("prologue", s("")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            excel_processor_read_sales: c::unsupported::Spec(Kind::ExcelProcessor),
-            excel_processor_export_table: c::unsupported::Spec(Kind::ExcelProcessor),
-            llm_write_summary: c::unsupported::Spec(Kind::Llm),
-            doc_generator_sales_report: c::unsupported::Spec(Kind::DocGenerator),
-            message_deliver: c::message::Spec::from_params(&params(Node::MessageDeliver))
-                .bound(
-                    &[
-                        (
-                            "LLM:WriteSummary@content",
-                            outputs::LLM_WRITE_SUMMARY.content.bound(),
-                        ),
-                        (
-                            "DocGenerator:SalesReport@download",
-                            outputs::DOC_GENERATOR_SALES_REPORT.download.bound(),
-                        ),
-                        (
-                            "ExcelProcessor:ExportTable@summary",
-                            outputs::EXCEL_PROCESSOR_EXPORT_TABLE.summary.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([
+            Target::Node(Node::ExcelProcessorReadSales.id()),
+            Target::Node(Node::ExcelProcessorExportTable.id()),
+        ]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "sales_sheet"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `ExcelProcessor:ReadSales` “Read workbook” (ExcelProcessor)
+fn params_excel_processor_read_sales() -> Map<String, Json> {
+    merged_params(
+        Kind::ExcelProcessor,
+        &map([
+            ("input_files", arr([s("begin@sales_sheet")])),
+            ("operation", s("read")),
+            ("sheet_selection", s("all")),
+            ("merge_strategy", s("concat")),
+            ("join_on", s("")),
+            ("transform_data", s("")),
+            ("output_format", s("xlsx")),
+            ("output_filename", s("output")),
+            (
+                "outputs",
+                obj([
+                    ("data", obj([("type", s("object")), ("value", obj([]))])),
+                    ("summary", obj([("type", s("string")), ("value", s(""))])),
+                    ("markdown", obj([("type", s("string")), ("value", s(""))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ExcelProcessor:ReadSales` “Read workbook” (ExcelProcessor)
+fn meta_excel_processor_read_sales() -> NodeMeta {
+    NodeMeta {
+        id: "ExcelProcessor:ReadSales".to_string(),
+        display_name: "Read workbook".to_string(),
+        component_name: "ExcelProcessor".to_string(),
+        kind: Kind::ExcelProcessor,
+        downstream: Vec::from([Target::Node(Node::LlmWriteSummary.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_excel_processor_read_sales(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "data",
+                "summary",
+                "markdown",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `ExcelProcessor:ReadSales` “Read workbook” (ExcelProcessor)
+fn component_excel_processor_read_sales() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::ExcelProcessor)
+}
+/// `ExcelProcessor:ExportTable` “Export sheet” (ExcelProcessor)
+fn params_excel_processor_export_table() -> Map<String, Json> {
+    merged_params(
+        Kind::ExcelProcessor,
+        &map([
+            ("input_files", arr([])),
+            ("operation", s("output")),
+            ("sheet_selection", s("all")),
+            ("merge_strategy", s("concat")),
+            ("join_on", s("")),
+            ("transform_data", s("env.sales_rows")),
+            ("output_format", s("xlsx")),
+            ("output_filename", s("quarterly_sales")),
+            (
+                "outputs",
+                obj([
+                    ("data", obj([("type", s("object")), ("value", obj([]))])),
+                    ("summary", obj([("type", s("string")), ("value", s(""))])),
+                    ("markdown", obj([("type", s("string")), ("value", s(""))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ExcelProcessor:ExportTable` “Export sheet” (ExcelProcessor)
+fn meta_excel_processor_export_table() -> NodeMeta {
+    NodeMeta {
+        id: "ExcelProcessor:ExportTable".to_string(),
+        display_name: "Export sheet".to_string(),
+        component_name: "ExcelProcessor".to_string(),
+        kind: Kind::ExcelProcessor,
+        downstream: Vec::from([Target::Node(Node::LlmWriteSummary.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_excel_processor_export_table(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "data",
+                "summary",
+                "markdown",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `ExcelProcessor:ExportTable` “Export sheet” (ExcelProcessor)
+fn component_excel_processor_export_table() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::ExcelProcessor)
+}
+/// `LLM:WriteSummary` “Write summary” (LLM)
+fn params_llm_write_summary() -> Map<String, Json> {
+    merged_params(
+        Kind::Llm,
+        &map([
+            ("llm_id", s("scripted-chat@Scripted")),
+            ("temperature", f(0.1)),
+            ("temperatureEnabled", b(false)),
+            ("top_p", f(0.3)),
+            ("topPEnabled", b(false)),
+            ("frequency_penalty", f(0.7)),
+            ("frequencyPenaltyEnabled", b(false)),
+            ("presence_penalty", f(0.4)),
+            ("presencePenaltyEnabled", b(false)),
+            ("max_tokens", i(256)),
+            ("maxTokensEnabled", b(false)),
+            (
+                "sys_prompt",
+                s(
+                    "You are a financial analyst. Summarise the workbook in five sentences.\nWorkbook overview:\n{ExcelProcessor:ReadSales@summary}\n{ExcelProcessor:ReadSales@markdown}\nExport: {ExcelProcessor:ExportTable@summary}",
+                ),
+            ),
+            (
+                "prompts",
+                arr([
+                    obj([
+                        ("role", s("user")),
+                        ("content", s("Write the quarterly summary.")),
+                    ]),
+                ]),
+            ),
+            ("message_history_window_size", i(12)),
+            ("cite", b(false)),
+            ("max_retries", i(0)),
+            ("delay_after_error", i(1)),
+            ("visual_files_var", s("")),
+            (
+                "outputs",
+                obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+        ]),
+    )
+}
+/// `LLM:WriteSummary` “Write summary” (LLM)
+fn meta_llm_write_summary() -> NodeMeta {
+    NodeMeta {
+        id: "LLM:WriteSummary".to_string(),
+        display_name: "Write summary".to_string(),
+        component_name: "LLM".to_string(),
+        kind: Kind::Llm,
+        downstream: Vec::from([Target::Node(Node::DocGeneratorSalesReport.id())]),
+        upstream: Vec::from([
+            "ExcelProcessor:ReadSales".to_string(),
+            "ExcelProcessor:ExportTable".to_string(),
+        ]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_llm_write_summary(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
+                .map(String::from),
+        ),
+    }
+}
+/// `LLM:WriteSummary` “Write summary” (LLM)
+fn component_llm_write_summary() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Llm)
+}
+/// `DocGenerator:SalesReport` “Sales report” (DocGenerator)
+fn params_doc_generator_sales_report() -> Map<String, Json> {
+    merged_params(
+        Kind::DocGenerator,
+        &map([
+            ("output_format", s("markdown")),
+            ("filename", s("quarterly-report")),
+            (
+                "content",
+                s(
+                    "# Quarterly sales report\n\n{LLM:WriteSummary@content}\n\n## Data\n\n{ExcelProcessor:ExportTable@markdown}",
+                ),
+            ),
+            ("header_text", s("Acme Corp")),
+            ("footer_text", s("Confidential")),
+            ("watermark_text", s("")),
+            ("add_page_numbers", b(true)),
+            ("add_timestamp", b(false)),
+            ("include_download_info_in_content", b(false)),
+            ("font_size", i(12)),
+            ("exception_method", s("comment")),
+            ("exception_goto", arr([])),
+            ("exception_default_value", s("Report generation failed.")),
+            (
+                "outputs",
+                obj([
+                    ("doc_id", obj([("type", s("string"))])),
+                    ("filename", obj([("type", s("string"))])),
+                    ("mime_type", obj([("type", s("string"))])),
+                    ("size", obj([("type", s("number"))])),
+                    ("download", obj([("type", s("string"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `DocGenerator:SalesReport` “Sales report” (DocGenerator)
+fn meta_doc_generator_sales_report() -> NodeMeta {
+    NodeMeta {
+        id: "DocGenerator:SalesReport".to_string(),
+        display_name: "Sales report".to_string(),
+        component_name: "DocGenerator".to_string(),
+        kind: Kind::DocGenerator,
+        downstream: Vec::from([Target::Node(Node::MessageDeliver.id())]),
+        upstream: Vec::from(["LLM:WriteSummary".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: Some("comment".to_string()),
+            goto: Vec::from([]),
+            default_value: s("Report generation failed."),
+        },
+        params: params_doc_generator_sales_report(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "doc_id",
+                "filename",
+                "mime_type",
+                "size",
+                "download",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `DocGenerator:SalesReport` “Sales report” (DocGenerator)
+fn component_doc_generator_sales_report() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::DocGenerator)
+}
+/// `Message:Deliver` “Deliver report” (Message)
+fn params_message_deliver() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([
+                    s(
+                        "{LLM:WriteSummary@content}\n\nDownload: {DocGenerator:SalesReport@download}\nSheet: {ExcelProcessor:ExportTable@summary}",
+                    ),
+                ]),
+            ),
+            ("output_format", s("markdown")),
+            ("stream", b(true)),
+        ]),
+    )
+}
+/// `Message:Deliver` “Deliver report” (Message)
+fn meta_message_deliver() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Deliver".to_string(),
+        display_name: "Deliver report".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["DocGenerator:SalesReport".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_deliver(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Deliver` “Deliver report” (Message)
+fn component_message_deliver() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_deliver())
+        .bound(
+            &[
+                ("LLM:WriteSummary@content", outputs::LLM_WRITE_SUMMARY.content.bound()),
+                (
+                    "DocGenerator:SalesReport@download",
+                    outputs::DOC_GENERATOR_SALES_REPORT.download.bound(),
+                ),
+                (
+                    "ExcelProcessor:ExportTable@summary",
+                    outputs::EXCEL_PROCESSOR_EXPORT_TABLE.summary.bound(),
+                ),
+            ],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -665,28 +679,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::ExcelProcessorReadSales => c.excel_processor_read_sales.body(cx).await,
-            Node::ExcelProcessorExportTable => {
-                c.excel_processor_export_table.body(cx).await
-            }
-            Node::LlmWriteSummary => c.llm_write_summary.body(cx).await,
-            Node::DocGeneratorSalesReport => c.doc_generator_sales_report.body(cx).await,
-            Node::MessageDeliver => c.message_deliver.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::ExcelProcessorReadSales => c.excel_processor_read_sales.thoughts(cx),
-            Node::ExcelProcessorExportTable => {
-                c.excel_processor_export_table.thoughts(cx)
-            }
-            Node::LlmWriteSummary => c.llm_write_summary.thoughts(cx),
-            Node::DocGeneratorSalesReport => c.doc_generator_sales_report.thoughts(cx),
-            Node::MessageDeliver => c.message_deliver.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -694,62 +700,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::ExcelProcessorReadSales => {
-                c.excel_processor_read_sales.dependencies(cx)
-            }
-            Node::ExcelProcessorExportTable => {
-                c.excel_processor_export_table.dependencies(cx)
-            }
-            Node::LlmWriteSummary => c.llm_write_summary.dependencies(cx),
-            Node::DocGeneratorSalesReport => {
-                c.doc_generator_sales_report.dependencies(cx)
-            }
-            Node::MessageDeliver => c.message_deliver.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::ExcelProcessorReadSales => c.excel_processor_read_sales.get_input(cx),
-            Node::ExcelProcessorExportTable => {
-                c.excel_processor_export_table.get_input(cx)
-            }
-            Node::LlmWriteSummary => c.llm_write_summary.get_input(cx),
-            Node::DocGeneratorSalesReport => c.doc_generator_sales_report.get_input(cx),
-            Node::MessageDeliver => c.message_deliver.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::ExcelProcessorReadSales => {
-                c.excel_processor_read_sales.input_values(cx)
-            }
-            Node::ExcelProcessorExportTable => {
-                c.excel_processor_export_table.input_values(cx)
-            }
-            Node::LlmWriteSummary => c.llm_write_summary.input_values(cx),
-            Node::DocGeneratorSalesReport => {
-                c.doc_generator_sales_report.input_values(cx)
-            }
-            Node::MessageDeliver => c.message_deliver.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::ExcelProcessorReadSales => c.excel_processor_read_sales.item_ended(cx),
-            Node::ExcelProcessorExportTable => {
-                c.excel_processor_export_table.item_ended(cx)
-            }
-            Node::LlmWriteSummary => c.llm_write_summary.item_ended(cx),
-            Node::DocGeneratorSalesReport => c.doc_generator_sales_report.item_ended(cx),
-            Node::MessageDeliver => c.message_deliver.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

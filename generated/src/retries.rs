@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:9a5dba3d0782fb7b17a978b26fe92e20c7e356d2fcafc3ce66082abcfded0749`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -134,105 +136,39 @@ pub mod outputs {
         attachment: Out::new(3, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Ping the inventory service.")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::InvokeInventoryPing => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(2)),
-                ("delay_after_error", f(0.1)),
-                ("exception_method", s("goto")),
-                ("exception_default_value", s("")),
-                ("exception_goto", arr([s("Message:ServiceDown")])),
-                ("debug_inputs", obj([])),
-                ("proxy", s("")),
-                ("headers", s("")),
-                ("method", s("GET")),
-                ("variables", arr([obj([("key", s("q")), ("ref", s("sys.query"))])])),
-                ("url", s("http://127.0.0.1:9/inventory/health")),
-                ("timeout", i(2)),
-                ("clean_html", b(false)),
-                ("datatype", s("json")),
-            ])
-        }
-        Node::MessageServiceUp => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([s("Inventory service says: {Invoke:InventoryPing@result}")]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageServiceDown => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Inventory service is unreachable.")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Invoke,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 4] = [
+    (Impl::Begin, 0),
+    (Impl::Invoke, 0),
+    (Impl::Message, 0),
+    (Impl::Message, 1),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `Invoke:InventoryPing`
+    pub invoke: Vec<c::invoke::Spec>,
+    /// `Message:ServiceUp`, `Message:ServiceDown`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            invoke: Vec::from([component_invoke_inventory_ping()]),
+            message: Vec::from([
+                component_message_service_up(),
+                component_message_service_down(),
+            ]),
         }
     }
 }
@@ -241,141 +177,202 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([Target::Node(Node::InvokeInventoryPing.id())]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Invoke:InventoryPing".to_string(),
-                display_name: "Inventory ping".to_string(),
-                component_name: "Invoke".to_string(),
-                kind: Kind::Invoke,
-                downstream: Vec::from([Target::Node(Node::MessageServiceUp.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: Some("goto".to_string()),
-                    goto: Vec::from([Target::Node(Node::MessageServiceDown.id())]),
-                    default_value: s(""),
-                },
-                params: params(Node::InvokeInventoryPing),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:ServiceUp".to_string(),
-                display_name: "Service up".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Invoke:InventoryPing".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageServiceUp),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:ServiceDown".to_string(),
-                display_name: "Service down".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Invoke:InventoryPing".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageServiceDown),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_invoke_inventory_ping(),
+            meta_message_service_up(),
+            meta_message_service_down(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `Invoke:InventoryPing`
-    pub invoke_inventory_ping: c::invoke::Spec,
-    /// `Message:ServiceUp`
-    pub message_service_up: c::message::Spec,
-    /// `Message:ServiceDown`
-    pub message_service_down: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Ping the inventory service.")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            invoke_inventory_ping: c::invoke::Spec::from_params(
-                    &params(Node::InvokeInventoryPing),
-                )
-                .bound(&[("sys.query", Bound::global("sys.query"))]),
-            message_service_up: c::message::Spec::from_params(
-                    &params(Node::MessageServiceUp),
-                )
-                .bound(
-                    &[
-                        (
-                            "Invoke:InventoryPing@result",
-                            outputs::INVOKE_INVENTORY_PING.result.bound(),
-                        ),
-                    ],
-                ),
-            message_service_down: c::message::Spec::from_params(
-                &params(Node::MessageServiceDown),
-            ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::InvokeInventoryPing.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `Invoke:InventoryPing` “Inventory ping” (Invoke)
+fn params_invoke_inventory_ping() -> Map<String, Json> {
+    merged_params(
+        Kind::Invoke,
+        &map([
+            ("url", s("http://127.0.0.1:9/inventory/health")),
+            ("method", s("GET")),
+            ("timeout", i(2)),
+            ("headers", s("")),
+            ("proxy", s("")),
+            ("clean_html", b(false)),
+            ("datatype", s("json")),
+            ("variables", arr([obj([("key", s("q")), ("ref", s("sys.query"))])])),
+            ("max_retries", i(2)),
+            ("delay_after_error", f(0.1)),
+            ("exception_method", s("goto")),
+            ("exception_goto", arr([s("Message:ServiceDown")])),
+            ("exception_default_value", s("")),
+            (
+                "outputs",
+                obj([("result", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+        ]),
+    )
+}
+/// `Invoke:InventoryPing` “Inventory ping” (Invoke)
+fn meta_invoke_inventory_ping() -> NodeMeta {
+    NodeMeta {
+        id: "Invoke:InventoryPing".to_string(),
+        display_name: "Inventory ping".to_string(),
+        component_name: "Invoke".to_string(),
+        kind: Kind::Invoke,
+        downstream: Vec::from([Target::Node(Node::MessageServiceUp.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: Some("goto".to_string()),
+            goto: Vec::from([Target::Node(Node::MessageServiceDown.id())]),
+            default_value: s(""),
+        },
+        params: params_invoke_inventory_ping(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `Invoke:InventoryPing` “Inventory ping” (Invoke)
+fn component_invoke_inventory_ping() -> c::invoke::Spec {
+    c::invoke::Spec::from_params(&params_invoke_inventory_ping())
+        .bound(&[("sys.query", Bound::global("sys.query"))])
+}
+/// `Message:ServiceUp` “Service up” (Message)
+fn params_message_service_up() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([s("Inventory service says: {Invoke:InventoryPing@result}")]),
+            ),
+        ]),
+    )
+}
+/// `Message:ServiceUp` “Service up” (Message)
+fn meta_message_service_up() -> NodeMeta {
+    NodeMeta {
+        id: "Message:ServiceUp".to_string(),
+        display_name: "Service up".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Invoke:InventoryPing".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_service_up(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:ServiceUp` “Service up” (Message)
+fn component_message_service_up() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_service_up())
+        .bound(
+            &[
+                (
+                    "Invoke:InventoryPing@result",
+                    outputs::INVOKE_INVENTORY_PING.result.bound(),
+                ),
+            ],
+        )
+}
+/// `Message:ServiceDown` “Service down” (Message)
+fn params_message_service_down() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Inventory service is unreachable.")]))]),
+    )
+}
+/// `Message:ServiceDown` “Service down” (Message)
+fn meta_message_service_down() -> NodeMeta {
+    NodeMeta {
+        id: "Message:ServiceDown".to_string(),
+        display_name: "Service down".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Invoke:InventoryPing".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_service_down(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:ServiceDown` “Service down” (Message)
+fn component_message_service_down() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_service_down())
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -405,20 +402,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::InvokeInventoryPing => c.invoke_inventory_ping.body(cx).await,
-            Node::MessageServiceUp => c.message_service_up.body(cx).await,
-            Node::MessageServiceDown => c.message_service_down.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Invoke => c.invoke[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::InvokeInventoryPing => c.invoke_inventory_ping.thoughts(cx),
-            Node::MessageServiceUp => c.message_service_up.thoughts(cx),
-            Node::MessageServiceDown => c.message_service_down.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Invoke => c.invoke[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -426,38 +423,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::InvokeInventoryPing => c.invoke_inventory_ping.dependencies(cx),
-            Node::MessageServiceUp => c.message_service_up.dependencies(cx),
-            Node::MessageServiceDown => c.message_service_down.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Invoke => c.invoke[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::InvokeInventoryPing => c.invoke_inventory_ping.get_input(cx),
-            Node::MessageServiceUp => c.message_service_up.get_input(cx),
-            Node::MessageServiceDown => c.message_service_down.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Invoke => c.invoke[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::InvokeInventoryPing => c.invoke_inventory_ping.input_values(cx),
-            Node::MessageServiceUp => c.message_service_up.input_values(cx),
-            Node::MessageServiceDown => c.message_service_down.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Invoke => c.invoke[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::InvokeInventoryPing => c.invoke_inventory_ping.item_ended(cx),
-            Node::MessageServiceUp => c.message_service_up.item_ended(cx),
-            Node::MessageServiceDown => c.message_service_down.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Invoke => c.invoke[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:9ce170a96533e0c3b6b2161cfae13b1757d845569b1d14e5ece6574ec091f126`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -110,347 +112,35 @@ pub mod outputs {
         attachment: Out::new(2, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Which research topic should I survey?")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::AgentLiteratureSurvey => {
-            map([
-                (
-                    "meta",
-                    obj([
-                        ("name", s("agent")),
-                        ("description", s("This is an agent for a specific task.")),
-                        (
-                            "parameters",
-                            obj([
-                                (
-                                    "user_prompt",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s("This is the order you need to send to the agent."),
-                                        ),
-                                        ("default", s("")),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                                (
-                                    "reasoning",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s(
-                                                "Supervisor's reasoning for choosing the this agent. Explain why this agent is being invoked and what is expected of it.",
-                                            ),
-                                        ),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                                (
-                                    "context",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s(
-                                                "All relevant background information, prior facts, decisions, and state needed by the agent to solve the current query. Should be as detailed and self-contained as possible.",
-                                            ),
-                                        ),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("message_history_window_size", i(12)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "user_prompt",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s("This is the order you need to send to the agent."),
-                                ),
-                                ("default", s("")),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                        (
-                            "reasoning",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s(
-                                        "Supervisor's reasoning for choosing the this agent. Explain why this agent is being invoked and what is expected of it.",
-                                    ),
-                                ),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                        (
-                            "context",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s(
-                                        "All relevant background information, prior facts, decisions, and state needed by the agent to solve the current query. Should be as detailed and self-contained as possible.",
-                                    ),
-                                ),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(3)),
-                ("delay_after_error", i(1)),
-                ("exception_method", s("")),
-                ("exception_default_value", s("")),
-                ("exception_goto", arr([])),
-                ("debug_inputs", obj([])),
-                ("user_prompt", s("")),
-                ("reasoning", NULL),
-                ("context", NULL),
-                ("llm_id", s("scripted-chat@Scripted")),
-                (
-                    "sys_prompt",
-                    s(
-                        "You are a literature-survey assistant. Search preprints, PubMed and Google Scholar, find reference code on GitHub, read the most relevant pages, and produce an annotated bibliography of at most 8 entries.",
-                    ),
-                ),
-                (
-                    "prompts",
-                    arr([obj([("role", s("user")), ("content", s("{sys.query}"))])]),
-                ),
-                ("max_tokens", i(256)),
-                ("temperature", f(0.1)),
-                ("top_p", f(0.3)),
-                ("presence_penalty", f(0.4)),
-                ("frequency_penalty", f(0.7)),
-                ("output_structure", NULL),
-                ("cite", b(true)),
-                ("visual_files_var", s("")),
-                ("function_name", s("agent")),
-                (
-                    "tools",
-                    arr([
-                        obj([
-                            ("component_name", s("ArXiv")),
-                            ("name", s("ArXiv")),
-                            ("id", s("ArXiv:PreprintSearch")),
-                            (
-                                "params",
-                                obj([
-                                    ("top_n", i(8)),
-                                    ("sort_by", s("relevance")),
-                                    ("query", s("sys.query")),
-                                    (
-                                        "outputs",
-                                        obj([
-                                            (
-                                                "formalized_content",
-                                                obj([("type", s("string")), ("value", s(""))]),
-                                            ),
-                                        ]),
-                                    ),
-                                ]),
-                            ),
-                        ]),
-                        obj([
-                            ("component_name", s("PubMed")),
-                            ("name", s("PubMed")),
-                            ("id", s("PubMed:MedSearch")),
-                            (
-                                "params",
-                                obj([
-                                    ("top_n", i(8)),
-                                    ("email", s("")),
-                                    ("query", s("sys.query")),
-                                    (
-                                        "outputs",
-                                        obj([
-                                            (
-                                                "formalized_content",
-                                                obj([("type", s("string")), ("value", s(""))]),
-                                            ),
-                                        ]),
-                                    ),
-                                ]),
-                            ),
-                        ]),
-                        obj([
-                            ("component_name", s("GoogleScholar")),
-                            ("name", s("GoogleScholar")),
-                            ("id", s("GoogleScholar:CitationSearch")),
-                            (
-                                "params",
-                                obj([
-                                    ("top_n", i(8)),
-                                    ("sort_by", s("relevance")),
-                                    ("patents", b(false)),
-                                    ("year_low", i(2015)),
-                                    ("year_high", NULL),
-                                    ("query", s("sys.query")),
-                                    (
-                                        "outputs",
-                                        obj([
-                                            (
-                                                "formalized_content",
-                                                obj([("type", s("string")), ("value", s(""))]),
-                                            ),
-                                            (
-                                                "json",
-                                                obj([("type", s("Array<Object>")), ("value", arr([]))]),
-                                            ),
-                                        ]),
-                                    ),
-                                ]),
-                            ),
-                        ]),
-                        obj([
-                            ("component_name", s("GitHub")),
-                            ("name", s("GitHub")),
-                            ("id", s("GitHub:CodeSearch")),
-                            (
-                                "params",
-                                obj([
-                                    ("top_n", i(5)),
-                                    ("query", s("sys.query")),
-                                    (
-                                        "outputs",
-                                        obj([
-                                            (
-                                                "formalized_content",
-                                                obj([("type", s("string")), ("value", s(""))]),
-                                            ),
-                                            (
-                                                "json",
-                                                obj([("type", s("Array<Object>")), ("value", arr([]))]),
-                                            ),
-                                        ]),
-                                    ),
-                                ]),
-                            ),
-                        ]),
-                        obj([
-                            ("component_name", s("QueritSearch")),
-                            ("name", s("QueritSearch")),
-                            ("id", s("QueritSearch:WebSearch")),
-                            (
-                                "params",
-                                obj([
-                                    ("api_key", s("querit-demo-key")),
-                                    ("query", s("sys.query")),
-                                    ("count", i(5)),
-                                    ("chunks_per_doc", i(2)),
-                                    ("site_include", arr([])),
-                                    ("site_exclude", arr([])),
-                                    ("time_range", s("y2")),
-                                    ("country_include", arr([])),
-                                    ("language_include", arr([s("en")])),
-                                    (
-                                        "outputs",
-                                        obj([
-                                            (
-                                                "formalized_content",
-                                                obj([("type", s("string")), ("value", s(""))]),
-                                            ),
-                                            ("json", obj([("type", s("object")), ("value", obj([]))])),
-                                        ]),
-                                    ),
-                                ]),
-                            ),
-                        ]),
-                        obj([
-                            ("component_name", s("QueritContents")),
-                            ("name", s("QueritContents")),
-                            ("id", s("QueritContents:PageReader")),
-                            (
-                                "params",
-                                obj([
-                                    ("api_key", s("querit-demo-key")),
-                                    ("urls", s("")),
-                                    ("format", s("markdown")),
-                                    ("crawl_timeout", i(10)),
-                                    ("extras_meta", b(false)),
-                                    (
-                                        "outputs",
-                                        obj([
-                                            ("json", obj([("type", s("object")), ("value", obj([]))])),
-                                        ]),
-                                    ),
-                                ]),
-                            ),
-                        ]),
-                    ]),
-                ),
-                ("mcp", arr([])),
-                ("max_rounds", i(5)),
-                ("custom_header", obj([])),
-                ("temperatureEnabled", b(false)),
-                ("topPEnabled", b(false)),
-                ("frequencyPenaltyEnabled", b(false)),
-                ("presencePenaltyEnabled", b(false)),
-                ("maxTokensEnabled", b(false)),
-                ("showStructuredOutput", b(false)),
-            ])
-        }
-        Node::MessageBibliography => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("{Agent:LiteratureSurvey@content}")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Unsupported,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 3] = [
+    (Impl::Begin, 0),
+    (Impl::Unsupported, 0),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `Agent:LiteratureSurvey`
+    pub unsupported: Vec<c::unsupported::Spec>,
+    /// `Message:Bibliography`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            unsupported: Vec::from([component_agent_literature_survey()]),
+            message: Vec::from([component_message_bibliography()]),
         }
     }
 }
@@ -459,105 +149,328 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([Target::Node(Node::AgentLiteratureSurvey.id())]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Agent:LiteratureSurvey".to_string(),
-                display_name: "Literature survey".to_string(),
-                component_name: "Agent".to_string(),
-                kind: Kind::Agent,
-                downstream: Vec::from([Target::Node(Node::MessageBibliography.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: s(""),
-                },
-                params: params(Node::AgentLiteratureSurvey),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Bibliography".to_string(),
-                display_name: "Bibliography".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Agent:LiteratureSurvey".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageBibliography),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_agent_literature_survey(),
+            meta_message_bibliography(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `Agent:LiteratureSurvey`
-    pub agent_literature_survey: c::unsupported::Spec,
-    /// `Message:Bibliography`
-    pub message_bibliography: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Which research topic should I survey?")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            agent_literature_survey: c::unsupported::Spec(Kind::Agent),
-            message_bibliography: c::message::Spec::from_params(
-                    &params(Node::MessageBibliography),
-                )
-                .bound(
-                    &[
-                        (
-                            "Agent:LiteratureSurvey@content",
-                            outputs::AGENT_LITERATURE_SURVEY.content.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::AgentLiteratureSurvey.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `Agent:LiteratureSurvey` “Literature survey” (Agent)
+fn params_agent_literature_survey() -> Map<String, Json> {
+    merged_params(
+        Kind::Agent,
+        &map([
+            ("llm_id", s("scripted-chat@Scripted")),
+            ("temperature", f(0.1)),
+            ("temperatureEnabled", b(false)),
+            ("top_p", f(0.3)),
+            ("topPEnabled", b(false)),
+            ("frequency_penalty", f(0.7)),
+            ("frequencyPenaltyEnabled", b(false)),
+            ("presence_penalty", f(0.4)),
+            ("presencePenaltyEnabled", b(false)),
+            ("max_tokens", i(256)),
+            ("maxTokensEnabled", b(false)),
+            (
+                "sys_prompt",
+                s(
+                    "You are a literature-survey assistant. Search preprints, PubMed and Google Scholar, find reference code on GitHub, read the most relevant pages, and produce an annotated bibliography of at most 8 entries.",
+                ),
+            ),
+            (
+                "prompts",
+                arr([obj([("role", s("user")), ("content", s("{sys.query}"))])]),
+            ),
+            ("message_history_window_size", i(12)),
+            ("cite", b(true)),
+            ("max_retries", i(3)),
+            ("delay_after_error", i(1)),
+            ("visual_files_var", s("")),
+            (
+                "outputs",
+                obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+            ("description", s("")),
+            ("user_prompt", s("")),
+            ("max_rounds", i(5)),
+            ("exception_method", s("")),
+            ("exception_goto", arr([])),
+            ("exception_default_value", s("")),
+            (
+                "tools",
+                arr([
+                    obj([
+                        ("component_name", s("ArXiv")),
+                        ("name", s("ArXiv")),
+                        ("id", s("ArXiv:PreprintSearch")),
+                        (
+                            "params",
+                            obj([
+                                ("top_n", i(8)),
+                                ("sort_by", s("relevance")),
+                                ("query", s("sys.query")),
+                                (
+                                    "outputs",
+                                    obj([
+                                        (
+                                            "formalized_content",
+                                            obj([("type", s("string")), ("value", s(""))]),
+                                        ),
+                                    ]),
+                                ),
+                            ]),
+                        ),
+                    ]),
+                    obj([
+                        ("component_name", s("PubMed")),
+                        ("name", s("PubMed")),
+                        ("id", s("PubMed:MedSearch")),
+                        (
+                            "params",
+                            obj([
+                                ("top_n", i(8)),
+                                ("email", s("")),
+                                ("query", s("sys.query")),
+                                (
+                                    "outputs",
+                                    obj([
+                                        (
+                                            "formalized_content",
+                                            obj([("type", s("string")), ("value", s(""))]),
+                                        ),
+                                    ]),
+                                ),
+                            ]),
+                        ),
+                    ]),
+                    obj([
+                        ("component_name", s("GoogleScholar")),
+                        ("name", s("GoogleScholar")),
+                        ("id", s("GoogleScholar:CitationSearch")),
+                        (
+                            "params",
+                            obj([
+                                ("top_n", i(8)),
+                                ("sort_by", s("relevance")),
+                                ("patents", b(false)),
+                                ("year_low", i(2015)),
+                                ("year_high", NULL),
+                                ("query", s("sys.query")),
+                                (
+                                    "outputs",
+                                    obj([
+                                        (
+                                            "formalized_content",
+                                            obj([("type", s("string")), ("value", s(""))]),
+                                        ),
+                                        (
+                                            "json",
+                                            obj([("type", s("Array<Object>")), ("value", arr([]))]),
+                                        ),
+                                    ]),
+                                ),
+                            ]),
+                        ),
+                    ]),
+                    obj([
+                        ("component_name", s("GitHub")),
+                        ("name", s("GitHub")),
+                        ("id", s("GitHub:CodeSearch")),
+                        (
+                            "params",
+                            obj([
+                                ("top_n", i(5)),
+                                ("query", s("sys.query")),
+                                (
+                                    "outputs",
+                                    obj([
+                                        (
+                                            "formalized_content",
+                                            obj([("type", s("string")), ("value", s(""))]),
+                                        ),
+                                        (
+                                            "json",
+                                            obj([("type", s("Array<Object>")), ("value", arr([]))]),
+                                        ),
+                                    ]),
+                                ),
+                            ]),
+                        ),
+                    ]),
+                    obj([
+                        ("component_name", s("QueritSearch")),
+                        ("name", s("QueritSearch")),
+                        ("id", s("QueritSearch:WebSearch")),
+                        (
+                            "params",
+                            obj([
+                                ("api_key", s("querit-demo-key")),
+                                ("query", s("sys.query")),
+                                ("count", i(5)),
+                                ("chunks_per_doc", i(2)),
+                                ("site_include", arr([])),
+                                ("site_exclude", arr([])),
+                                ("time_range", s("y2")),
+                                ("country_include", arr([])),
+                                ("language_include", arr([s("en")])),
+                                (
+                                    "outputs",
+                                    obj([
+                                        (
+                                            "formalized_content",
+                                            obj([("type", s("string")), ("value", s(""))]),
+                                        ),
+                                        ("json", obj([("type", s("object")), ("value", obj([]))])),
+                                    ]),
+                                ),
+                            ]),
+                        ),
+                    ]),
+                    obj([
+                        ("component_name", s("QueritContents")),
+                        ("name", s("QueritContents")),
+                        ("id", s("QueritContents:PageReader")),
+                        (
+                            "params",
+                            obj([
+                                ("api_key", s("querit-demo-key")),
+                                ("urls", s("")),
+                                ("format", s("markdown")),
+                                ("crawl_timeout", i(10)),
+                                ("extras_meta", b(false)),
+                                (
+                                    "outputs",
+                                    obj([
+                                        ("json", obj([("type", s("object")), ("value", obj([]))])),
+                                    ]),
+                                ),
+                            ]),
+                        ),
+                    ]),
+                ]),
+            ),
+            ("mcp", arr([])),
+            ("showStructuredOutput", b(false)),
+        ]),
+    )
+}
+/// `Agent:LiteratureSurvey` “Literature survey” (Agent)
+fn meta_agent_literature_survey() -> NodeMeta {
+    NodeMeta {
+        id: "Agent:LiteratureSurvey".to_string(),
+        display_name: "Literature survey".to_string(),
+        component_name: "Agent".to_string(),
+        kind: Kind::Agent,
+        downstream: Vec::from([Target::Node(Node::MessageBibliography.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: s(""),
+        },
+        params: params_agent_literature_survey(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Agent:LiteratureSurvey` “Literature survey” (Agent)
+fn component_agent_literature_survey() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Agent)
+}
+/// `Message:Bibliography` “Bibliography” (Message)
+fn params_message_bibliography() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("{Agent:LiteratureSurvey@content}")]))]),
+    )
+}
+/// `Message:Bibliography` “Bibliography” (Message)
+fn meta_message_bibliography() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Bibliography".to_string(),
+        display_name: "Bibliography".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Agent:LiteratureSurvey".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_bibliography(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Bibliography` “Bibliography” (Message)
+fn component_message_bibliography() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_bibliography())
+        .bound(
+            &[
+                (
+                    "Agent:LiteratureSurvey@content",
+                    outputs::AGENT_LITERATURE_SURVEY.content.bound(),
+                ),
+            ],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -587,18 +500,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::AgentLiteratureSurvey => c.agent_literature_survey.body(cx).await,
-            Node::MessageBibliography => c.message_bibliography.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::AgentLiteratureSurvey => c.agent_literature_survey.thoughts(cx),
-            Node::MessageBibliography => c.message_bibliography.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -606,34 +521,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::AgentLiteratureSurvey => c.agent_literature_survey.dependencies(cx),
-            Node::MessageBibliography => c.message_bibliography.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::AgentLiteratureSurvey => c.agent_literature_survey.get_input(cx),
-            Node::MessageBibliography => c.message_bibliography.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::AgentLiteratureSurvey => c.agent_literature_survey.input_values(cx),
-            Node::MessageBibliography => c.message_bibliography.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::AgentLiteratureSurvey => c.agent_literature_survey.item_ended(cx),
-            Node::MessageBibliography => c.message_bibliography.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

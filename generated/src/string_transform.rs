@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:1a46d7e2096b941f7170203ccec91c3bcb2535b82cedf727c36307de2b9f751e`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -170,142 +172,43 @@ pub mod outputs {
         attachment: Out::new(5, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Send items separated by , ; or |")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::StringTransformSplitQuery => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("Array<string>"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("method", s("split")),
-                ("script", s("")),
-                ("split_ref", s("sys.query")),
-                ("delimiters", arr([s(","), s(";"), s(" | ")])),
-            ])
-        }
-        Node::StringTransformSplitNotes => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("Array<string>"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("method", s("split")),
-                ("script", s("")),
-                ("split_ref", s("env.notes")),
-                ("delimiters", arr([s("\n")])),
-            ])
-        }
-        Node::StringTransformJoinSlash => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("string"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("method", s("merge")),
-                (
-                    "script",
-                    s(
-                        "items=[{StringTransform:SplitQuery@result}]; notes=[{StringTransform:SplitNotes@result}]",
-                    ),
-                ),
-                ("split_ref", s("")),
-                ("delimiters", arr([s(" / "), s(",")])),
-            ])
-        }
-        Node::StringTransformJinjaMerge => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("string"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("method", s("merge")),
-                (
-                    "script",
-                    s(
-                        "{% if sys_query %}Got \"{sys.query}\"{% else %}Nothing{% endif %}; parts={StringTransform:SplitQuery@result}; braces={{sys.query}}",
-                    ),
-                ),
-                ("split_ref", s("")),
-                ("delimiters", arr([s(", ")])),
-            ])
-        }
-        Node::MessageStringReport => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([
-                        s(
-                            "split={StringTransform:SplitQuery@result}\nnotes={StringTransform:SplitNotes@result}\njoined={StringTransform:JoinSlash@result}\njinja={StringTransform:JinjaMerge@result}",
-                        ),
-                    ]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    StringTransform,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 6] = [
+    (Impl::Begin, 0),
+    (Impl::StringTransform, 0),
+    (Impl::StringTransform, 1),
+    (Impl::StringTransform, 2),
+    (Impl::StringTransform, 3),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `StringTransform:SplitQuery`, `StringTransform:SplitNotes`, `StringTransform:JoinSlash`, `StringTransform:JinjaMerge`
+    pub string_transform: Vec<c::string_transform::Spec>,
+    /// `Message:StringReport`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            string_transform: Vec::from([
+                component_string_transform_split_query(),
+                component_string_transform_split_notes(),
+                component_string_transform_join_slash(),
+                component_string_transform_jinja_merge(),
+            ]),
+            message: Vec::from([component_message_string_report()]),
         }
     }
 }
@@ -314,232 +217,324 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([
-                    Target::Node(Node::StringTransformSplitQuery.id()),
-                    Target::Node(Node::StringTransformSplitNotes.id()),
-                ]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "StringTransform:SplitQuery".to_string(),
-                display_name: "Split query".to_string(),
-                component_name: "StringTransform".to_string(),
-                kind: Kind::StringTransform,
-                downstream: Vec::from([
-                    Target::Node(Node::StringTransformJoinSlash.id()),
-                ]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::StringTransformSplitQuery),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "StringTransform:SplitNotes".to_string(),
-                display_name: "Split notes".to_string(),
-                component_name: "StringTransform".to_string(),
-                kind: Kind::StringTransform,
-                downstream: Vec::from([
-                    Target::Node(Node::StringTransformJoinSlash.id()),
-                ]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::StringTransformSplitNotes),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "StringTransform:JoinSlash".to_string(),
-                display_name: "Join with /".to_string(),
-                component_name: "StringTransform".to_string(),
-                kind: Kind::StringTransform,
-                downstream: Vec::from([
-                    Target::Node(Node::StringTransformJinjaMerge.id()),
-                ]),
-                upstream: Vec::from([
-                    "StringTransform:SplitQuery".to_string(),
-                    "StringTransform:SplitNotes".to_string(),
-                ]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::StringTransformJoinSlash),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "StringTransform:JinjaMerge".to_string(),
-                display_name: "Jinja merge".to_string(),
-                component_name: "StringTransform".to_string(),
-                kind: Kind::StringTransform,
-                downstream: Vec::from([Target::Node(Node::MessageStringReport.id())]),
-                upstream: Vec::from(["StringTransform:JoinSlash".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::StringTransformJinjaMerge),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:StringReport".to_string(),
-                display_name: "String report".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["StringTransform:JinjaMerge".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageStringReport),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_string_transform_split_query(),
+            meta_string_transform_split_notes(),
+            meta_string_transform_join_slash(),
+            meta_string_transform_jinja_merge(),
+            meta_message_string_report(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `StringTransform:SplitQuery`
-    pub string_transform_split_query: c::string_transform::Spec,
-    /// `StringTransform:SplitNotes`
-    pub string_transform_split_notes: c::string_transform::Spec,
-    /// `StringTransform:JoinSlash`
-    pub string_transform_join_slash: c::string_transform::Spec,
-    /// `StringTransform:JinjaMerge`
-    pub string_transform_jinja_merge: c::string_transform::Spec,
-    /// `Message:StringReport`
-    pub message_string_report: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Send items separated by , ; or |")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            string_transform_split_query: c::string_transform::Spec::from_params(
-                    &params(Node::StringTransformSplitQuery),
-                )
-                .bound(&[("sys.query", Bound::global("sys.query"))]),
-            string_transform_split_notes: c::string_transform::Spec::from_params(
-                    &params(Node::StringTransformSplitNotes),
-                )
-                .bound(&[("env.notes", Bound::global("env.notes"))]),
-            string_transform_join_slash: c::string_transform::Spec::from_params(
-                    &params(Node::StringTransformJoinSlash),
-                )
-                .bound(
-                    &[
-                        (
-                            "StringTransform:SplitQuery@result",
-                            outputs::STRING_TRANSFORM_SPLIT_QUERY.result.bound(),
-                        ),
-                        (
-                            "StringTransform:SplitNotes@result",
-                            outputs::STRING_TRANSFORM_SPLIT_NOTES.result.bound(),
-                        ),
-                    ],
-                ),
-            string_transform_jinja_merge: c::string_transform::Spec::from_params(
-                    &params(Node::StringTransformJinjaMerge),
-                )
-                .bound(
-                    &[
-                        ("sys.query", Bound::global("sys.query")),
-                        (
-                            "StringTransform:SplitQuery@result",
-                            outputs::STRING_TRANSFORM_SPLIT_QUERY.result.bound(),
-                        ),
-                    ],
-                ),
-            message_string_report: c::message::Spec::from_params(
-                    &params(Node::MessageStringReport),
-                )
-                .bound(
-                    &[
-                        (
-                            "StringTransform:SplitQuery@result",
-                            outputs::STRING_TRANSFORM_SPLIT_QUERY.result.bound(),
-                        ),
-                        (
-                            "StringTransform:SplitNotes@result",
-                            outputs::STRING_TRANSFORM_SPLIT_NOTES.result.bound(),
-                        ),
-                        (
-                            "StringTransform:JoinSlash@result",
-                            outputs::STRING_TRANSFORM_JOIN_SLASH.result.bound(),
-                        ),
-                        (
-                            "StringTransform:JinjaMerge@result",
-                            outputs::STRING_TRANSFORM_JINJA_MERGE.result.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([
+            Target::Node(Node::StringTransformSplitQuery.id()),
+            Target::Node(Node::StringTransformSplitNotes.id()),
+        ]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `StringTransform:SplitQuery` “Split query” (StringTransform)
+fn params_string_transform_split_query() -> Map<String, Json> {
+    merged_params(
+        Kind::StringTransform,
+        &map([
+            ("method", s("split")),
+            ("split_ref", s("sys.query")),
+            ("script", s("")),
+            ("delimiters", arr([s(","), s(";"), s(" | ")])),
+            ("outputs", obj([("result", obj([("type", s("Array<string>"))]))])),
+        ]),
+    )
+}
+/// `StringTransform:SplitQuery` “Split query” (StringTransform)
+fn meta_string_transform_split_query() -> NodeMeta {
+    NodeMeta {
+        id: "StringTransform:SplitQuery".to_string(),
+        display_name: "Split query".to_string(),
+        component_name: "StringTransform".to_string(),
+        kind: Kind::StringTransform,
+        downstream: Vec::from([Target::Node(Node::StringTransformJoinSlash.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_string_transform_split_query(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `StringTransform:SplitQuery` “Split query” (StringTransform)
+fn component_string_transform_split_query() -> c::string_transform::Spec {
+    c::string_transform::Spec::from_params(&params_string_transform_split_query())
+        .bound(&[("sys.query", Bound::global("sys.query"))])
+}
+/// `StringTransform:SplitNotes` “Split notes” (StringTransform)
+fn params_string_transform_split_notes() -> Map<String, Json> {
+    merged_params(
+        Kind::StringTransform,
+        &map([
+            ("method", s("split")),
+            ("split_ref", s("env.notes")),
+            ("script", s("")),
+            ("delimiters", arr([s("\n")])),
+            ("outputs", obj([("result", obj([("type", s("Array<string>"))]))])),
+        ]),
+    )
+}
+/// `StringTransform:SplitNotes` “Split notes” (StringTransform)
+fn meta_string_transform_split_notes() -> NodeMeta {
+    NodeMeta {
+        id: "StringTransform:SplitNotes".to_string(),
+        display_name: "Split notes".to_string(),
+        component_name: "StringTransform".to_string(),
+        kind: Kind::StringTransform,
+        downstream: Vec::from([Target::Node(Node::StringTransformJoinSlash.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_string_transform_split_notes(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `StringTransform:SplitNotes` “Split notes” (StringTransform)
+fn component_string_transform_split_notes() -> c::string_transform::Spec {
+    c::string_transform::Spec::from_params(&params_string_transform_split_notes())
+        .bound(&[("env.notes", Bound::global("env.notes"))])
+}
+/// `StringTransform:JoinSlash` “Join with /” (StringTransform)
+fn params_string_transform_join_slash() -> Map<String, Json> {
+    merged_params(
+        Kind::StringTransform,
+        &map([
+            ("method", s("merge")),
+            ("split_ref", s("")),
+            ("delimiters", arr([s(" / "), s(",")])),
+            (
+                "script",
+                s(
+                    "items=[{StringTransform:SplitQuery@result}]; notes=[{StringTransform:SplitNotes@result}]",
+                ),
+            ),
+            ("outputs", obj([("result", obj([("type", s("string"))]))])),
+        ]),
+    )
+}
+/// `StringTransform:JoinSlash` “Join with /” (StringTransform)
+fn meta_string_transform_join_slash() -> NodeMeta {
+    NodeMeta {
+        id: "StringTransform:JoinSlash".to_string(),
+        display_name: "Join with /".to_string(),
+        component_name: "StringTransform".to_string(),
+        kind: Kind::StringTransform,
+        downstream: Vec::from([Target::Node(Node::StringTransformJinjaMerge.id())]),
+        upstream: Vec::from([
+            "StringTransform:SplitQuery".to_string(),
+            "StringTransform:SplitNotes".to_string(),
+        ]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_string_transform_join_slash(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `StringTransform:JoinSlash` “Join with /” (StringTransform)
+fn component_string_transform_join_slash() -> c::string_transform::Spec {
+    c::string_transform::Spec::from_params(&params_string_transform_join_slash())
+        .bound(
+            &[
+                (
+                    "StringTransform:SplitQuery@result",
+                    outputs::STRING_TRANSFORM_SPLIT_QUERY.result.bound(),
+                ),
+                (
+                    "StringTransform:SplitNotes@result",
+                    outputs::STRING_TRANSFORM_SPLIT_NOTES.result.bound(),
+                ),
+            ],
+        )
+}
+/// `StringTransform:JinjaMerge` “Jinja merge” (StringTransform)
+fn params_string_transform_jinja_merge() -> Map<String, Json> {
+    merged_params(
+        Kind::StringTransform,
+        &map([
+            ("method", s("merge")),
+            ("split_ref", s("")),
+            ("delimiters", arr([s(", ")])),
+            (
+                "script",
+                s(
+                    "{% if sys_query %}Got \"{sys.query}\"{% else %}Nothing{% endif %}; parts={StringTransform:SplitQuery@result}; braces={{sys.query}}",
+                ),
+            ),
+            ("outputs", obj([("result", obj([("type", s("string"))]))])),
+        ]),
+    )
+}
+/// `StringTransform:JinjaMerge` “Jinja merge” (StringTransform)
+fn meta_string_transform_jinja_merge() -> NodeMeta {
+    NodeMeta {
+        id: "StringTransform:JinjaMerge".to_string(),
+        display_name: "Jinja merge".to_string(),
+        component_name: "StringTransform".to_string(),
+        kind: Kind::StringTransform,
+        downstream: Vec::from([Target::Node(Node::MessageStringReport.id())]),
+        upstream: Vec::from(["StringTransform:JoinSlash".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_string_transform_jinja_merge(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `StringTransform:JinjaMerge` “Jinja merge” (StringTransform)
+fn component_string_transform_jinja_merge() -> c::string_transform::Spec {
+    c::string_transform::Spec::from_params(&params_string_transform_jinja_merge())
+        .bound(
+            &[
+                ("sys.query", Bound::global("sys.query")),
+                (
+                    "StringTransform:SplitQuery@result",
+                    outputs::STRING_TRANSFORM_SPLIT_QUERY.result.bound(),
+                ),
+            ],
+        )
+}
+/// `Message:StringReport` “String report” (Message)
+fn params_message_string_report() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([
+                    s(
+                        "split={StringTransform:SplitQuery@result}\nnotes={StringTransform:SplitNotes@result}\njoined={StringTransform:JoinSlash@result}\njinja={StringTransform:JinjaMerge@result}",
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Message:StringReport` “String report” (Message)
+fn meta_message_string_report() -> NodeMeta {
+    NodeMeta {
+        id: "Message:StringReport".to_string(),
+        display_name: "String report".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["StringTransform:JinjaMerge".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_string_report(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:StringReport` “String report” (Message)
+fn component_message_string_report() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_string_report())
+        .bound(
+            &[
+                (
+                    "StringTransform:SplitQuery@result",
+                    outputs::STRING_TRANSFORM_SPLIT_QUERY.result.bound(),
+                ),
+                (
+                    "StringTransform:SplitNotes@result",
+                    outputs::STRING_TRANSFORM_SPLIT_NOTES.result.bound(),
+                ),
+                (
+                    "StringTransform:JoinSlash@result",
+                    outputs::STRING_TRANSFORM_JOIN_SLASH.result.bound(),
+                ),
+                (
+                    "StringTransform:JinjaMerge@result",
+                    outputs::STRING_TRANSFORM_JINJA_MERGE.result.bound(),
+                ),
+            ],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -569,38 +564,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::StringTransformSplitQuery => {
-                c.string_transform_split_query.body(cx).await
-            }
-            Node::StringTransformSplitNotes => {
-                c.string_transform_split_notes.body(cx).await
-            }
-            Node::StringTransformJoinSlash => {
-                c.string_transform_join_slash.body(cx).await
-            }
-            Node::StringTransformJinjaMerge => {
-                c.string_transform_jinja_merge.body(cx).await
-            }
-            Node::MessageStringReport => c.message_string_report.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::StringTransform => c.string_transform[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::StringTransformSplitQuery => {
-                c.string_transform_split_query.thoughts(cx)
-            }
-            Node::StringTransformSplitNotes => {
-                c.string_transform_split_notes.thoughts(cx)
-            }
-            Node::StringTransformJoinSlash => c.string_transform_join_slash.thoughts(cx),
-            Node::StringTransformJinjaMerge => {
-                c.string_transform_jinja_merge.thoughts(cx)
-            }
-            Node::MessageStringReport => c.message_string_report.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::StringTransform => c.string_transform[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -608,76 +585,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::StringTransformSplitQuery => {
-                c.string_transform_split_query.dependencies(cx)
-            }
-            Node::StringTransformSplitNotes => {
-                c.string_transform_split_notes.dependencies(cx)
-            }
-            Node::StringTransformJoinSlash => {
-                c.string_transform_join_slash.dependencies(cx)
-            }
-            Node::StringTransformJinjaMerge => {
-                c.string_transform_jinja_merge.dependencies(cx)
-            }
-            Node::MessageStringReport => c.message_string_report.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::StringTransform => c.string_transform[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::StringTransformSplitQuery => {
-                c.string_transform_split_query.get_input(cx)
-            }
-            Node::StringTransformSplitNotes => {
-                c.string_transform_split_notes.get_input(cx)
-            }
-            Node::StringTransformJoinSlash => c.string_transform_join_slash.get_input(cx),
-            Node::StringTransformJinjaMerge => {
-                c.string_transform_jinja_merge.get_input(cx)
-            }
-            Node::MessageStringReport => c.message_string_report.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::StringTransform => c.string_transform[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::StringTransformSplitQuery => {
-                c.string_transform_split_query.input_values(cx)
-            }
-            Node::StringTransformSplitNotes => {
-                c.string_transform_split_notes.input_values(cx)
-            }
-            Node::StringTransformJoinSlash => {
-                c.string_transform_join_slash.input_values(cx)
-            }
-            Node::StringTransformJinjaMerge => {
-                c.string_transform_jinja_merge.input_values(cx)
-            }
-            Node::MessageStringReport => c.message_string_report.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::StringTransform => c.string_transform[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::StringTransformSplitQuery => {
-                c.string_transform_split_query.item_ended(cx)
-            }
-            Node::StringTransformSplitNotes => {
-                c.string_transform_split_notes.item_ended(cx)
-            }
-            Node::StringTransformJoinSlash => {
-                c.string_transform_join_slash.item_ended(cx)
-            }
-            Node::StringTransformJinjaMerge => {
-                c.string_transform_jinja_merge.item_ended(cx)
-            }
-            Node::MessageStringReport => c.message_string_report.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::StringTransform => c.string_transform[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

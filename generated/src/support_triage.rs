@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:1833ec5ba6df9192bcd86bc1956bba1bc0e4e211af7e74465228cc90543edc84`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -257,659 +259,51 @@ pub mod outputs {
         attachment: Out::new(8, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Hi! I'm the Acme support assistant. How can I help?")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::CategorizeTriageIntent => {
-            map([
-                ("message_history_window_size", i(1)),
-                ("inputs", obj([])),
-                ("outputs", obj([("category_name", obj([("type", s("string"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("llm_id", s("scripted-chat@Scripted")),
-                (
-                    "sys_prompt",
-                    s(
-                        "\nYou are an advanced classification system that categorizes user questions into specific types. Analyze the input question and classify it into ONE of the following categories:\n\n\nHere's description of each category:\n - \n\n---- Instructions ----\n - Consider both explicit mentions and implied context\n - Prioritize the most specific applicable category\n - Return only the category name without explanations\n - Use \"Other\" only when no other category fits\n\n ",
-                    ),
-                ),
-                (
-                    "prompts",
-                    arr([obj([("role", s("user")), ("content", s("{sys.query}"))])]),
-                ),
-                ("max_tokens", i(256)),
-                ("temperature", f(0.1)),
-                ("top_p", f(0.3)),
-                ("presence_penalty", f(0.4)),
-                ("frequency_penalty", f(0.7)),
-                ("output_structure", NULL),
-                ("cite", b(true)),
-                ("visual_files_var", NULL),
-                (
-                    "category_description",
-                    obj([
-                        (
-                            "product_question",
-                            obj([
-                                (
-                                    "description",
-                                    s(
-                                        "Questions about how a product works, its features, setup or usage.",
-                                    ),
-                                ),
-                                (
-                                    "examples",
-                                    arr([
-                                        s("How do I reset my router?"),
-                                        s("Does the X200 support 5 GHz?"),
-                                    ]),
-                                ),
-                                ("to", arr([s("Retrieval:HelpCenter")])),
-                            ]),
-                        ),
-                        (
-                            "complaint",
-                            obj([
-                                (
-                                    "description",
-                                    s(
-                                        "The customer is unhappy, reports a defect or asks for compensation.",
-                                    ),
-                                ),
-                                (
-                                    "examples",
-                                    arr([
-                                        s("My order arrived broken!"),
-                                        s("This is the third time the app crashed."),
-                                    ]),
-                                ),
-                                ("to", arr([s("Agent:ComplaintDesk")])),
-                            ]),
-                        ),
-                        (
-                            "chitchat",
-                            obj([
-                                (
-                                    "description",
-                                    s("Greetings and small talk unrelated to products."),
-                                ),
-                                ("examples", arr([s("hello"), s("how are you?")])),
-                                ("to", arr([s("Message:SmallTalk")])),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("query", s("sys.query")),
-                ("temperatureEnabled", b(false)),
-                ("topPEnabled", b(false)),
-                ("frequencyPenaltyEnabled", b(false)),
-                ("presencePenaltyEnabled", b(false)),
-                ("maxTokensEnabled", b(false)),
-                ("parameter", s("Precise")),
-            ])
-        }
-        Node::RetrievalHelpCenter => {
-            map([
-                (
-                    "meta",
-                    obj([
-                        ("name", s("search_my_dateset")),
-                        (
-                            "description",
-                            s(
-                                "This tool can be utilized for relevant content searching in the datasets.",
-                            ),
-                        ),
-                        (
-                            "parameters",
-                            obj([
-                                (
-                                    "query",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s(
-                                                "The keywords to search the dataset. The keywords should be the most important words/terms(includes synonyms) from the original request.",
-                                            ),
-                                        ),
-                                        ("default", s("")),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "query",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s(
-                                        "The keywords to search the dataset. The keywords should be the most important words/terms(includes synonyms) from the original request.",
-                                    ),
-                                ),
-                                ("default", s("")),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([
-                        (
-                            "formalized_content",
-                            obj([("type", s("string")), ("value", s(""))]),
-                        ),
-                        ("json", obj([("type", s("Array<Object>")), ("value", arr([]))])),
-                    ]),
-                ),
-                (
-                    "description",
-                    s(
-                        "This tool can be utilized for relevant content searching in the datasets.",
-                    ),
-                ),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("{sys.query}")),
-                ("function_name", s("search_my_dateset")),
-                ("similarity_threshold", f(0.2)),
-                ("keywords_similarity_weight", f(0.7)),
-                ("top_n", i(8)),
-                ("top_k", i(1024)),
-                ("dataset_ids", arr([])),
-                ("kb_ids", arr([s("kb-helpcenter-0001")])),
-                ("memory_ids", arr([])),
-                ("kb_vars", arr([])),
-                ("rerank_id", s("")),
-                ("empty_response", s("")),
-                ("use_kg", b(false)),
-                ("cross_languages", arr([])),
-                ("toc_enhance", b(false)),
-                ("meta_data_filter", obj([])),
-                ("retrieval_from", s("dataset")),
-            ])
-        }
-        Node::LlmDocAnswer => {
-            map([
-                ("message_history_window_size", i(12)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", i(1)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("llm_id", s("scripted-chat@Scripted")),
-                (
-                    "sys_prompt",
-                    s(
-                        "You are Acme's support engineer. Answer only from the help-center excerpts below.\n<knowledge>\n{Retrieval:HelpCenter@formalized_content}\n</knowledge>",
-                    ),
-                ),
-                (
-                    "prompts",
-                    arr([
-                        obj([
-                            ("role", s("user")),
-                            ("content", s("Customer question: {sys.query}")),
-                        ]),
-                    ]),
-                ),
-                ("max_tokens", i(256)),
-                ("temperature", f(0.1)),
-                ("top_p", f(0.3)),
-                ("presence_penalty", f(0.4)),
-                ("frequency_penalty", f(0.7)),
-                ("output_structure", NULL),
-                ("cite", b(true)),
-                ("visual_files_var", s("")),
-                ("temperatureEnabled", b(false)),
-                ("topPEnabled", b(false)),
-                ("frequencyPenaltyEnabled", b(false)),
-                ("presencePenaltyEnabled", b(false)),
-                ("maxTokensEnabled", b(false)),
-            ])
-        }
-        Node::MessageDocReply => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("{LLM:DocAnswer@content}")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::AgentComplaintDesk => {
-            map([
-                (
-                    "meta",
-                    obj([
-                        ("name", s("agent")),
-                        ("description", s("This is an agent for a specific task.")),
-                        (
-                            "parameters",
-                            obj([
-                                (
-                                    "user_prompt",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s("This is the order you need to send to the agent."),
-                                        ),
-                                        ("default", s("")),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                                (
-                                    "reasoning",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s(
-                                                "Supervisor's reasoning for choosing the this agent. Explain why this agent is being invoked and what is expected of it.",
-                                            ),
-                                        ),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                                (
-                                    "context",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s(
-                                                "All relevant background information, prior facts, decisions, and state needed by the agent to solve the current query. Should be as detailed and self-contained as possible.",
-                                            ),
-                                        ),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("message_history_window_size", i(12)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "user_prompt",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s("This is the order you need to send to the agent."),
-                                ),
-                                ("default", s("")),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                        (
-                            "reasoning",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s(
-                                        "Supervisor's reasoning for choosing the this agent. Explain why this agent is being invoked and what is expected of it.",
-                                    ),
-                                ),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                        (
-                            "context",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s(
-                                        "All relevant background information, prior facts, decisions, and state needed by the agent to solve the current query. Should be as detailed and self-contained as possible.",
-                                    ),
-                                ),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(3)),
-                ("delay_after_error", i(1)),
-                ("exception_method", s("")),
-                ("exception_default_value", s("")),
-                ("exception_goto", arr([])),
-                ("debug_inputs", obj([])),
-                ("user_prompt", s("")),
-                ("reasoning", NULL),
-                ("context", NULL),
-                ("llm_id", s("scripted-chat@Scripted")),
-                (
-                    "sys_prompt",
-                    s(
-                        "You handle complaints for Acme. Apologise, look up the relevant refund or warranty policy and summarise the issue and the next step in two sentences.",
-                    ),
-                ),
-                (
-                    "prompts",
-                    arr([obj([("role", s("user")), ("content", s("{sys.query}"))])]),
-                ),
-                ("max_tokens", i(256)),
-                ("temperature", f(0.1)),
-                ("top_p", f(0.3)),
-                ("presence_penalty", f(0.4)),
-                ("frequency_penalty", f(0.7)),
-                ("output_structure", NULL),
-                ("cite", b(true)),
-                ("visual_files_var", s("")),
-                ("function_name", s("agent")),
-                (
-                    "tools",
-                    arr([
-                        obj([
-                            ("component_name", s("Retrieval")),
-                            ("name", s("Retrieval")),
-                            ("id", s("Retrieval:PolicyLookup")),
-                            (
-                                "params",
-                                obj([
-                                    ("kb_ids", arr([s("kb-policies-0002")])),
-                                    ("top_n", i(8)),
-                                    ("top_k", i(1024)),
-                                    ("rerank_id", s("")),
-                                    ("empty_response", s("")),
-                                    ("similarity_threshold", f(0.2)),
-                                    ("keywords_similarity_weight", f(0.7)),
-                                    ("cross_languages", arr([])),
-                                    ("retrieval_from", s("dataset")),
-                                    ("use_kg", b(false)),
-                                    ("toc_enhance", b(false)),
-                                    ("meta_data_filter", obj([])),
-                                    (
-                                        "outputs",
-                                        obj([
-                                            (
-                                                "formalized_content",
-                                                obj([("type", s("string")), ("value", s(""))]),
-                                            ),
-                                            (
-                                                "json",
-                                                obj([("type", s("Array<Object>")), ("value", arr([]))]),
-                                            ),
-                                        ]),
-                                    ),
-                                    (
-                                        "description",
-                                        s("Search Acme's refund and warranty policies."),
-                                    ),
-                                ]),
-                            ),
-                        ]),
-                    ]),
-                ),
-                ("mcp", arr([])),
-                ("max_rounds", i(3)),
-                ("custom_header", obj([])),
-                ("temperatureEnabled", b(false)),
-                ("topPEnabled", b(false)),
-                ("frequencyPenaltyEnabled", b(false)),
-                ("presencePenaltyEnabled", b(false)),
-                ("maxTokensEnabled", b(false)),
-                ("showStructuredOutput", b(false)),
-            ])
-        }
-        Node::EmailNotifyQuality => {
-            map([
-                (
-                    "meta",
-                    obj([
-                        ("name", s("email")),
-                        (
-                            "description",
-                            s(
-                                "The email is a method of electronic communication for sending and receiving information through the Internet. This tool helps users to send emails to one person or to multiple recipients with support for CC, BCC, file attachments, and markdown-to-HTML conversion.",
-                            ),
-                        ),
-                        (
-                            "parameters",
-                            obj([
-                                (
-                                    "to_email",
-                                    obj([
-                                        ("type", s("string")),
-                                        ("description", s("The target email address.")),
-                                        ("default", s("{sys.query}")),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                                (
-                                    "cc_email",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s(
-                                                "The other email addresses needs to be send to. Comma splited.",
-                                            ),
-                                        ),
-                                        ("default", s("")),
-                                        ("required", b(false)),
-                                    ]),
-                                ),
-                                (
-                                    "content",
-                                    obj([
-                                        ("type", s("string")),
-                                        ("description", s("The content of the email.")),
-                                        ("default", s("")),
-                                        ("required", b(false)),
-                                    ]),
-                                ),
-                                (
-                                    "subject",
-                                    obj([
-                                        ("type", s("string")),
-                                        ("description", s("The subject/title of the email.")),
-                                        ("default", s("")),
-                                        ("required", b(false)),
-                                    ]),
-                                ),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "to_email",
-                            obj([
-                                ("type", s("string")),
-                                ("description", s("The target email address.")),
-                                ("default", s("{sys.query}")),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                        (
-                            "cc_email",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s(
-                                        "The other email addresses needs to be send to. Comma splited.",
-                                    ),
-                                ),
-                                ("default", s("")),
-                                ("required", b(false)),
-                            ]),
-                        ),
-                        (
-                            "content",
-                            obj([
-                                ("type", s("string")),
-                                ("description", s("The content of the email.")),
-                                ("default", s("")),
-                                ("required", b(false)),
-                            ]),
-                        ),
-                        (
-                            "subject",
-                            obj([
-                                ("type", s("string")),
-                                ("description", s("The subject/title of the email.")),
-                                ("default", s("")),
-                                ("required", b(false)),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([("success", obj([("type", s("boolean")), ("value", b(true))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", s("comment")),
-                (
-                    "exception_default_value",
-                    s("(The quality team could not be notified by email.)"),
-                ),
-                ("exception_goto", arr([])),
-                ("debug_inputs", obj([])),
-                ("to_email", s("quality@acme.example")),
-                ("cc_email", s("")),
-                ("content", s("{Agent:ComplaintDesk@content}")),
-                ("subject", s("Complaint: {sys.query}")),
-                ("smtp_server", s("smtp.acme.example")),
-                ("smtp_port", i(465)),
-                ("email", s("support-bot@acme.example")),
-                ("smtp_username", s("")),
-                ("password", s("app-password")),
-                ("sender_name", s("Acme Support Bot")),
-            ])
-        }
-        Node::MessageComplaintReply => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("{Agent:ComplaintDesk@content}")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageSmallTalk => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([
-                        s("Hello! Ask me anything about Acme products."),
-                        s("Hi there! How can I help with your Acme devices?"),
-                    ]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Unsupported,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 9] = [
+    (Impl::Begin, 0),
+    (Impl::Unsupported, 0),
+    (Impl::Unsupported, 1),
+    (Impl::Unsupported, 2),
+    (Impl::Message, 0),
+    (Impl::Unsupported, 3),
+    (Impl::Unsupported, 4),
+    (Impl::Message, 1),
+    (Impl::Message, 2),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `Categorize:TriageIntent`, `Retrieval:HelpCenter`, `LLM:DocAnswer`, `Agent:ComplaintDesk`, `Email:NotifyQuality`
+    pub unsupported: Vec<c::unsupported::Spec>,
+    /// `Message:DocReply`, `Message:ComplaintReply`, `Message:SmallTalk`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            unsupported: Vec::from([
+                component_categorize_triage_intent(),
+                component_retrieval_help_center(),
+                component_llm_doc_answer(),
+                component_agent_complaint_desk(),
+                component_email_notify_quality(),
+            ]),
+            message: Vec::from([
+                component_message_doc_reply(),
+                component_message_complaint_reply(),
+                component_message_small_talk(),
+            ]),
         }
     }
 }
@@ -918,288 +312,612 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([Target::Node(Node::CategorizeTriageIntent.id())]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Categorize:TriageIntent".to_string(),
-                display_name: "Triage intent".to_string(),
-                component_name: "Categorize".to_string(),
-                kind: Kind::Categorize,
-                downstream: Vec::from([
-                    Target::Node(Node::RetrievalHelpCenter.id()),
-                    Target::Node(Node::AgentComplaintDesk.id()),
-                    Target::Node(Node::MessageSmallTalk.id()),
-                ]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::CategorizeTriageIntent),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "category_name",
-                        "_next",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Retrieval:HelpCenter".to_string(),
-                display_name: "Help center search".to_string(),
-                component_name: "Retrieval".to_string(),
-                kind: Kind::Retrieval,
-                downstream: Vec::from([Target::Node(Node::LlmDocAnswer.id())]),
-                upstream: Vec::from(["Categorize:TriageIntent".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::RetrievalHelpCenter),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "formalized_content",
-                        "json",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "LLM:DocAnswer".to_string(),
-                display_name: "Answer from docs".to_string(),
-                component_name: "LLM".to_string(),
-                kind: Kind::Llm,
-                downstream: Vec::from([Target::Node(Node::MessageDocReply.id())]),
-                upstream: Vec::from(["Retrieval:HelpCenter".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::LlmDocAnswer),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:DocReply".to_string(),
-                display_name: "Doc reply".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["LLM:DocAnswer".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageDocReply),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Agent:ComplaintDesk".to_string(),
-                display_name: "Complaint desk".to_string(),
-                component_name: "Agent".to_string(),
-                kind: Kind::Agent,
-                downstream: Vec::from([Target::Node(Node::EmailNotifyQuality.id())]),
-                upstream: Vec::from(["Categorize:TriageIntent".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: s(""),
-                },
-                params: params(Node::AgentComplaintDesk),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Email:NotifyQuality".to_string(),
-                display_name: "Notify quality team".to_string(),
-                component_name: "Email".to_string(),
-                kind: Kind::Email,
-                downstream: Vec::from([Target::Node(Node::MessageComplaintReply.id())]),
-                upstream: Vec::from(["Agent:ComplaintDesk".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: Some("comment".to_string()),
-                    goto: Vec::from([]),
-                    default_value: s(
-                        "(The quality team could not be notified by email.)",
-                    ),
-                },
-                params: params(Node::EmailNotifyQuality),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "success"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:ComplaintReply".to_string(),
-                display_name: "Complaint reply".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Email:NotifyQuality".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageComplaintReply),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:SmallTalk".to_string(),
-                display_name: "Small talk".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Categorize:TriageIntent".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageSmallTalk),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_categorize_triage_intent(),
+            meta_retrieval_help_center(),
+            meta_llm_doc_answer(),
+            meta_message_doc_reply(),
+            meta_agent_complaint_desk(),
+            meta_email_notify_quality(),
+            meta_message_complaint_reply(),
+            meta_message_small_talk(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `Categorize:TriageIntent`
-    pub categorize_triage_intent: c::unsupported::Spec,
-    /// `Retrieval:HelpCenter`
-    pub retrieval_help_center: c::unsupported::Spec,
-    /// `LLM:DocAnswer`
-    pub llm_doc_answer: c::unsupported::Spec,
-    /// `Message:DocReply`
-    pub message_doc_reply: c::message::Spec,
-    /// `Agent:ComplaintDesk`
-    pub agent_complaint_desk: c::unsupported::Spec,
-    /// `Email:NotifyQuality`
-    pub email_notify_quality: c::unsupported::Spec,
-    /// `Message:ComplaintReply`
-    pub message_complaint_reply: c::message::Spec,
-    /// `Message:SmallTalk`
-    pub message_small_talk: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Hi! I'm the Acme support assistant. How can I help?")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            categorize_triage_intent: c::unsupported::Spec(Kind::Categorize),
-            retrieval_help_center: c::unsupported::Spec(Kind::Retrieval),
-            llm_doc_answer: c::unsupported::Spec(Kind::Llm),
-            message_doc_reply: c::message::Spec::from_params(
-                    &params(Node::MessageDocReply),
-                )
-                .bound(
-                    &[("LLM:DocAnswer@content", outputs::LLM_DOC_ANSWER.content.bound())],
-                ),
-            agent_complaint_desk: c::unsupported::Spec(Kind::Agent),
-            email_notify_quality: c::unsupported::Spec(Kind::Email),
-            message_complaint_reply: c::message::Spec::from_params(
-                    &params(Node::MessageComplaintReply),
-                )
-                .bound(
-                    &[
-                        (
-                            "Agent:ComplaintDesk@content",
-                            outputs::AGENT_COMPLAINT_DESK.content.bound(),
-                        ),
-                    ],
-                ),
-            message_small_talk: c::message::Spec::from_params(
-                &params(Node::MessageSmallTalk),
-            ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::CategorizeTriageIntent.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `Categorize:TriageIntent` “Triage intent” (Categorize)
+fn params_categorize_triage_intent() -> Map<String, Json> {
+    merged_params(
+        Kind::Categorize,
+        &map([
+            ("llm_id", s("scripted-chat@Scripted")),
+            ("temperature", f(0.1)),
+            ("temperatureEnabled", b(false)),
+            ("top_p", f(0.3)),
+            ("topPEnabled", b(false)),
+            ("frequency_penalty", f(0.7)),
+            ("frequencyPenaltyEnabled", b(false)),
+            ("presence_penalty", f(0.4)),
+            ("presencePenaltyEnabled", b(false)),
+            ("max_tokens", i(256)),
+            ("maxTokensEnabled", b(false)),
+            ("query", s("sys.query")),
+            ("parameter", s("Precise")),
+            ("message_history_window_size", i(1)),
+            (
+                "category_description",
+                obj([
+                    (
+                        "product_question",
+                        obj([
+                            (
+                                "description",
+                                s(
+                                    "Questions about how a product works, its features, setup or usage.",
+                                ),
+                            ),
+                            (
+                                "examples",
+                                arr([
+                                    s("How do I reset my router?"),
+                                    s("Does the X200 support 5 GHz?"),
+                                ]),
+                            ),
+                            ("to", arr([s("Retrieval:HelpCenter")])),
+                        ]),
+                    ),
+                    (
+                        "complaint",
+                        obj([
+                            (
+                                "description",
+                                s(
+                                    "The customer is unhappy, reports a defect or asks for compensation.",
+                                ),
+                            ),
+                            (
+                                "examples",
+                                arr([
+                                    s("My order arrived broken!"),
+                                    s("This is the third time the app crashed."),
+                                ]),
+                            ),
+                            ("to", arr([s("Agent:ComplaintDesk")])),
+                        ]),
+                    ),
+                    (
+                        "chitchat",
+                        obj([
+                            (
+                                "description",
+                                s("Greetings and small talk unrelated to products."),
+                            ),
+                            ("examples", arr([s("hello"), s("how are you?")])),
+                            ("to", arr([s("Message:SmallTalk")])),
+                        ]),
+                    ),
+                ]),
+            ),
+            ("outputs", obj([("category_name", obj([("type", s("string"))]))])),
+        ]),
+    )
+}
+/// `Categorize:TriageIntent` “Triage intent” (Categorize)
+fn meta_categorize_triage_intent() -> NodeMeta {
+    NodeMeta {
+        id: "Categorize:TriageIntent".to_string(),
+        display_name: "Triage intent".to_string(),
+        component_name: "Categorize".to_string(),
+        kind: Kind::Categorize,
+        downstream: Vec::from([
+            Target::Node(Node::RetrievalHelpCenter.id()),
+            Target::Node(Node::AgentComplaintDesk.id()),
+            Target::Node(Node::MessageSmallTalk.id()),
+        ]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_categorize_triage_intent(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "category_name", "_next"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Categorize:TriageIntent` “Triage intent” (Categorize)
+fn component_categorize_triage_intent() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Categorize)
+}
+/// `Retrieval:HelpCenter` “Help center search” (Retrieval)
+fn params_retrieval_help_center() -> Map<String, Json> {
+    merged_params(
+        Kind::Retrieval,
+        &map([
+            ("query", s("{sys.query}")),
+            ("kb_ids", arr([s("kb-helpcenter-0001")])),
+            ("top_n", i(8)),
+            ("top_k", i(1024)),
+            ("rerank_id", s("")),
+            ("empty_response", s("")),
+            ("similarity_threshold", f(0.2)),
+            ("keywords_similarity_weight", f(0.7)),
+            ("cross_languages", arr([])),
+            ("retrieval_from", s("dataset")),
+            ("use_kg", b(false)),
+            ("toc_enhance", b(false)),
+            ("meta_data_filter", obj([])),
+            (
+                "outputs",
+                obj([
+                    (
+                        "formalized_content",
+                        obj([("type", s("string")), ("value", s(""))]),
+                    ),
+                    ("json", obj([("type", s("Array<Object>")), ("value", arr([]))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Retrieval:HelpCenter` “Help center search” (Retrieval)
+fn meta_retrieval_help_center() -> NodeMeta {
+    NodeMeta {
+        id: "Retrieval:HelpCenter".to_string(),
+        display_name: "Help center search".to_string(),
+        component_name: "Retrieval".to_string(),
+        kind: Kind::Retrieval,
+        downstream: Vec::from([Target::Node(Node::LlmDocAnswer.id())]),
+        upstream: Vec::from(["Categorize:TriageIntent".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_retrieval_help_center(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "formalized_content", "json"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Retrieval:HelpCenter` “Help center search” (Retrieval)
+fn component_retrieval_help_center() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Retrieval)
+}
+/// `LLM:DocAnswer` “Answer from docs” (LLM)
+fn params_llm_doc_answer() -> Map<String, Json> {
+    merged_params(
+        Kind::Llm,
+        &map([
+            ("llm_id", s("scripted-chat@Scripted")),
+            ("temperature", f(0.1)),
+            ("temperatureEnabled", b(false)),
+            ("top_p", f(0.3)),
+            ("topPEnabled", b(false)),
+            ("frequency_penalty", f(0.7)),
+            ("frequencyPenaltyEnabled", b(false)),
+            ("presence_penalty", f(0.4)),
+            ("presencePenaltyEnabled", b(false)),
+            ("max_tokens", i(256)),
+            ("maxTokensEnabled", b(false)),
+            (
+                "sys_prompt",
+                s(
+                    "You are Acme's support engineer. Answer only from the help-center excerpts below.\n<knowledge>\n{Retrieval:HelpCenter@formalized_content}\n</knowledge>",
+                ),
+            ),
+            (
+                "prompts",
+                arr([
+                    obj([
+                        ("role", s("user")),
+                        ("content", s("Customer question: {sys.query}")),
+                    ]),
+                ]),
+            ),
+            ("message_history_window_size", i(12)),
+            ("cite", b(true)),
+            ("max_retries", i(0)),
+            ("delay_after_error", i(1)),
+            ("visual_files_var", s("")),
+            (
+                "outputs",
+                obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+        ]),
+    )
+}
+/// `LLM:DocAnswer` “Answer from docs” (LLM)
+fn meta_llm_doc_answer() -> NodeMeta {
+    NodeMeta {
+        id: "LLM:DocAnswer".to_string(),
+        display_name: "Answer from docs".to_string(),
+        component_name: "LLM".to_string(),
+        kind: Kind::Llm,
+        downstream: Vec::from([Target::Node(Node::MessageDocReply.id())]),
+        upstream: Vec::from(["Retrieval:HelpCenter".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_llm_doc_answer(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
+                .map(String::from),
+        ),
+    }
+}
+/// `LLM:DocAnswer` “Answer from docs” (LLM)
+fn component_llm_doc_answer() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Llm)
+}
+/// `Message:DocReply` “Doc reply” (Message)
+fn params_message_doc_reply() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("{LLM:DocAnswer@content}")]))]),
+    )
+}
+/// `Message:DocReply` “Doc reply” (Message)
+fn meta_message_doc_reply() -> NodeMeta {
+    NodeMeta {
+        id: "Message:DocReply".to_string(),
+        display_name: "Doc reply".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["LLM:DocAnswer".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_doc_reply(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:DocReply` “Doc reply” (Message)
+fn component_message_doc_reply() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_doc_reply())
+        .bound(&[("LLM:DocAnswer@content", outputs::LLM_DOC_ANSWER.content.bound())])
+}
+/// `Agent:ComplaintDesk` “Complaint desk” (Agent)
+fn params_agent_complaint_desk() -> Map<String, Json> {
+    merged_params(
+        Kind::Agent,
+        &map([
+            ("llm_id", s("scripted-chat@Scripted")),
+            ("temperature", f(0.1)),
+            ("temperatureEnabled", b(false)),
+            ("top_p", f(0.3)),
+            ("topPEnabled", b(false)),
+            ("frequency_penalty", f(0.7)),
+            ("frequencyPenaltyEnabled", b(false)),
+            ("presence_penalty", f(0.4)),
+            ("presencePenaltyEnabled", b(false)),
+            ("max_tokens", i(256)),
+            ("maxTokensEnabled", b(false)),
+            (
+                "sys_prompt",
+                s(
+                    "You handle complaints for Acme. Apologise, look up the relevant refund or warranty policy and summarise the issue and the next step in two sentences.",
+                ),
+            ),
+            (
+                "prompts",
+                arr([obj([("role", s("user")), ("content", s("{sys.query}"))])]),
+            ),
+            ("message_history_window_size", i(12)),
+            ("cite", b(true)),
+            ("max_retries", i(3)),
+            ("delay_after_error", i(1)),
+            ("visual_files_var", s("")),
+            (
+                "outputs",
+                obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+            ("description", s("")),
+            ("user_prompt", s("")),
+            ("max_rounds", i(3)),
+            ("exception_method", s("")),
+            ("exception_goto", arr([])),
+            ("exception_default_value", s("")),
+            (
+                "tools",
+                arr([
+                    obj([
+                        ("component_name", s("Retrieval")),
+                        ("name", s("Retrieval")),
+                        ("id", s("Retrieval:PolicyLookup")),
+                        (
+                            "params",
+                            obj([
+                                ("kb_ids", arr([s("kb-policies-0002")])),
+                                ("top_n", i(8)),
+                                ("top_k", i(1024)),
+                                ("rerank_id", s("")),
+                                ("empty_response", s("")),
+                                ("similarity_threshold", f(0.2)),
+                                ("keywords_similarity_weight", f(0.7)),
+                                ("cross_languages", arr([])),
+                                ("retrieval_from", s("dataset")),
+                                ("use_kg", b(false)),
+                                ("toc_enhance", b(false)),
+                                ("meta_data_filter", obj([])),
+                                (
+                                    "outputs",
+                                    obj([
+                                        (
+                                            "formalized_content",
+                                            obj([("type", s("string")), ("value", s(""))]),
+                                        ),
+                                        (
+                                            "json",
+                                            obj([("type", s("Array<Object>")), ("value", arr([]))]),
+                                        ),
+                                    ]),
+                                ),
+                                (
+                                    "description",
+                                    s("Search Acme's refund and warranty policies."),
+                                ),
+                            ]),
+                        ),
+                    ]),
+                ]),
+            ),
+            ("mcp", arr([])),
+            ("showStructuredOutput", b(false)),
+        ]),
+    )
+}
+/// `Agent:ComplaintDesk` “Complaint desk” (Agent)
+fn meta_agent_complaint_desk() -> NodeMeta {
+    NodeMeta {
+        id: "Agent:ComplaintDesk".to_string(),
+        display_name: "Complaint desk".to_string(),
+        component_name: "Agent".to_string(),
+        kind: Kind::Agent,
+        downstream: Vec::from([Target::Node(Node::EmailNotifyQuality.id())]),
+        upstream: Vec::from(["Categorize:TriageIntent".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: s(""),
+        },
+        params: params_agent_complaint_desk(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Agent:ComplaintDesk` “Complaint desk” (Agent)
+fn component_agent_complaint_desk() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Agent)
+}
+/// `Email:NotifyQuality` “Notify quality team” (Email)
+fn params_email_notify_quality() -> Map<String, Json> {
+    merged_params(
+        Kind::Email,
+        &map([
+            ("smtp_server", s("smtp.acme.example")),
+            ("smtp_port", i(465)),
+            ("email", s("support-bot@acme.example")),
+            ("smtp_username", s("")),
+            ("password", s("app-password")),
+            ("sender_name", s("Acme Support Bot")),
+            ("to_email", s("quality@acme.example")),
+            ("cc_email", s("")),
+            ("subject", s("Complaint: {sys.query}")),
+            ("content", s("{Agent:ComplaintDesk@content}")),
+            ("exception_method", s("comment")),
+            ("exception_goto", arr([])),
+            (
+                "exception_default_value",
+                s("(The quality team could not be notified by email.)"),
+            ),
+            (
+                "outputs",
+                obj([("success", obj([("type", s("boolean")), ("value", b(true))]))]),
+            ),
+        ]),
+    )
+}
+/// `Email:NotifyQuality` “Notify quality team” (Email)
+fn meta_email_notify_quality() -> NodeMeta {
+    NodeMeta {
+        id: "Email:NotifyQuality".to_string(),
+        display_name: "Notify quality team".to_string(),
+        component_name: "Email".to_string(),
+        kind: Kind::Email,
+        downstream: Vec::from([Target::Node(Node::MessageComplaintReply.id())]),
+        upstream: Vec::from(["Agent:ComplaintDesk".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: Some("comment".to_string()),
+            goto: Vec::from([]),
+            default_value: s("(The quality team could not be notified by email.)"),
+        },
+        params: params_email_notify_quality(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "success"].map(String::from),
+        ),
+    }
+}
+/// `Email:NotifyQuality` “Notify quality team” (Email)
+fn component_email_notify_quality() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Email)
+}
+/// `Message:ComplaintReply` “Complaint reply” (Message)
+fn params_message_complaint_reply() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("{Agent:ComplaintDesk@content}")]))]),
+    )
+}
+/// `Message:ComplaintReply` “Complaint reply” (Message)
+fn meta_message_complaint_reply() -> NodeMeta {
+    NodeMeta {
+        id: "Message:ComplaintReply".to_string(),
+        display_name: "Complaint reply".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Email:NotifyQuality".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_complaint_reply(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:ComplaintReply` “Complaint reply” (Message)
+fn component_message_complaint_reply() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_complaint_reply())
+        .bound(
+            &[
+                (
+                    "Agent:ComplaintDesk@content",
+                    outputs::AGENT_COMPLAINT_DESK.content.bound(),
+                ),
+            ],
+        )
+}
+/// `Message:SmallTalk` “Small talk” (Message)
+fn params_message_small_talk() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([
+                    s("Hello! Ask me anything about Acme products."),
+                    s("Hi there! How can I help with your Acme devices?"),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Message:SmallTalk` “Small talk” (Message)
+fn meta_message_small_talk() -> NodeMeta {
+    NodeMeta {
+        id: "Message:SmallTalk".to_string(),
+        display_name: "Small talk".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Categorize:TriageIntent".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_small_talk(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:SmallTalk` “Small talk” (Message)
+fn component_message_small_talk() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_small_talk())
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -1229,30 +947,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::CategorizeTriageIntent => c.categorize_triage_intent.body(cx).await,
-            Node::RetrievalHelpCenter => c.retrieval_help_center.body(cx).await,
-            Node::LlmDocAnswer => c.llm_doc_answer.body(cx).await,
-            Node::MessageDocReply => c.message_doc_reply.body(cx).await,
-            Node::AgentComplaintDesk => c.agent_complaint_desk.body(cx).await,
-            Node::EmailNotifyQuality => c.email_notify_quality.body(cx).await,
-            Node::MessageComplaintReply => c.message_complaint_reply.body(cx).await,
-            Node::MessageSmallTalk => c.message_small_talk.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::CategorizeTriageIntent => c.categorize_triage_intent.thoughts(cx),
-            Node::RetrievalHelpCenter => c.retrieval_help_center.thoughts(cx),
-            Node::LlmDocAnswer => c.llm_doc_answer.thoughts(cx),
-            Node::MessageDocReply => c.message_doc_reply.thoughts(cx),
-            Node::AgentComplaintDesk => c.agent_complaint_desk.thoughts(cx),
-            Node::EmailNotifyQuality => c.email_notify_quality.thoughts(cx),
-            Node::MessageComplaintReply => c.message_complaint_reply.thoughts(cx),
-            Node::MessageSmallTalk => c.message_small_talk.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -1260,58 +968,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::CategorizeTriageIntent => c.categorize_triage_intent.dependencies(cx),
-            Node::RetrievalHelpCenter => c.retrieval_help_center.dependencies(cx),
-            Node::LlmDocAnswer => c.llm_doc_answer.dependencies(cx),
-            Node::MessageDocReply => c.message_doc_reply.dependencies(cx),
-            Node::AgentComplaintDesk => c.agent_complaint_desk.dependencies(cx),
-            Node::EmailNotifyQuality => c.email_notify_quality.dependencies(cx),
-            Node::MessageComplaintReply => c.message_complaint_reply.dependencies(cx),
-            Node::MessageSmallTalk => c.message_small_talk.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::CategorizeTriageIntent => c.categorize_triage_intent.get_input(cx),
-            Node::RetrievalHelpCenter => c.retrieval_help_center.get_input(cx),
-            Node::LlmDocAnswer => c.llm_doc_answer.get_input(cx),
-            Node::MessageDocReply => c.message_doc_reply.get_input(cx),
-            Node::AgentComplaintDesk => c.agent_complaint_desk.get_input(cx),
-            Node::EmailNotifyQuality => c.email_notify_quality.get_input(cx),
-            Node::MessageComplaintReply => c.message_complaint_reply.get_input(cx),
-            Node::MessageSmallTalk => c.message_small_talk.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::CategorizeTriageIntent => c.categorize_triage_intent.input_values(cx),
-            Node::RetrievalHelpCenter => c.retrieval_help_center.input_values(cx),
-            Node::LlmDocAnswer => c.llm_doc_answer.input_values(cx),
-            Node::MessageDocReply => c.message_doc_reply.input_values(cx),
-            Node::AgentComplaintDesk => c.agent_complaint_desk.input_values(cx),
-            Node::EmailNotifyQuality => c.email_notify_quality.input_values(cx),
-            Node::MessageComplaintReply => c.message_complaint_reply.input_values(cx),
-            Node::MessageSmallTalk => c.message_small_talk.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::CategorizeTriageIntent => c.categorize_triage_intent.item_ended(cx),
-            Node::RetrievalHelpCenter => c.retrieval_help_center.item_ended(cx),
-            Node::LlmDocAnswer => c.llm_doc_answer.item_ended(cx),
-            Node::MessageDocReply => c.message_doc_reply.item_ended(cx),
-            Node::AgentComplaintDesk => c.agent_complaint_desk.item_ended(cx),
-            Node::EmailNotifyQuality => c.email_notify_quality.item_ended(cx),
-            Node::MessageComplaintReply => c.message_complaint_reply.item_ended(cx),
-            Node::MessageSmallTalk => c.message_small_talk.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:c4abd46499f2c1cb16dae840d69deba8476eabf77481232e15527419a72bad22`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -356,474 +358,57 @@ pub mod outputs {
         attachment: Out::new(11, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "code",
-                            obj([
-                                ("name", s("Customer code")),
-                                ("optional", b(true)),
-                                ("options", arr([])),
-                                ("type", s("line")),
-                            ]),
-                        ),
-                        (
-                            "amount",
-                            obj([
-                                ("name", s("Order amount")),
-                                ("optional", b(true)),
-                                ("options", arr([])),
-                                ("type", s("integer")),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                (
-                    "prologue",
-                    s(
-                        "Ask about an order; the form carries the customer code and the amount.",
-                    ),
-                ),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::SwitchTextRoute => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "conditions",
-                    arr([
-                        obj([
-                            ("logical_operator", s("and")),
-                            (
-                                "items",
-                                arr([
-                                    obj([
-                                        ("cpn_id", s("sys.query")),
-                                        ("operator", s("empty")),
-                                        ("value", s("")),
-                                    ]),
-                                ]),
-                            ),
-                            ("to", arr([s("Message:NoQuestion")])),
-                        ]),
-                        obj([
-                            ("logical_operator", s("and")),
-                            (
-                                "items",
-                                arr([
-                                    obj([
-                                        ("cpn_id", s("sys.query")),
-                                        ("operator", s("start with")),
-                                        ("value", s("order")),
-                                    ]),
-                                    obj([
-                                        ("cpn_id", s("sys.query")),
-                                        ("operator", s("end with")),
-                                        ("value", s("?")),
-                                    ]),
-                                ]),
-                            ),
-                            ("to", arr([s("Message:OrderQuestion")])),
-                        ]),
-                        obj([
-                            ("logical_operator", s("or")),
-                            (
-                                "items",
-                                arr([
-                                    obj([
-                                        ("cpn_id", s("sys.query")),
-                                        ("operator", s("contains")),
-                                        ("value", s("refund")),
-                                    ]),
-                                    obj([
-                                        ("cpn_id", s("sys.query")),
-                                        ("operator", s("=")),
-                                        ("value", s("money back")),
-                                    ]),
-                                ]),
-                            ),
-                            ("to", arr([s("Message:Refund")])),
-                        ]),
-                        obj([
-                            ("logical_operator", s("and")),
-                            (
-                                "items",
-                                arr([
-                                    obj([
-                                        ("cpn_id", s("begin@code")),
-                                        ("operator", s("not empty")),
-                                        ("value", s("")),
-                                    ]),
-                                    obj([
-                                        ("cpn_id", s("begin@code")),
-                                        ("operator", s("≠")),
-                                        ("value", s("GUEST")),
-                                    ]),
-                                    obj([
-                                        ("cpn_id", s("sys.query")),
-                                        ("operator", s("not contains")),
-                                        ("value", s("please")),
-                                    ]),
-                                ]),
-                            ),
-                            ("to", arr([s("Message:MemberNote")])),
-                        ]),
-                    ]),
-                ),
-                ("end_cpn_ids", arr([s("Message:Generic")])),
-                (
-                    "operators",
-                    arr([
-                        s("contains"),
-                        s("not contains"),
-                        s("start with"),
-                        s("end with"),
-                        s("empty"),
-                        s("not empty"),
-                        s("="),
-                        s("≠"),
-                        s(">"),
-                        s("<"),
-                        s("≥"),
-                        s("≤"),
-                    ]),
-                ),
-            ])
-        }
-        Node::SwitchAmountRoute => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "conditions",
-                    arr([
-                        obj([
-                            ("logical_operator", s("and")),
-                            (
-                                "items",
-                                arr([
-                                    obj([
-                                        ("cpn_id", s("begin@amount")),
-                                        ("operator", s(">")),
-                                        ("value", s("1000")),
-                                    ]),
-                                ]),
-                            ),
-                            ("to", arr([s("Message:LargeOrder")])),
-                        ]),
-                        obj([
-                            ("logical_operator", s("and")),
-                            (
-                                "items",
-                                arr([
-                                    obj([
-                                        ("cpn_id", s("begin@amount")),
-                                        ("operator", s("≥")),
-                                        ("value", s("100")),
-                                    ]),
-                                    obj([
-                                        ("cpn_id", s("begin@amount")),
-                                        ("operator", s("<")),
-                                        ("value", s("1000")),
-                                    ]),
-                                ]),
-                            ),
-                            ("to", arr([s("Message:MediumOrder")])),
-                        ]),
-                        obj([
-                            ("logical_operator", s("or")),
-                            (
-                                "items",
-                                arr([
-                                    obj([
-                                        ("cpn_id", s("begin@amount")),
-                                        ("operator", s("≤")),
-                                        ("value", s("0")),
-                                    ]),
-                                    obj([
-                                        ("cpn_id", s("begin@amount")),
-                                        ("operator", s("=")),
-                                        ("value", s("42")),
-                                    ]),
-                                ]),
-                            ),
-                            ("to", arr([s("Message:SpecialOrder")])),
-                        ]),
-                    ]),
-                ),
-                ("end_cpn_ids", arr([s("Message:SmallOrder")])),
-                (
-                    "operators",
-                    arr([
-                        s("contains"),
-                        s("not contains"),
-                        s("start with"),
-                        s("end with"),
-                        s("empty"),
-                        s("not empty"),
-                        s("="),
-                        s("≠"),
-                        s(">"),
-                        s("<"),
-                        s("≥"),
-                        s("≤"),
-                    ]),
-                ),
-            ])
-        }
-        Node::MessageNoQuestion => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("You did not ask anything.")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageOrderQuestion => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Order question: \"{sys.query}\"")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageRefund => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Refund request noted: \"{sys.query}\"")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageMemberNote => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Member #{begin@code}# asked: \"{sys.query}\"")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageGeneric => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Thanks for your message.")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageLargeOrder => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Large order: amount={begin@amount}.")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageMediumOrder => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Medium order: amount={begin@amount}.")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageSpecialOrder => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Special order: amount=[{begin@amount}].")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageSmallOrder => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Small order.")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Switch,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 12] = [
+    (Impl::Begin, 0),
+    (Impl::Switch, 0),
+    (Impl::Switch, 1),
+    (Impl::Message, 0),
+    (Impl::Message, 1),
+    (Impl::Message, 2),
+    (Impl::Message, 3),
+    (Impl::Message, 4),
+    (Impl::Message, 5),
+    (Impl::Message, 6),
+    (Impl::Message, 7),
+    (Impl::Message, 8),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `Switch:TextRoute`, `Switch:AmountRoute`
+    pub switch: Vec<c::switch::Spec>,
+    /// `Message:NoQuestion`, `Message:OrderQuestion`, `Message:Refund`, `Message:MemberNote`, `Message:Generic`, `Message:LargeOrder`, `Message:MediumOrder`, `Message:SpecialOrder`, `Message:SmallOrder`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            switch: Vec::from([
+                component_switch_text_route(),
+                component_switch_amount_route(),
+            ]),
+            message: Vec::from([
+                component_message_no_question(),
+                component_message_order_question(),
+                component_message_refund(),
+                component_message_member_note(),
+                component_message_generic(),
+                component_message_large_order(),
+                component_message_medium_order(),
+                component_message_special_order(),
+                component_message_small_order(),
+            ]),
         }
     }
 }
@@ -832,420 +417,724 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([
-                    Target::Node(Node::SwitchTextRoute.id()),
-                    Target::Node(Node::SwitchAmountRoute.id()),
-                ]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "code", "amount"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Switch:TextRoute".to_string(),
-                display_name: "Route by text".to_string(),
-                component_name: "Switch".to_string(),
-                kind: Kind::Switch,
-                downstream: Vec::from([
-                    Target::Node(Node::MessageNoQuestion.id()),
-                    Target::Node(Node::MessageOrderQuestion.id()),
-                    Target::Node(Node::MessageRefund.id()),
-                    Target::Node(Node::MessageMemberNote.id()),
-                    Target::Node(Node::MessageGeneric.id()),
-                ]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::SwitchTextRoute),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Switch:AmountRoute".to_string(),
-                display_name: "Route by amount".to_string(),
-                component_name: "Switch".to_string(),
-                kind: Kind::Switch,
-                downstream: Vec::from([
-                    Target::Node(Node::MessageLargeOrder.id()),
-                    Target::Node(Node::MessageMediumOrder.id()),
-                    Target::Node(Node::MessageSpecialOrder.id()),
-                    Target::Node(Node::MessageSmallOrder.id()),
-                ]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::SwitchAmountRoute),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:NoQuestion".to_string(),
-                display_name: "No question".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:TextRoute".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageNoQuestion),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:OrderQuestion".to_string(),
-                display_name: "Order question".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:TextRoute".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageOrderQuestion),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Refund".to_string(),
-                display_name: "Refund".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:TextRoute".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageRefund),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:MemberNote".to_string(),
-                display_name: "Member note".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:TextRoute".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageMemberNote),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Generic".to_string(),
-                display_name: "Generic".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:TextRoute".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageGeneric),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:LargeOrder".to_string(),
-                display_name: "Large order".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:AmountRoute".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageLargeOrder),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:MediumOrder".to_string(),
-                display_name: "Medium order".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:AmountRoute".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageMediumOrder),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:SpecialOrder".to_string(),
-                display_name: "Special order".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:AmountRoute".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageSpecialOrder),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:SmallOrder".to_string(),
-                display_name: "Small order".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:AmountRoute".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageSmallOrder),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_switch_text_route(),
+            meta_switch_amount_route(),
+            meta_message_no_question(),
+            meta_message_order_question(),
+            meta_message_refund(),
+            meta_message_member_note(),
+            meta_message_generic(),
+            meta_message_large_order(),
+            meta_message_medium_order(),
+            meta_message_special_order(),
+            meta_message_small_order(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `Switch:TextRoute`
-    pub switch_text_route: c::switch::Spec,
-    /// `Switch:AmountRoute`
-    pub switch_amount_route: c::switch::Spec,
-    /// `Message:NoQuestion`
-    pub message_no_question: c::message::Spec,
-    /// `Message:OrderQuestion`
-    pub message_order_question: c::message::Spec,
-    /// `Message:Refund`
-    pub message_refund: c::message::Spec,
-    /// `Message:MemberNote`
-    pub message_member_note: c::message::Spec,
-    /// `Message:Generic`
-    pub message_generic: c::message::Spec,
-    /// `Message:LargeOrder`
-    pub message_large_order: c::message::Spec,
-    /// `Message:MediumOrder`
-    pub message_medium_order: c::message::Spec,
-    /// `Message:SpecialOrder`
-    pub message_special_order: c::message::Spec,
-    /// `Message:SmallOrder`
-    pub message_small_order: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            (
+                "inputs",
+                obj([
+                    (
+                        "code",
+                        obj([
+                            ("name", s("Customer code")),
+                            ("optional", b(true)),
+                            ("options", arr([])),
+                            ("type", s("line")),
+                        ]),
+                    ),
+                    (
+                        "amount",
+                        obj([
+                            ("name", s("Order amount")),
+                            ("optional", b(true)),
+                            ("options", arr([])),
+                            ("type", s("integer")),
+                        ]),
+                    ),
+                ]),
+            ),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            (
+                "prologue",
+                s(
+                    "Ask about an order; the form carries the customer code and the amount.",
+                ),
+            ),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            switch_text_route: c::switch::Spec::from_params(
-                    &params(Node::SwitchTextRoute),
-                )
-                .bound(
-                    &[
-                        ("sys.query", Bound::global("sys.query")),
-                        ("begin@code", outputs::BEGIN.code.bound()),
-                    ],
-                ),
-            switch_amount_route: c::switch::Spec::from_params(
-                    &params(Node::SwitchAmountRoute),
-                )
-                .bound(&[("begin@amount", outputs::BEGIN.amount.bound())]),
-            message_no_question: c::message::Spec::from_params(
-                &params(Node::MessageNoQuestion),
-            ),
-            message_order_question: c::message::Spec::from_params(
-                    &params(Node::MessageOrderQuestion),
-                )
-                .bound(&[("sys.query", Bound::global("sys.query"))]),
-            message_refund: c::message::Spec::from_params(&params(Node::MessageRefund))
-                .bound(&[("sys.query", Bound::global("sys.query"))]),
-            message_member_note: c::message::Spec::from_params(
-                    &params(Node::MessageMemberNote),
-                )
-                .bound(
-                    &[
-                        ("begin@code", outputs::BEGIN.code.bound()),
-                        ("sys.query", Bound::global("sys.query")),
-                    ],
-                ),
-            message_generic: c::message::Spec::from_params(
-                &params(Node::MessageGeneric),
-            ),
-            message_large_order: c::message::Spec::from_params(
-                    &params(Node::MessageLargeOrder),
-                )
-                .bound(&[("begin@amount", outputs::BEGIN.amount.bound())]),
-            message_medium_order: c::message::Spec::from_params(
-                    &params(Node::MessageMediumOrder),
-                )
-                .bound(&[("begin@amount", outputs::BEGIN.amount.bound())]),
-            message_special_order: c::message::Spec::from_params(
-                    &params(Node::MessageSpecialOrder),
-                )
-                .bound(&[("begin@amount", outputs::BEGIN.amount.bound())]),
-            message_small_order: c::message::Spec::from_params(
-                &params(Node::MessageSmallOrder),
-            ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([
+            Target::Node(Node::SwitchTextRoute.id()),
+            Target::Node(Node::SwitchAmountRoute.id()),
+        ]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "code", "amount"]
+                .map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `Switch:TextRoute` “Route by text” (Switch)
+fn params_switch_text_route() -> Map<String, Json> {
+    merged_params(
+        Kind::Switch,
+        &map([
+            (
+                "conditions",
+                arr([
+                    obj([
+                        ("logical_operator", s("and")),
+                        (
+                            "items",
+                            arr([
+                                obj([
+                                    ("cpn_id", s("sys.query")),
+                                    ("operator", s("empty")),
+                                    ("value", s("")),
+                                ]),
+                            ]),
+                        ),
+                        ("to", arr([s("Message:NoQuestion")])),
+                    ]),
+                    obj([
+                        ("logical_operator", s("and")),
+                        (
+                            "items",
+                            arr([
+                                obj([
+                                    ("cpn_id", s("sys.query")),
+                                    ("operator", s("start with")),
+                                    ("value", s("order")),
+                                ]),
+                                obj([
+                                    ("cpn_id", s("sys.query")),
+                                    ("operator", s("end with")),
+                                    ("value", s("?")),
+                                ]),
+                            ]),
+                        ),
+                        ("to", arr([s("Message:OrderQuestion")])),
+                    ]),
+                    obj([
+                        ("logical_operator", s("or")),
+                        (
+                            "items",
+                            arr([
+                                obj([
+                                    ("cpn_id", s("sys.query")),
+                                    ("operator", s("contains")),
+                                    ("value", s("refund")),
+                                ]),
+                                obj([
+                                    ("cpn_id", s("sys.query")),
+                                    ("operator", s("=")),
+                                    ("value", s("money back")),
+                                ]),
+                            ]),
+                        ),
+                        ("to", arr([s("Message:Refund")])),
+                    ]),
+                    obj([
+                        ("logical_operator", s("and")),
+                        (
+                            "items",
+                            arr([
+                                obj([
+                                    ("cpn_id", s("begin@code")),
+                                    ("operator", s("not empty")),
+                                    ("value", s("")),
+                                ]),
+                                obj([
+                                    ("cpn_id", s("begin@code")),
+                                    ("operator", s("≠")),
+                                    ("value", s("GUEST")),
+                                ]),
+                                obj([
+                                    ("cpn_id", s("sys.query")),
+                                    ("operator", s("not contains")),
+                                    ("value", s("please")),
+                                ]),
+                            ]),
+                        ),
+                        ("to", arr([s("Message:MemberNote")])),
+                    ]),
+                ]),
+            ),
+            ("end_cpn_ids", arr([s("Message:Generic")])),
+            (
+                "operators",
+                arr([
+                    s("contains"),
+                    s("not contains"),
+                    s("start with"),
+                    s("end with"),
+                    s("empty"),
+                    s("not empty"),
+                    s("="),
+                    s("≠"),
+                    s(">"),
+                    s("<"),
+                    s("≥"),
+                    s("≤"),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Switch:TextRoute` “Route by text” (Switch)
+fn meta_switch_text_route() -> NodeMeta {
+    NodeMeta {
+        id: "Switch:TextRoute".to_string(),
+        display_name: "Route by text".to_string(),
+        component_name: "Switch".to_string(),
+        kind: Kind::Switch,
+        downstream: Vec::from([
+            Target::Node(Node::MessageNoQuestion.id()),
+            Target::Node(Node::MessageOrderQuestion.id()),
+            Target::Node(Node::MessageRefund.id()),
+            Target::Node(Node::MessageMemberNote.id()),
+            Target::Node(Node::MessageGeneric.id()),
+        ]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_switch_text_route(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Switch:TextRoute` “Route by text” (Switch)
+fn component_switch_text_route() -> c::switch::Spec {
+    c::switch::Spec::from_params(&params_switch_text_route())
+        .bound(
+            &[
+                ("sys.query", Bound::global("sys.query")),
+                ("begin@code", outputs::BEGIN.code.bound()),
+            ],
+        )
+}
+/// `Switch:AmountRoute` “Route by amount” (Switch)
+fn params_switch_amount_route() -> Map<String, Json> {
+    merged_params(
+        Kind::Switch,
+        &map([
+            (
+                "conditions",
+                arr([
+                    obj([
+                        ("logical_operator", s("and")),
+                        (
+                            "items",
+                            arr([
+                                obj([
+                                    ("cpn_id", s("begin@amount")),
+                                    ("operator", s(">")),
+                                    ("value", s("1000")),
+                                ]),
+                            ]),
+                        ),
+                        ("to", arr([s("Message:LargeOrder")])),
+                    ]),
+                    obj([
+                        ("logical_operator", s("and")),
+                        (
+                            "items",
+                            arr([
+                                obj([
+                                    ("cpn_id", s("begin@amount")),
+                                    ("operator", s("≥")),
+                                    ("value", s("100")),
+                                ]),
+                                obj([
+                                    ("cpn_id", s("begin@amount")),
+                                    ("operator", s("<")),
+                                    ("value", s("1000")),
+                                ]),
+                            ]),
+                        ),
+                        ("to", arr([s("Message:MediumOrder")])),
+                    ]),
+                    obj([
+                        ("logical_operator", s("or")),
+                        (
+                            "items",
+                            arr([
+                                obj([
+                                    ("cpn_id", s("begin@amount")),
+                                    ("operator", s("≤")),
+                                    ("value", s("0")),
+                                ]),
+                                obj([
+                                    ("cpn_id", s("begin@amount")),
+                                    ("operator", s("=")),
+                                    ("value", s("42")),
+                                ]),
+                            ]),
+                        ),
+                        ("to", arr([s("Message:SpecialOrder")])),
+                    ]),
+                ]),
+            ),
+            ("end_cpn_ids", arr([s("Message:SmallOrder")])),
+        ]),
+    )
+}
+/// `Switch:AmountRoute` “Route by amount” (Switch)
+fn meta_switch_amount_route() -> NodeMeta {
+    NodeMeta {
+        id: "Switch:AmountRoute".to_string(),
+        display_name: "Route by amount".to_string(),
+        component_name: "Switch".to_string(),
+        kind: Kind::Switch,
+        downstream: Vec::from([
+            Target::Node(Node::MessageLargeOrder.id()),
+            Target::Node(Node::MessageMediumOrder.id()),
+            Target::Node(Node::MessageSpecialOrder.id()),
+            Target::Node(Node::MessageSmallOrder.id()),
+        ]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_switch_amount_route(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Switch:AmountRoute` “Route by amount” (Switch)
+fn component_switch_amount_route() -> c::switch::Spec {
+    c::switch::Spec::from_params(&params_switch_amount_route())
+        .bound(&[("begin@amount", outputs::BEGIN.amount.bound())])
+}
+/// `Message:NoQuestion` “No question” (Message)
+fn params_message_no_question() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("You did not ask anything.")]))]),
+    )
+}
+/// `Message:NoQuestion` “No question” (Message)
+fn meta_message_no_question() -> NodeMeta {
+    NodeMeta {
+        id: "Message:NoQuestion".to_string(),
+        display_name: "No question".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:TextRoute".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_no_question(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:NoQuestion` “No question” (Message)
+fn component_message_no_question() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_no_question())
+}
+/// `Message:OrderQuestion` “Order question” (Message)
+fn params_message_order_question() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Order question: \"{sys.query}\"")]))]),
+    )
+}
+/// `Message:OrderQuestion` “Order question” (Message)
+fn meta_message_order_question() -> NodeMeta {
+    NodeMeta {
+        id: "Message:OrderQuestion".to_string(),
+        display_name: "Order question".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:TextRoute".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_order_question(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:OrderQuestion` “Order question” (Message)
+fn component_message_order_question() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_order_question())
+        .bound(&[("sys.query", Bound::global("sys.query"))])
+}
+/// `Message:Refund` “Refund” (Message)
+fn params_message_refund() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Refund request noted: \"{sys.query}\"")]))]),
+    )
+}
+/// `Message:Refund` “Refund” (Message)
+fn meta_message_refund() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Refund".to_string(),
+        display_name: "Refund".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:TextRoute".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_refund(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Refund` “Refund” (Message)
+fn component_message_refund() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_refund())
+        .bound(&[("sys.query", Bound::global("sys.query"))])
+}
+/// `Message:MemberNote` “Member note” (Message)
+fn params_message_member_note() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Member #{begin@code}# asked: \"{sys.query}\"")]))]),
+    )
+}
+/// `Message:MemberNote` “Member note” (Message)
+fn meta_message_member_note() -> NodeMeta {
+    NodeMeta {
+        id: "Message:MemberNote".to_string(),
+        display_name: "Member note".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:TextRoute".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_member_note(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:MemberNote` “Member note” (Message)
+fn component_message_member_note() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_member_note())
+        .bound(
+            &[
+                ("begin@code", outputs::BEGIN.code.bound()),
+                ("sys.query", Bound::global("sys.query")),
+            ],
+        )
+}
+/// `Message:Generic` “Generic” (Message)
+fn params_message_generic() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Thanks for your message.")]))]),
+    )
+}
+/// `Message:Generic` “Generic” (Message)
+fn meta_message_generic() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Generic".to_string(),
+        display_name: "Generic".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:TextRoute".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_generic(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Generic` “Generic” (Message)
+fn component_message_generic() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_generic())
+}
+/// `Message:LargeOrder` “Large order” (Message)
+fn params_message_large_order() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Large order: amount={begin@amount}.")]))]),
+    )
+}
+/// `Message:LargeOrder` “Large order” (Message)
+fn meta_message_large_order() -> NodeMeta {
+    NodeMeta {
+        id: "Message:LargeOrder".to_string(),
+        display_name: "Large order".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:AmountRoute".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_large_order(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:LargeOrder` “Large order” (Message)
+fn component_message_large_order() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_large_order())
+        .bound(&[("begin@amount", outputs::BEGIN.amount.bound())])
+}
+/// `Message:MediumOrder` “Medium order” (Message)
+fn params_message_medium_order() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Medium order: amount={begin@amount}.")]))]),
+    )
+}
+/// `Message:MediumOrder` “Medium order” (Message)
+fn meta_message_medium_order() -> NodeMeta {
+    NodeMeta {
+        id: "Message:MediumOrder".to_string(),
+        display_name: "Medium order".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:AmountRoute".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_medium_order(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:MediumOrder` “Medium order” (Message)
+fn component_message_medium_order() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_medium_order())
+        .bound(&[("begin@amount", outputs::BEGIN.amount.bound())])
+}
+/// `Message:SpecialOrder` “Special order” (Message)
+fn params_message_special_order() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Special order: amount=[{begin@amount}].")]))]),
+    )
+}
+/// `Message:SpecialOrder` “Special order” (Message)
+fn meta_message_special_order() -> NodeMeta {
+    NodeMeta {
+        id: "Message:SpecialOrder".to_string(),
+        display_name: "Special order".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:AmountRoute".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_special_order(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:SpecialOrder` “Special order” (Message)
+fn component_message_special_order() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_special_order())
+        .bound(&[("begin@amount", outputs::BEGIN.amount.bound())])
+}
+/// `Message:SmallOrder` “Small order” (Message)
+fn params_message_small_order() -> Map<String, Json> {
+    merged_params(Kind::Message, &map([("content", arr([s("Small order.")]))]))
+}
+/// `Message:SmallOrder` “Small order” (Message)
+fn meta_message_small_order() -> NodeMeta {
+    NodeMeta {
+        id: "Message:SmallOrder".to_string(),
+        display_name: "Small order".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:AmountRoute".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_small_order(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:SmallOrder` “Small order” (Message)
+fn component_message_small_order() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_small_order())
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -1275,36 +1164,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::SwitchTextRoute => c.switch_text_route.body(cx).await,
-            Node::SwitchAmountRoute => c.switch_amount_route.body(cx).await,
-            Node::MessageNoQuestion => c.message_no_question.body(cx).await,
-            Node::MessageOrderQuestion => c.message_order_question.body(cx).await,
-            Node::MessageRefund => c.message_refund.body(cx).await,
-            Node::MessageMemberNote => c.message_member_note.body(cx).await,
-            Node::MessageGeneric => c.message_generic.body(cx).await,
-            Node::MessageLargeOrder => c.message_large_order.body(cx).await,
-            Node::MessageMediumOrder => c.message_medium_order.body(cx).await,
-            Node::MessageSpecialOrder => c.message_special_order.body(cx).await,
-            Node::MessageSmallOrder => c.message_small_order.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Switch => c.switch[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::SwitchTextRoute => c.switch_text_route.thoughts(cx),
-            Node::SwitchAmountRoute => c.switch_amount_route.thoughts(cx),
-            Node::MessageNoQuestion => c.message_no_question.thoughts(cx),
-            Node::MessageOrderQuestion => c.message_order_question.thoughts(cx),
-            Node::MessageRefund => c.message_refund.thoughts(cx),
-            Node::MessageMemberNote => c.message_member_note.thoughts(cx),
-            Node::MessageGeneric => c.message_generic.thoughts(cx),
-            Node::MessageLargeOrder => c.message_large_order.thoughts(cx),
-            Node::MessageMediumOrder => c.message_medium_order.thoughts(cx),
-            Node::MessageSpecialOrder => c.message_special_order.thoughts(cx),
-            Node::MessageSmallOrder => c.message_small_order.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Switch => c.switch[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -1312,70 +1185,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::SwitchTextRoute => c.switch_text_route.dependencies(cx),
-            Node::SwitchAmountRoute => c.switch_amount_route.dependencies(cx),
-            Node::MessageNoQuestion => c.message_no_question.dependencies(cx),
-            Node::MessageOrderQuestion => c.message_order_question.dependencies(cx),
-            Node::MessageRefund => c.message_refund.dependencies(cx),
-            Node::MessageMemberNote => c.message_member_note.dependencies(cx),
-            Node::MessageGeneric => c.message_generic.dependencies(cx),
-            Node::MessageLargeOrder => c.message_large_order.dependencies(cx),
-            Node::MessageMediumOrder => c.message_medium_order.dependencies(cx),
-            Node::MessageSpecialOrder => c.message_special_order.dependencies(cx),
-            Node::MessageSmallOrder => c.message_small_order.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Switch => c.switch[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::SwitchTextRoute => c.switch_text_route.get_input(cx),
-            Node::SwitchAmountRoute => c.switch_amount_route.get_input(cx),
-            Node::MessageNoQuestion => c.message_no_question.get_input(cx),
-            Node::MessageOrderQuestion => c.message_order_question.get_input(cx),
-            Node::MessageRefund => c.message_refund.get_input(cx),
-            Node::MessageMemberNote => c.message_member_note.get_input(cx),
-            Node::MessageGeneric => c.message_generic.get_input(cx),
-            Node::MessageLargeOrder => c.message_large_order.get_input(cx),
-            Node::MessageMediumOrder => c.message_medium_order.get_input(cx),
-            Node::MessageSpecialOrder => c.message_special_order.get_input(cx),
-            Node::MessageSmallOrder => c.message_small_order.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Switch => c.switch[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::SwitchTextRoute => c.switch_text_route.input_values(cx),
-            Node::SwitchAmountRoute => c.switch_amount_route.input_values(cx),
-            Node::MessageNoQuestion => c.message_no_question.input_values(cx),
-            Node::MessageOrderQuestion => c.message_order_question.input_values(cx),
-            Node::MessageRefund => c.message_refund.input_values(cx),
-            Node::MessageMemberNote => c.message_member_note.input_values(cx),
-            Node::MessageGeneric => c.message_generic.input_values(cx),
-            Node::MessageLargeOrder => c.message_large_order.input_values(cx),
-            Node::MessageMediumOrder => c.message_medium_order.input_values(cx),
-            Node::MessageSpecialOrder => c.message_special_order.input_values(cx),
-            Node::MessageSmallOrder => c.message_small_order.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Switch => c.switch[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::SwitchTextRoute => c.switch_text_route.item_ended(cx),
-            Node::SwitchAmountRoute => c.switch_amount_route.item_ended(cx),
-            Node::MessageNoQuestion => c.message_no_question.item_ended(cx),
-            Node::MessageOrderQuestion => c.message_order_question.item_ended(cx),
-            Node::MessageRefund => c.message_refund.item_ended(cx),
-            Node::MessageMemberNote => c.message_member_note.item_ended(cx),
-            Node::MessageGeneric => c.message_generic.item_ended(cx),
-            Node::MessageLargeOrder => c.message_large_order.item_ended(cx),
-            Node::MessageMediumOrder => c.message_medium_order.item_ended(cx),
-            Node::MessageSpecialOrder => c.message_special_order.item_ended(cx),
-            Node::MessageSmallOrder => c.message_small_order.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Switch => c.switch[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:f766a03e0cea62a23e5ee22149a8742f061089e4bebaadbbbb0e8e69bc6025d6`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -173,262 +175,41 @@ pub mod outputs {
         attachment: Out::new(4, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Ask a question about the sales database.")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::LlmWriteSql => {
-            map([
-                ("message_history_window_size", i(12)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", i(1)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("llm_id", s("scripted-chat@Scripted")),
-                (
-                    "sys_prompt",
-                    s(
-                        "You translate questions into MySQL for the `orders(id, customer, total, created_at)` table. Return only the SQL statement, no prose, no code fences.",
-                    ),
-                ),
-                (
-                    "prompts",
-                    arr([obj([("role", s("user")), ("content", s("{sys.query}"))])]),
-                ),
-                ("max_tokens", i(256)),
-                ("temperature", f(0.1)),
-                ("top_p", f(0.3)),
-                ("presence_penalty", f(0.4)),
-                ("frequency_penalty", f(0.7)),
-                ("output_structure", NULL),
-                ("cite", b(false)),
-                ("visual_files_var", s("")),
-                ("temperatureEnabled", b(false)),
-                ("topPEnabled", b(false)),
-                ("frequencyPenaltyEnabled", b(false)),
-                ("presencePenaltyEnabled", b(false)),
-                ("maxTokensEnabled", b(false)),
-            ])
-        }
-        Node::ExeSqlRunQuery => {
-            map([
-                (
-                    "meta",
-                    obj([
-                        ("name", s("execute_sql")),
-                        ("description", s("This is a tool that can execute SQL.")),
-                        (
-                            "parameters",
-                            obj([
-                                (
-                                    "sql",
-                                    obj([
-                                        ("type", s("string")),
-                                        ("description", s("The SQL needs to be executed.")),
-                                        ("default", s("{sys.query}")),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "sql",
-                            obj([
-                                ("type", s("string")),
-                                ("description", s("The SQL needs to be executed.")),
-                                ("default", s("{sys.query}")),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([
-                        (
-                            "formalized_content",
-                            obj([("type", s("string")), ("value", s(""))]),
-                        ),
-                        ("json", obj([("type", s("Array<Object>")), ("value", arr([]))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("sql", s("{LLM:WriteSql@content}")),
-                ("db_type", s("mysql")),
-                ("database", s("sales")),
-                ("username", s("analyst")),
-                ("host", s("93.184.216.34")),
-                ("port", i(3306)),
-                ("password", s("read-only-pass")),
-                ("max_records", i(200)),
-            ])
-        }
-        Node::CodeExecRowStats => {
-            map([
-                (
-                    "meta",
-                    obj([
-                        ("name", s("execute_code")),
-                        (
-                            "description",
-                            s(
-                                "\nThis tool has a sandbox that can execute code written in 'Python'/'Javascript'. It receives a piece of code and return a Json string.\n\nHere's a code example for Python(`main` function MUST be included):\ndef main() -> dict:\n    \"\"\"\n    Generate Fibonacci numbers within 100.\n    \"\"\"\n    def fibonacci_recursive(n):\n        if n <= 1:\n            return n\n        else:\n            return fibonacci_recursive(n-1) + fibonacci_recursive(n-2)\n    return {\n        \"result\": fibonacci_recursive(100),\n    }\n\nTo generate charts or files (images, PDFs, CSVs, etc.), save them to the `artifacts/` directory (relative to the working directory). The sandbox will automatically collect these files and return them. Example:\ndef main() -> dict:\n    import matplotlib\n    matplotlib.use(\"Agg\")\n    import matplotlib.pyplot as plt\n    import pandas as pd\n\n    df = pd.DataFrame({\"x\": [1, 2, 3, 4], \"y\": [10, 20, 25, 30]})\n    fig, ax = plt.subplots()\n    ax.plot(df[\"x\"], df[\"y\"])\n    ax.set_title(\"Sample Chart\")\n    fig.savefig(\"artifacts/chart.png\", dpi=150, bbox_inches=\"tight\")\n    plt.close(fig)\n    return {\"summary\": \"Chart saved to artifacts/chart.png\"}\n\nAvailable Python packages: pandas, numpy, matplotlib, requests.\nSupported artifact file types: .png, .jpg, .jpeg, .svg, .pdf, .csv, .json, .html\n\nCollected artifacts are also parsed automatically and appended to the stable text output `content`. The content includes sections like `attachment1 (image): ...`, `attachment2 (pdf): ...`, so downstream nodes can consume a single text output without depending on unstable attachment-specific variables.\n\nHere's a code example for Javascript(`main` function MUST be included and exported):\nconst axios = require('axios');\nasync function main(args) {\n  try {\n    const response = await axios.get('https://github.com/infiniflow/ragflow');\n    console.log('Body:', response.data);\n  } catch (error) {\n    console.error('Error:', error.message);\n  }\n}\nmodule.exports = { main };\n            ",
-                            ),
-                        ),
-                        (
-                            "parameters",
-                            obj([
-                                (
-                                    "lang",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s("The programming language of this piece of code."),
-                                        ),
-                                        ("enum", arr([s("python"), s("javascript")])),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                                (
-                                    "script",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s(
-                                                "A piece of code in right format. There MUST be main function.",
-                                            ),
-                                        ),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "lang",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s("The programming language of this piece of code."),
-                                ),
-                                ("enum", arr([s("python"), s("javascript")])),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                        (
-                            "script",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s(
-                                        "A piece of code in right format. There MUST be main function.",
-                                    ),
-                                ),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([("summary", obj([("type", s("String")), ("value", NULL)]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("lang", s("python")),
-                (
-                    "script",
-                    s(
-                        "def main(rows: list) -> str:\n    rows = rows or []\n    flat = [r for part in rows for r in (part if isinstance(part, list) else [part])]\n    return f\"{len(flat)} row(s) returned\"\n",
-                    ),
-                ),
-                ("arguments", obj([("rows", s("ExeSQL:RunQuery@json"))])),
-            ])
-        }
-        Node::MessageSqlAnswer => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([
-                        s(
-                            "SQL:\n```sql\n{LLM:WriteSql@content}\n```\n{ExeSQL:RunQuery@formalized_content}\n\n_{CodeExec:RowStats@summary}_",
-                        ),
-                    ]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Unsupported,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 5] = [
+    (Impl::Begin, 0),
+    (Impl::Unsupported, 0),
+    (Impl::Unsupported, 1),
+    (Impl::Unsupported, 2),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `LLM:WriteSql`, `ExeSQL:RunQuery`, `CodeExec:RowStats`
+    pub unsupported: Vec<c::unsupported::Spec>,
+    /// `Message:SqlAnswer`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            unsupported: Vec::from([
+                component_llm_write_sql(),
+                component_exe_sql_run_query(),
+                component_code_exec_row_stats(),
+            ]),
+            message: Vec::from([component_message_sql_answer()]),
         }
     }
 }
@@ -437,175 +218,296 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([Target::Node(Node::LlmWriteSql.id())]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "LLM:WriteSql".to_string(),
-                display_name: "Write SQL".to_string(),
-                component_name: "LLM".to_string(),
-                kind: Kind::Llm,
-                downstream: Vec::from([Target::Node(Node::ExeSqlRunQuery.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::LlmWriteSql),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ExeSQL:RunQuery".to_string(),
-                display_name: "Run query".to_string(),
-                component_name: "ExeSQL".to_string(),
-                kind: Kind::ExeSql,
-                downstream: Vec::from([Target::Node(Node::CodeExecRowStats.id())]),
-                upstream: Vec::from(["LLM:WriteSql".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ExeSqlRunQuery),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "formalized_content",
-                        "json",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "CodeExec:RowStats".to_string(),
-                display_name: "Row stats".to_string(),
-                component_name: "CodeExec".to_string(),
-                kind: Kind::CodeExec,
-                downstream: Vec::from([Target::Node(Node::MessageSqlAnswer.id())]),
-                upstream: Vec::from(["ExeSQL:RunQuery".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::CodeExecRowStats),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "actual_type",
-                        "attachments",
-                        "raw_result",
-                        "_ARTIFACTS",
-                        "_ATTACHMENT_CONTENT",
-                        "summary",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:SqlAnswer".to_string(),
-                display_name: "SQL answer".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["CodeExec:RowStats".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageSqlAnswer),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_llm_write_sql(),
+            meta_exe_sql_run_query(),
+            meta_code_exec_row_stats(),
+            meta_message_sql_answer(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `LLM:WriteSql`
-    pub llm_write_sql: c::unsupported::Spec,
-    /// `ExeSQL:RunQuery`
-    pub exe_sql_run_query: c::unsupported::Spec,
-    /// `CodeExec:RowStats`
-    pub code_exec_row_stats: c::unsupported::Spec,
-    /// `Message:SqlAnswer`
-    pub message_sql_answer: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Ask a question about the sales database.")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            llm_write_sql: c::unsupported::Spec(Kind::Llm),
-            exe_sql_run_query: c::unsupported::Spec(Kind::ExeSql),
-            code_exec_row_stats: c::unsupported::Spec(Kind::CodeExec),
-            message_sql_answer: c::message::Spec::from_params(
-                    &params(Node::MessageSqlAnswer),
-                )
-                .bound(
-                    &[
-                        ("LLM:WriteSql@content", outputs::LLM_WRITE_SQL.content.bound()),
-                        (
-                            "ExeSQL:RunQuery@formalized_content",
-                            outputs::EXE_SQL_RUN_QUERY.formalized_content.bound(),
-                        ),
-                        (
-                            "CodeExec:RowStats@summary",
-                            outputs::CODE_EXEC_ROW_STATS.summary.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::LlmWriteSql.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `LLM:WriteSql` “Write SQL” (LLM)
+fn params_llm_write_sql() -> Map<String, Json> {
+    merged_params(
+        Kind::Llm,
+        &map([
+            ("llm_id", s("scripted-chat@Scripted")),
+            ("temperature", f(0.1)),
+            ("temperatureEnabled", b(false)),
+            ("top_p", f(0.3)),
+            ("topPEnabled", b(false)),
+            ("frequency_penalty", f(0.7)),
+            ("frequencyPenaltyEnabled", b(false)),
+            ("presence_penalty", f(0.4)),
+            ("presencePenaltyEnabled", b(false)),
+            ("max_tokens", i(256)),
+            ("maxTokensEnabled", b(false)),
+            (
+                "sys_prompt",
+                s(
+                    "You translate questions into MySQL for the `orders(id, customer, total, created_at)` table. Return only the SQL statement, no prose, no code fences.",
+                ),
+            ),
+            (
+                "prompts",
+                arr([obj([("role", s("user")), ("content", s("{sys.query}"))])]),
+            ),
+            ("message_history_window_size", i(12)),
+            ("cite", b(false)),
+            ("max_retries", i(0)),
+            ("delay_after_error", i(1)),
+            ("visual_files_var", s("")),
+            (
+                "outputs",
+                obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+        ]),
+    )
+}
+/// `LLM:WriteSql` “Write SQL” (LLM)
+fn meta_llm_write_sql() -> NodeMeta {
+    NodeMeta {
+        id: "LLM:WriteSql".to_string(),
+        display_name: "Write SQL".to_string(),
+        component_name: "LLM".to_string(),
+        kind: Kind::Llm,
+        downstream: Vec::from([Target::Node(Node::ExeSqlRunQuery.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_llm_write_sql(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
+                .map(String::from),
+        ),
+    }
+}
+/// `LLM:WriteSql` “Write SQL” (LLM)
+fn component_llm_write_sql() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Llm)
+}
+/// `ExeSQL:RunQuery` “Run query” (ExeSQL)
+fn params_exe_sql_run_query() -> Map<String, Json> {
+    merged_params(
+        Kind::ExeSql,
+        &map([
+            ("sql", s("{LLM:WriteSql@content}")),
+            ("db_type", s("mysql")),
+            ("database", s("sales")),
+            ("username", s("analyst")),
+            ("host", s("93.184.216.34")),
+            ("port", i(3306)),
+            ("password", s("read-only-pass")),
+            ("max_records", i(200)),
+            (
+                "outputs",
+                obj([
+                    (
+                        "formalized_content",
+                        obj([("type", s("string")), ("value", s(""))]),
+                    ),
+                    ("json", obj([("type", s("Array<Object>")), ("value", arr([]))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ExeSQL:RunQuery` “Run query” (ExeSQL)
+fn meta_exe_sql_run_query() -> NodeMeta {
+    NodeMeta {
+        id: "ExeSQL:RunQuery".to_string(),
+        display_name: "Run query".to_string(),
+        component_name: "ExeSQL".to_string(),
+        kind: Kind::ExeSql,
+        downstream: Vec::from([Target::Node(Node::CodeExecRowStats.id())]),
+        upstream: Vec::from(["LLM:WriteSql".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_exe_sql_run_query(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "formalized_content", "json"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ExeSQL:RunQuery` “Run query” (ExeSQL)
+fn component_exe_sql_run_query() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::ExeSql)
+}
+/// `CodeExec:RowStats` “Row stats” (CodeExec)
+fn params_code_exec_row_stats() -> Map<String, Json> {
+    merged_params(
+        Kind::CodeExec,
+        &map([
+            ("lang", s("python")),
+            (
+                "script",
+                s(
+                    "def main(rows: list) -> str:\n    rows = rows or []\n    flat = [r for part in rows for r in (part if isinstance(part, list) else [part])]\n    return f\"{len(flat)} row(s) returned\"\n",
+                ),
+            ),
+            ("arguments", obj([("rows", s("ExeSQL:RunQuery@json"))])),
+            (
+                "outputs",
+                obj([("summary", obj([("type", s("String")), ("value", NULL)]))]),
+            ),
+        ]),
+    )
+}
+/// `CodeExec:RowStats` “Row stats” (CodeExec)
+fn meta_code_exec_row_stats() -> NodeMeta {
+    NodeMeta {
+        id: "CodeExec:RowStats".to_string(),
+        display_name: "Row stats".to_string(),
+        component_name: "CodeExec".to_string(),
+        kind: Kind::CodeExec,
+        downstream: Vec::from([Target::Node(Node::MessageSqlAnswer.id())]),
+        upstream: Vec::from(["ExeSQL:RunQuery".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_code_exec_row_stats(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "actual_type",
+                "attachments",
+                "raw_result",
+                "_ARTIFACTS",
+                "_ATTACHMENT_CONTENT",
+                "summary",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `CodeExec:RowStats` “Row stats” (CodeExec)
+fn component_code_exec_row_stats() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::CodeExec)
+}
+/// `Message:SqlAnswer` “SQL answer” (Message)
+fn params_message_sql_answer() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([
+                    s(
+                        "SQL:\n```sql\n{LLM:WriteSql@content}\n```\n{ExeSQL:RunQuery@formalized_content}\n\n_{CodeExec:RowStats@summary}_",
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Message:SqlAnswer` “SQL answer” (Message)
+fn meta_message_sql_answer() -> NodeMeta {
+    NodeMeta {
+        id: "Message:SqlAnswer".to_string(),
+        display_name: "SQL answer".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["CodeExec:RowStats".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_sql_answer(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:SqlAnswer` “SQL answer” (Message)
+fn component_message_sql_answer() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_sql_answer())
+        .bound(
+            &[
+                ("LLM:WriteSql@content", outputs::LLM_WRITE_SQL.content.bound()),
+                (
+                    "ExeSQL:RunQuery@formalized_content",
+                    outputs::EXE_SQL_RUN_QUERY.formalized_content.bound(),
+                ),
+                (
+                    "CodeExec:RowStats@summary",
+                    outputs::CODE_EXEC_ROW_STATS.summary.bound(),
+                ),
+            ],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -635,22 +537,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::LlmWriteSql => c.llm_write_sql.body(cx).await,
-            Node::ExeSqlRunQuery => c.exe_sql_run_query.body(cx).await,
-            Node::CodeExecRowStats => c.code_exec_row_stats.body(cx).await,
-            Node::MessageSqlAnswer => c.message_sql_answer.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::LlmWriteSql => c.llm_write_sql.thoughts(cx),
-            Node::ExeSqlRunQuery => c.exe_sql_run_query.thoughts(cx),
-            Node::CodeExecRowStats => c.code_exec_row_stats.thoughts(cx),
-            Node::MessageSqlAnswer => c.message_sql_answer.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -658,42 +558,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::LlmWriteSql => c.llm_write_sql.dependencies(cx),
-            Node::ExeSqlRunQuery => c.exe_sql_run_query.dependencies(cx),
-            Node::CodeExecRowStats => c.code_exec_row_stats.dependencies(cx),
-            Node::MessageSqlAnswer => c.message_sql_answer.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::LlmWriteSql => c.llm_write_sql.get_input(cx),
-            Node::ExeSqlRunQuery => c.exe_sql_run_query.get_input(cx),
-            Node::CodeExecRowStats => c.code_exec_row_stats.get_input(cx),
-            Node::MessageSqlAnswer => c.message_sql_answer.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::LlmWriteSql => c.llm_write_sql.input_values(cx),
-            Node::ExeSqlRunQuery => c.exe_sql_run_query.input_values(cx),
-            Node::CodeExecRowStats => c.code_exec_row_stats.input_values(cx),
-            Node::MessageSqlAnswer => c.message_sql_answer.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::LlmWriteSql => c.llm_write_sql.item_ended(cx),
-            Node::ExeSqlRunQuery => c.exe_sql_run_query.item_ended(cx),
-            Node::CodeExecRowStats => c.code_exec_row_stats.item_ended(cx),
-            Node::MessageSqlAnswer => c.message_sql_answer.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:fae7dc962875b772957f1f5f482c4e6da6d77ef3fc598b47e19440202d23bf1a`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -179,395 +181,43 @@ pub mod outputs {
         attachment: Out::new(5, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "city",
-                            obj([
-                                ("name", s("City")),
-                                ("optional", b(false)),
-                                ("options", arr([])),
-                                ("type", s("line")),
-                            ]),
-                        ),
-                        (
-                            "guide_url",
-                            obj([
-                                ("name", s("City guide URL")),
-                                ("optional", b(false)),
-                                ("options", arr([])),
-                                ("type", s("line")),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Where are you travelling?")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::QweatherCityWeather => {
-            map([
-                (
-                    "meta",
-                    obj([
-                        ("name", s("qweather")),
-                        (
-                            "description",
-                            s(
-                                "QWeather (和风天气) looks up the current weather, a multi-day forecast, life indices, or air quality for a location using the QWeather API.",
-                            ),
-                        ),
-                        (
-                            "parameters",
-                            obj([
-                                (
-                                    "query",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s(
-                                                "The location to look up weather for, e.g. a city name like 'Beijing' or '北京'.",
-                                            ),
-                                        ),
-                                        ("default", s("{sys.query}")),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "query",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s(
-                                        "The location to look up weather for, e.g. a city name like 'Beijing' or '北京'.",
-                                    ),
-                                ),
-                                ("default", s("{sys.query}")),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([
-                        (
-                            "formalized_content",
-                            obj([("type", s("string")), ("value", s(""))]),
-                        ),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("begin@city")),
-                ("web_apikey", s("qweather-demo-key")),
-                ("lang", s("en")),
-                ("type", s("weather")),
-                ("user_type", s("free")),
-                (
-                    "error_code",
-                    obj([
-                        (
-                            "204",
-                            s(
-                                "The request was successful, but the region you are querying does not have the data you need at this time.",
-                            ),
-                        ),
-                        (
-                            "400",
-                            s(
-                                "Request error, may contain incorrect request parameters or missing mandatory request parameters.",
-                            ),
-                        ),
-                        (
-                            "401",
-                            s(
-                                "Authentication fails, possibly using the wrong KEY, wrong digital signature, wrong type of KEY (e.g. using the SDK's KEY to access the Web API).",
-                            ),
-                        ),
-                        (
-                            "402",
-                            s(
-                                "Exceeded the number of accesses or the balance is not enough to support continued access to the service, you can recharge, upgrade the accesses or wait for the accesses to be reset.",
-                            ),
-                        ),
-                        (
-                            "403",
-                            s(
-                                "No access, may be the binding PackageName, BundleID, domain IP address is inconsistent, or the data that requires additional payment.",
-                            ),
-                        ),
-                        ("404", s("The queried data or region does not exist.")),
-                        (
-                            "429",
-                            s(
-                                "Exceeded the limited QPM (number of accesses per minute), please refer to the QPM description",
-                            ),
-                        ),
-                        (
-                            "500",
-                            s(
-                                "No response or timeout, interface service abnormality please contact us",
-                            ),
-                        ),
-                    ]),
-                ),
-                ("time_period", s("3d")),
-            ])
-        }
-        Node::CrawlerCityGuide => {
-            map([
-                (
-                    "meta",
-                    obj([
-                        ("name", s("web_crawler")),
-                        (
-                            "description",
-                            s(
-                                "This tool can be used to crawl a web page and return its content as HTML, Markdown, or the extracted main text.",
-                            ),
-                        ),
-                        (
-                            "parameters",
-                            obj([
-                                (
-                                    "query",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s(
-                                                "The absolute URL (including the http:// or https:// scheme) of the web page to crawl.",
-                                            ),
-                                        ),
-                                        ("default", s("{sys.query}")),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "query",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s(
-                                        "The absolute URL (including the http:// or https:// scheme) of the web page to crawl.",
-                                    ),
-                                ),
-                                ("default", s("{sys.query}")),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([
-                        (
-                            "formalized_content",
-                            obj([("type", s("string")), ("value", s(""))]),
-                        ),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("begin@guide_url")),
-                ("proxy", s("")),
-                ("extract_type", s("markdown")),
-            ])
-        }
-        Node::LlmPlanTrip => {
-            map([
-                ("message_history_window_size", i(12)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", i(1)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("llm_id", s("scripted-chat@Scripted")),
-                (
-                    "sys_prompt",
-                    s(
-                        "You are a travel planner. Weather for the next days:\n{QWeather:CityWeather@formalized_content}\nCity guide:\n{Crawler:CityGuide@formalized_content}",
-                    ),
-                ),
-                (
-                    "prompts",
-                    arr([
-                        obj([
-                            ("role", s("user")),
-                            (
-                                "content",
-                                s("Plan a two-day trip to {begin@city}. {sys.query}"),
-                            ),
-                        ]),
-                    ]),
-                ),
-                ("max_tokens", i(256)),
-                ("temperature", f(0.1)),
-                ("top_p", f(0.3)),
-                ("presence_penalty", f(0.4)),
-                ("frequency_penalty", f(0.7)),
-                ("output_structure", NULL),
-                ("cite", b(false)),
-                ("visual_files_var", s("")),
-                ("temperatureEnabled", b(false)),
-                ("topPEnabled", b(false)),
-                ("frequencyPenaltyEnabled", b(false)),
-                ("presencePenaltyEnabled", b(false)),
-                ("maxTokensEnabled", b(false)),
-            ])
-        }
-        Node::DeepLTranslatePlan => {
-            map([
-                (
-                    "meta",
-                    obj([
-                        ("name", s("deepl_translate")),
-                        (
-                            "description",
-                            s(
-                                "DeepL translates text into a target language using the DeepL translation service.",
-                            ),
-                        ),
-                        (
-                            "parameters",
-                            obj([
-                                (
-                                    "query",
-                                    obj([
-                                        ("type", s("string")),
-                                        ("description", s("The text to translate.")),
-                                        ("default", s("{sys.query}")),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "query",
-                            obj([
-                                ("type", s("string")),
-                                ("description", s("The text to translate.")),
-                                ("default", s("{sys.query}")),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([
-                        (
-                            "formalized_content",
-                            obj([("type", s("string")), ("value", s(""))]),
-                        ),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("{LLM:PlanTrip@content}")),
-                ("auth_key", s("deepl-demo-key:fx")),
-                ("source_lang", s("EN")),
-                ("target_lang", s("DE")),
-            ])
-        }
-        Node::MessageTripPlan => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([
-                        s(
-                            "{LLM:PlanTrip@content}\n\n---\n\n{DeepL:TranslatePlan@formalized_content}",
-                        ),
-                    ]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Unsupported,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 6] = [
+    (Impl::Begin, 0),
+    (Impl::Unsupported, 0),
+    (Impl::Unsupported, 1),
+    (Impl::Unsupported, 2),
+    (Impl::Unsupported, 3),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `QWeather:CityWeather`, `Crawler:CityGuide`, `LLM:PlanTrip`, `DeepL:TranslatePlan`
+    pub unsupported: Vec<c::unsupported::Spec>,
+    /// `Message:TripPlan`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            unsupported: Vec::from([
+                component_qweather_city_weather(),
+                component_crawler_city_guide(),
+                component_llm_plan_trip(),
+                component_deep_l_translate_plan(),
+            ]),
+            message: Vec::from([component_message_trip_plan()]),
         }
     }
 }
@@ -576,185 +226,365 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([
-                    Target::Node(Node::QweatherCityWeather.id()),
-                    Target::Node(Node::CrawlerCityGuide.id()),
-                ]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "city", "guide_url"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "QWeather:CityWeather".to_string(),
-                display_name: "City weather".to_string(),
-                component_name: "QWeather".to_string(),
-                kind: Kind::QWeather,
-                downstream: Vec::from([Target::Node(Node::LlmPlanTrip.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::QweatherCityWeather),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "formalized_content"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Crawler:CityGuide".to_string(),
-                display_name: "City guide".to_string(),
-                component_name: "Crawler".to_string(),
-                kind: Kind::Crawler,
-                downstream: Vec::from([Target::Node(Node::LlmPlanTrip.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::CrawlerCityGuide),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "formalized_content"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "LLM:PlanTrip".to_string(),
-                display_name: "Plan trip".to_string(),
-                component_name: "LLM".to_string(),
-                kind: Kind::Llm,
-                downstream: Vec::from([Target::Node(Node::DeepLTranslatePlan.id())]),
-                upstream: Vec::from([
-                    "QWeather:CityWeather".to_string(),
-                    "Crawler:CityGuide".to_string(),
-                ]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::LlmPlanTrip),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "DeepL:TranslatePlan".to_string(),
-                display_name: "Translate plan".to_string(),
-                component_name: "DeepL".to_string(),
-                kind: Kind::DeepL,
-                downstream: Vec::from([Target::Node(Node::MessageTripPlan.id())]),
-                upstream: Vec::from(["LLM:PlanTrip".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::DeepLTranslatePlan),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "formalized_content"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:TripPlan".to_string(),
-                display_name: "Trip plan".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["DeepL:TranslatePlan".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageTripPlan),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_qweather_city_weather(),
+            meta_crawler_city_guide(),
+            meta_llm_plan_trip(),
+            meta_deep_l_translate_plan(),
+            meta_message_trip_plan(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `QWeather:CityWeather`
-    pub qweather_city_weather: c::unsupported::Spec,
-    /// `Crawler:CityGuide`
-    pub crawler_city_guide: c::unsupported::Spec,
-    /// `LLM:PlanTrip`
-    pub llm_plan_trip: c::unsupported::Spec,
-    /// `DeepL:TranslatePlan`
-    pub deep_l_translate_plan: c::unsupported::Spec,
-    /// `Message:TripPlan`
-    pub message_trip_plan: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            (
+                "inputs",
+                obj([
+                    (
+                        "city",
+                        obj([
+                            ("name", s("City")),
+                            ("optional", b(false)),
+                            ("options", arr([])),
+                            ("type", s("line")),
+                        ]),
+                    ),
+                    (
+                        "guide_url",
+                        obj([
+                            ("name", s("City guide URL")),
+                            ("optional", b(false)),
+                            ("options", arr([])),
+                            ("type", s("line")),
+                        ]),
+                    ),
+                ]),
+            ),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Where are you travelling?")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            qweather_city_weather: c::unsupported::Spec(Kind::QWeather),
-            crawler_city_guide: c::unsupported::Spec(Kind::Crawler),
-            llm_plan_trip: c::unsupported::Spec(Kind::Llm),
-            deep_l_translate_plan: c::unsupported::Spec(Kind::DeepL),
-            message_trip_plan: c::message::Spec::from_params(
-                    &params(Node::MessageTripPlan),
-                )
-                .bound(
-                    &[
-                        ("LLM:PlanTrip@content", outputs::LLM_PLAN_TRIP.content.bound()),
-                        (
-                            "DeepL:TranslatePlan@formalized_content",
-                            outputs::DEEP_LTRANSLATE_PLAN.formalized_content.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([
+            Target::Node(Node::QweatherCityWeather.id()),
+            Target::Node(Node::CrawlerCityGuide.id()),
+        ]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "city", "guide_url"]
+                .map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `QWeather:CityWeather` “City weather” (QWeather)
+fn params_qweather_city_weather() -> Map<String, Json> {
+    merged_params(
+        Kind::QWeather,
+        &map([
+            ("query", s("begin@city")),
+            ("web_apikey", s("qweather-demo-key")),
+            ("lang", s("en")),
+            ("type", s("weather")),
+            ("user_type", s("free")),
+            ("time_period", s("3d")),
+            (
+                "outputs",
+                obj([
+                    (
+                        "formalized_content",
+                        obj([("type", s("string")), ("value", s(""))]),
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `QWeather:CityWeather` “City weather” (QWeather)
+fn meta_qweather_city_weather() -> NodeMeta {
+    NodeMeta {
+        id: "QWeather:CityWeather".to_string(),
+        display_name: "City weather".to_string(),
+        component_name: "QWeather".to_string(),
+        kind: Kind::QWeather,
+        downstream: Vec::from([Target::Node(Node::LlmPlanTrip.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_qweather_city_weather(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "formalized_content"]
+                .map(String::from),
+        ),
+    }
+}
+/// `QWeather:CityWeather` “City weather” (QWeather)
+fn component_qweather_city_weather() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::QWeather)
+}
+/// `Crawler:CityGuide` “City guide” (Crawler)
+fn params_crawler_city_guide() -> Map<String, Json> {
+    merged_params(
+        Kind::Crawler,
+        &map([
+            ("query", s("begin@guide_url")),
+            ("extract_type", s("markdown")),
+            ("proxy", s("")),
+            (
+                "outputs",
+                obj([
+                    (
+                        "formalized_content",
+                        obj([("type", s("string")), ("value", s(""))]),
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Crawler:CityGuide` “City guide” (Crawler)
+fn meta_crawler_city_guide() -> NodeMeta {
+    NodeMeta {
+        id: "Crawler:CityGuide".to_string(),
+        display_name: "City guide".to_string(),
+        component_name: "Crawler".to_string(),
+        kind: Kind::Crawler,
+        downstream: Vec::from([Target::Node(Node::LlmPlanTrip.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_crawler_city_guide(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "formalized_content"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Crawler:CityGuide` “City guide” (Crawler)
+fn component_crawler_city_guide() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Crawler)
+}
+/// `LLM:PlanTrip` “Plan trip” (LLM)
+fn params_llm_plan_trip() -> Map<String, Json> {
+    merged_params(
+        Kind::Llm,
+        &map([
+            ("llm_id", s("scripted-chat@Scripted")),
+            ("temperature", f(0.1)),
+            ("temperatureEnabled", b(false)),
+            ("top_p", f(0.3)),
+            ("topPEnabled", b(false)),
+            ("frequency_penalty", f(0.7)),
+            ("frequencyPenaltyEnabled", b(false)),
+            ("presence_penalty", f(0.4)),
+            ("presencePenaltyEnabled", b(false)),
+            ("max_tokens", i(256)),
+            ("maxTokensEnabled", b(false)),
+            (
+                "sys_prompt",
+                s(
+                    "You are a travel planner. Weather for the next days:\n{QWeather:CityWeather@formalized_content}\nCity guide:\n{Crawler:CityGuide@formalized_content}",
+                ),
+            ),
+            (
+                "prompts",
+                arr([
+                    obj([
+                        ("role", s("user")),
+                        (
+                            "content",
+                            s("Plan a two-day trip to {begin@city}. {sys.query}"),
+                        ),
+                    ]),
+                ]),
+            ),
+            ("message_history_window_size", i(12)),
+            ("cite", b(false)),
+            ("max_retries", i(0)),
+            ("delay_after_error", i(1)),
+            ("visual_files_var", s("")),
+            (
+                "outputs",
+                obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+        ]),
+    )
+}
+/// `LLM:PlanTrip` “Plan trip” (LLM)
+fn meta_llm_plan_trip() -> NodeMeta {
+    NodeMeta {
+        id: "LLM:PlanTrip".to_string(),
+        display_name: "Plan trip".to_string(),
+        component_name: "LLM".to_string(),
+        kind: Kind::Llm,
+        downstream: Vec::from([Target::Node(Node::DeepLTranslatePlan.id())]),
+        upstream: Vec::from([
+            "QWeather:CityWeather".to_string(),
+            "Crawler:CityGuide".to_string(),
+        ]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_llm_plan_trip(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
+                .map(String::from),
+        ),
+    }
+}
+/// `LLM:PlanTrip` “Plan trip” (LLM)
+fn component_llm_plan_trip() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Llm)
+}
+/// `DeepL:TranslatePlan` “Translate plan” (DeepL)
+fn params_deep_l_translate_plan() -> Map<String, Json> {
+    merged_params(
+        Kind::DeepL,
+        &map([
+            ("query", s("{LLM:PlanTrip@content}")),
+            ("auth_key", s("deepl-demo-key:fx")),
+            ("source_lang", s("EN")),
+            ("target_lang", s("DE")),
+            (
+                "outputs",
+                obj([
+                    (
+                        "formalized_content",
+                        obj([("type", s("string")), ("value", s(""))]),
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `DeepL:TranslatePlan` “Translate plan” (DeepL)
+fn meta_deep_l_translate_plan() -> NodeMeta {
+    NodeMeta {
+        id: "DeepL:TranslatePlan".to_string(),
+        display_name: "Translate plan".to_string(),
+        component_name: "DeepL".to_string(),
+        kind: Kind::DeepL,
+        downstream: Vec::from([Target::Node(Node::MessageTripPlan.id())]),
+        upstream: Vec::from(["LLM:PlanTrip".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_deep_l_translate_plan(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "formalized_content"]
+                .map(String::from),
+        ),
+    }
+}
+/// `DeepL:TranslatePlan` “Translate plan” (DeepL)
+fn component_deep_l_translate_plan() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::DeepL)
+}
+/// `Message:TripPlan` “Trip plan” (Message)
+fn params_message_trip_plan() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([
+                    s(
+                        "{LLM:PlanTrip@content}\n\n---\n\n{DeepL:TranslatePlan@formalized_content}",
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Message:TripPlan` “Trip plan” (Message)
+fn meta_message_trip_plan() -> NodeMeta {
+    NodeMeta {
+        id: "Message:TripPlan".to_string(),
+        display_name: "Trip plan".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["DeepL:TranslatePlan".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_trip_plan(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:TripPlan` “Trip plan” (Message)
+fn component_message_trip_plan() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_trip_plan())
+        .bound(
+            &[
+                ("LLM:PlanTrip@content", outputs::LLM_PLAN_TRIP.content.bound()),
+                (
+                    "DeepL:TranslatePlan@formalized_content",
+                    outputs::DEEP_LTRANSLATE_PLAN.formalized_content.bound(),
+                ),
+            ],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -784,24 +614,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::QweatherCityWeather => c.qweather_city_weather.body(cx).await,
-            Node::CrawlerCityGuide => c.crawler_city_guide.body(cx).await,
-            Node::LlmPlanTrip => c.llm_plan_trip.body(cx).await,
-            Node::DeepLTranslatePlan => c.deep_l_translate_plan.body(cx).await,
-            Node::MessageTripPlan => c.message_trip_plan.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::QweatherCityWeather => c.qweather_city_weather.thoughts(cx),
-            Node::CrawlerCityGuide => c.crawler_city_guide.thoughts(cx),
-            Node::LlmPlanTrip => c.llm_plan_trip.thoughts(cx),
-            Node::DeepLTranslatePlan => c.deep_l_translate_plan.thoughts(cx),
-            Node::MessageTripPlan => c.message_trip_plan.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -809,46 +635,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::QweatherCityWeather => c.qweather_city_weather.dependencies(cx),
-            Node::CrawlerCityGuide => c.crawler_city_guide.dependencies(cx),
-            Node::LlmPlanTrip => c.llm_plan_trip.dependencies(cx),
-            Node::DeepLTranslatePlan => c.deep_l_translate_plan.dependencies(cx),
-            Node::MessageTripPlan => c.message_trip_plan.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::QweatherCityWeather => c.qweather_city_weather.get_input(cx),
-            Node::CrawlerCityGuide => c.crawler_city_guide.get_input(cx),
-            Node::LlmPlanTrip => c.llm_plan_trip.get_input(cx),
-            Node::DeepLTranslatePlan => c.deep_l_translate_plan.get_input(cx),
-            Node::MessageTripPlan => c.message_trip_plan.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::QweatherCityWeather => c.qweather_city_weather.input_values(cx),
-            Node::CrawlerCityGuide => c.crawler_city_guide.input_values(cx),
-            Node::LlmPlanTrip => c.llm_plan_trip.input_values(cx),
-            Node::DeepLTranslatePlan => c.deep_l_translate_plan.input_values(cx),
-            Node::MessageTripPlan => c.message_trip_plan.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::QweatherCityWeather => c.qweather_city_weather.item_ended(cx),
-            Node::CrawlerCityGuide => c.crawler_city_guide.item_ended(cx),
-            Node::LlmPlanTrip => c.llm_plan_trip.item_ended(cx),
-            Node::DeepLTranslatePlan => c.deep_l_translate_plan.item_ended(cx),
-            Node::MessageTripPlan => c.message_trip_plan.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:6a305290792268d8f80f395d90a94e23e3e55d41d50fb76ec28f820313c67a1f`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -137,128 +139,36 @@ pub mod outputs {
         attachment: Out::new(3, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Hi! I'm your smart assistant. What can I do for you?")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::SwitchBigNumber => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "conditions",
-                    arr([
-                        obj([
-                            ("logical_operator", s("and")),
-                            (
-                                "items",
-                                arr([
-                                    obj([
-                                        ("cpn_id", s("sys.query")),
-                                        ("operator", s("≥")),
-                                        ("value", s("100")),
-                                    ]),
-                                ]),
-                            ),
-                            ("to", arr([s("Message:Big")])),
-                        ]),
-                    ]),
-                ),
-                ("end_cpn_ids", arr([s("Message:Small")])),
-                (
-                    "operators",
-                    arr([
-                        s("contains"),
-                        s("not contains"),
-                        s("start with"),
-                        s("end with"),
-                        s("empty"),
-                        s("not empty"),
-                        s("="),
-                        s("≠"),
-                        s(">"),
-                        s("<"),
-                        s("≥"),
-                        s("≤"),
-                    ]),
-                ),
-            ])
-        }
-        Node::MessageBig => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("That is a big number.")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageSmall => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("That is a small number.")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Switch,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 4] = [
+    (Impl::Begin, 0),
+    (Impl::Switch, 0),
+    (Impl::Message, 0),
+    (Impl::Message, 1),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `Switch:BigNumber`
+    pub switch: Vec<c::switch::Spec>,
+    /// `Message:Big`, `Message:Small`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            switch: Vec::from([component_switch_big_number()]),
+            message: Vec::from([component_message_big(), component_message_small()]),
         }
     }
 }
@@ -267,132 +177,193 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([Target::Node(Node::SwitchBigNumber.id())]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Switch:BigNumber".to_string(),
-                display_name: "Big number?".to_string(),
-                component_name: "Switch".to_string(),
-                kind: Kind::Switch,
-                downstream: Vec::from([
-                    Target::Node(Node::MessageBig.id()),
-                    Target::Node(Node::MessageSmall.id()),
-                ]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::SwitchBigNumber),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Big".to_string(),
-                display_name: "Big".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:BigNumber".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageBig),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Small".to_string(),
-                display_name: "Small".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:BigNumber".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageSmall),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_switch_big_number(),
+            meta_message_big(),
+            meta_message_small(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `Switch:BigNumber`
-    pub switch_big_number: c::switch::Spec,
-    /// `Message:Big`
-    pub message_big: c::message::Spec,
-    /// `Message:Small`
-    pub message_small: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Hi! I'm your smart assistant. What can I do for you?")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            switch_big_number: c::switch::Spec::from_params(
-                    &params(Node::SwitchBigNumber),
-                )
-                .bound(&[("sys.query", Bound::global("sys.query"))]),
-            message_big: c::message::Spec::from_params(&params(Node::MessageBig)),
-            message_small: c::message::Spec::from_params(&params(Node::MessageSmall)),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::SwitchBigNumber.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `Switch:BigNumber` “Big number?” (Switch)
+fn params_switch_big_number() -> Map<String, Json> {
+    merged_params(
+        Kind::Switch,
+        &map([
+            (
+                "conditions",
+                arr([
+                    obj([
+                        ("logical_operator", s("and")),
+                        (
+                            "items",
+                            arr([
+                                obj([
+                                    ("cpn_id", s("sys.query")),
+                                    ("operator", s("≥")),
+                                    ("value", s("100")),
+                                ]),
+                            ]),
+                        ),
+                        ("to", arr([s("Message:Big")])),
+                    ]),
+                ]),
+            ),
+            ("end_cpn_ids", arr([s("Message:Small")])),
+        ]),
+    )
+}
+/// `Switch:BigNumber` “Big number?” (Switch)
+fn meta_switch_big_number() -> NodeMeta {
+    NodeMeta {
+        id: "Switch:BigNumber".to_string(),
+        display_name: "Big number?".to_string(),
+        component_name: "Switch".to_string(),
+        kind: Kind::Switch,
+        downstream: Vec::from([
+            Target::Node(Node::MessageBig.id()),
+            Target::Node(Node::MessageSmall.id()),
+        ]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_switch_big_number(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Switch:BigNumber` “Big number?” (Switch)
+fn component_switch_big_number() -> c::switch::Spec {
+    c::switch::Spec::from_params(&params_switch_big_number())
+        .bound(&[("sys.query", Bound::global("sys.query"))])
+}
+/// `Message:Big` “Big” (Message)
+fn params_message_big() -> Map<String, Json> {
+    merged_params(Kind::Message, &map([("content", arr([s("That is a big number.")]))]))
+}
+/// `Message:Big` “Big” (Message)
+fn meta_message_big() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Big".to_string(),
+        display_name: "Big".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:BigNumber".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_big(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Big` “Big” (Message)
+fn component_message_big() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_big())
+}
+/// `Message:Small` “Small” (Message)
+fn params_message_small() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("That is a small number.")]))]),
+    )
+}
+/// `Message:Small` “Small” (Message)
+fn meta_message_small() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Small".to_string(),
+        display_name: "Small".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:BigNumber".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_small(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Small` “Small” (Message)
+fn component_message_small() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_small())
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -422,20 +393,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::SwitchBigNumber => c.switch_big_number.body(cx).await,
-            Node::MessageBig => c.message_big.body(cx).await,
-            Node::MessageSmall => c.message_small.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Switch => c.switch[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::SwitchBigNumber => c.switch_big_number.thoughts(cx),
-            Node::MessageBig => c.message_big.thoughts(cx),
-            Node::MessageSmall => c.message_small.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Switch => c.switch[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -443,38 +414,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::SwitchBigNumber => c.switch_big_number.dependencies(cx),
-            Node::MessageBig => c.message_big.dependencies(cx),
-            Node::MessageSmall => c.message_small.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Switch => c.switch[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::SwitchBigNumber => c.switch_big_number.get_input(cx),
-            Node::MessageBig => c.message_big.get_input(cx),
-            Node::MessageSmall => c.message_small.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Switch => c.switch[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::SwitchBigNumber => c.switch_big_number.input_values(cx),
-            Node::MessageBig => c.message_big.input_values(cx),
-            Node::MessageSmall => c.message_small.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Switch => c.switch[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::SwitchBigNumber => c.switch_big_number.item_ended(cx),
-            Node::MessageBig => c.message_big.item_ended(cx),
-            Node::MessageSmall => c.message_small.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Switch => c.switch[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

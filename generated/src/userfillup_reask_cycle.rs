@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:3a80d6017f096f01568800e76c7e58c32ce58bbf49198f5db95eafec51131ab5`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -134,157 +136,40 @@ pub mod outputs {
         attachment: Out::new(3, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Let's apply a discount code to your basket.")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::UserFillUpAskCode => {
-            map([
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "code",
-                            obj([
-                                ("name", s("Discount code")),
-                                ("optional", b(false)),
-                                ("options", arr([])),
-                                ("type", s("line")),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([
-                        (
-                            "code",
-                            obj([
-                                ("name", s("Discount code")),
-                                ("optional", b(false)),
-                                ("options", arr([])),
-                                ("type", s("line")),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                (
-                    "tips",
-                    s(
-                        "Enter your discount code (format ABC-123). Last answer: [{UserFillUp:AskCode@code}]",
-                    ),
-                ),
-                ("layout_recognize", s("")),
-            ])
-        }
-        Node::SwitchValidCode => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "conditions",
-                    arr([
-                        obj([
-                            ("logical_operator", s("and")),
-                            (
-                                "items",
-                                arr([
-                                    obj([
-                                        ("cpn_id", s("UserFillUp:AskCode@code")),
-                                        ("operator", s("contains")),
-                                        ("value", s("-")),
-                                    ]),
-                                    obj([
-                                        ("cpn_id", s("UserFillUp:AskCode@code")),
-                                        ("operator", s("not empty")),
-                                        ("value", s("")),
-                                    ]),
-                                ]),
-                            ),
-                            ("to", arr([s("Message:Accepted")])),
-                        ]),
-                    ]),
-                ),
-                ("end_cpn_ids", arr([s("UserFillUp:AskCode")])),
-                (
-                    "operators",
-                    arr([
-                        s("contains"),
-                        s("not contains"),
-                        s("start with"),
-                        s("end with"),
-                        s("empty"),
-                        s("not empty"),
-                        s("="),
-                        s("≠"),
-                        s(">"),
-                        s("<"),
-                        s("≥"),
-                        s("≤"),
-                    ]),
-                ),
-            ])
-        }
-        Node::MessageAccepted => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("Code [{UserFillUp:AskCode@code}] accepted.")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Userfillup,
+    Switch,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 4] = [
+    (Impl::Begin, 0),
+    (Impl::Userfillup, 0),
+    (Impl::Switch, 0),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `UserFillUp:AskCode`
+    pub userfillup: Vec<c::userfillup::Spec>,
+    /// `Switch:ValidCode`
+    pub switch: Vec<c::switch::Spec>,
+    /// `Message:Accepted`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            userfillup: Vec::from([component_user_fill_up_ask_code()]),
+            switch: Vec::from([component_switch_valid_code()]),
+            message: Vec::from([component_message_accepted()]),
         }
     }
 }
@@ -293,155 +178,239 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([Target::Node(Node::UserFillUpAskCode.id())]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "UserFillUp:AskCode".to_string(),
-                display_name: "Ask code".to_string(),
-                component_name: "UserFillUp".to_string(),
-                kind: Kind::UserFillUp,
-                downstream: Vec::from([Target::Node(Node::SwitchValidCode.id())]),
-                upstream: Vec::from([
-                    "begin".to_string(),
-                    "Switch:ValidCode".to_string(),
-                ]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::UserFillUpAskCode),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "tips", "code"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Switch:ValidCode".to_string(),
-                display_name: "Valid code?".to_string(),
-                component_name: "Switch".to_string(),
-                kind: Kind::Switch,
-                downstream: Vec::from([
-                    Target::Node(Node::MessageAccepted.id()),
-                    Target::Node(Node::UserFillUpAskCode.id()),
-                ]),
-                upstream: Vec::from(["UserFillUp:AskCode".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::SwitchValidCode),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:Accepted".to_string(),
-                display_name: "Accepted".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:ValidCode".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageAccepted),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_user_fill_up_ask_code(),
+            meta_switch_valid_code(),
+            meta_message_accepted(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `UserFillUp:AskCode`
-    pub user_fill_up_ask_code: c::userfillup::Spec,
-    /// `Switch:ValidCode`
-    pub switch_valid_code: c::switch::Spec,
-    /// `Message:Accepted`
-    pub message_accepted: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Let's apply a discount code to your basket.")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            user_fill_up_ask_code: c::userfillup::Spec::from_params(
-                    &params(Node::UserFillUpAskCode),
-                )
-                .bound(
-                    &[
-                        (
-                            "UserFillUp:AskCode@code",
-                            outputs::USER_FILL_UP_ASK_CODE.code.bound(),
-                        ),
-                    ],
-                ),
-            switch_valid_code: c::switch::Spec::from_params(
-                    &params(Node::SwitchValidCode),
-                )
-                .bound(
-                    &[
-                        (
-                            "UserFillUp:AskCode@code",
-                            outputs::USER_FILL_UP_ASK_CODE.code.bound(),
-                        ),
-                    ],
-                ),
-            message_accepted: c::message::Spec::from_params(
-                    &params(Node::MessageAccepted),
-                )
-                .bound(
-                    &[
-                        (
-                            "UserFillUp:AskCode@code",
-                            outputs::USER_FILL_UP_ASK_CODE.code.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::UserFillUpAskCode.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `UserFillUp:AskCode` “Ask code” (UserFillUp)
+fn params_user_fill_up_ask_code() -> Map<String, Json> {
+    merged_params(
+        Kind::UserFillUp,
+        &map([
+            ("enable_tips", b(true)),
+            ("layout_recognize", s("")),
+            (
+                "tips",
+                s(
+                    "Enter your discount code (format ABC-123). Last answer: [{UserFillUp:AskCode@code}]",
+                ),
+            ),
+            (
+                "inputs",
+                obj([
+                    (
+                        "code",
+                        obj([
+                            ("name", s("Discount code")),
+                            ("optional", b(false)),
+                            ("options", arr([])),
+                            ("type", s("line")),
+                        ]),
+                    ),
+                ]),
+            ),
+            (
+                "outputs",
+                obj([
+                    (
+                        "code",
+                        obj([
+                            ("name", s("Discount code")),
+                            ("optional", b(false)),
+                            ("options", arr([])),
+                            ("type", s("line")),
+                        ]),
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `UserFillUp:AskCode` “Ask code” (UserFillUp)
+fn meta_user_fill_up_ask_code() -> NodeMeta {
+    NodeMeta {
+        id: "UserFillUp:AskCode".to_string(),
+        display_name: "Ask code".to_string(),
+        component_name: "UserFillUp".to_string(),
+        kind: Kind::UserFillUp,
+        downstream: Vec::from([Target::Node(Node::SwitchValidCode.id())]),
+        upstream: Vec::from(["begin".to_string(), "Switch:ValidCode".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_user_fill_up_ask_code(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "tips", "code"]
+                .map(String::from),
+        ),
+    }
+}
+/// `UserFillUp:AskCode` “Ask code” (UserFillUp)
+fn component_user_fill_up_ask_code() -> c::userfillup::Spec {
+    c::userfillup::Spec::from_params(&params_user_fill_up_ask_code())
+        .bound(
+            &[("UserFillUp:AskCode@code", outputs::USER_FILL_UP_ASK_CODE.code.bound())],
+        )
+}
+/// `Switch:ValidCode` “Valid code?” (Switch)
+fn params_switch_valid_code() -> Map<String, Json> {
+    merged_params(
+        Kind::Switch,
+        &map([
+            (
+                "conditions",
+                arr([
+                    obj([
+                        ("logical_operator", s("and")),
+                        (
+                            "items",
+                            arr([
+                                obj([
+                                    ("cpn_id", s("UserFillUp:AskCode@code")),
+                                    ("operator", s("contains")),
+                                    ("value", s("-")),
+                                ]),
+                                obj([
+                                    ("cpn_id", s("UserFillUp:AskCode@code")),
+                                    ("operator", s("not empty")),
+                                    ("value", s("")),
+                                ]),
+                            ]),
+                        ),
+                        ("to", arr([s("Message:Accepted")])),
+                    ]),
+                ]),
+            ),
+            ("end_cpn_ids", arr([s("UserFillUp:AskCode")])),
+        ]),
+    )
+}
+/// `Switch:ValidCode` “Valid code?” (Switch)
+fn meta_switch_valid_code() -> NodeMeta {
+    NodeMeta {
+        id: "Switch:ValidCode".to_string(),
+        display_name: "Valid code?".to_string(),
+        component_name: "Switch".to_string(),
+        kind: Kind::Switch,
+        downstream: Vec::from([
+            Target::Node(Node::MessageAccepted.id()),
+            Target::Node(Node::UserFillUpAskCode.id()),
+        ]),
+        upstream: Vec::from(["UserFillUp:AskCode".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_switch_valid_code(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Switch:ValidCode` “Valid code?” (Switch)
+fn component_switch_valid_code() -> c::switch::Spec {
+    c::switch::Spec::from_params(&params_switch_valid_code())
+        .bound(
+            &[("UserFillUp:AskCode@code", outputs::USER_FILL_UP_ASK_CODE.code.bound())],
+        )
+}
+/// `Message:Accepted` “Accepted” (Message)
+fn params_message_accepted() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("Code [{UserFillUp:AskCode@code}] accepted.")]))]),
+    )
+}
+/// `Message:Accepted` “Accepted” (Message)
+fn meta_message_accepted() -> NodeMeta {
+    NodeMeta {
+        id: "Message:Accepted".to_string(),
+        display_name: "Accepted".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:ValidCode".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_accepted(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:Accepted` “Accepted” (Message)
+fn component_message_accepted() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_accepted())
+        .bound(
+            &[("UserFillUp:AskCode@code", outputs::USER_FILL_UP_ASK_CODE.code.bound())],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -471,20 +440,22 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::UserFillUpAskCode => c.user_fill_up_ask_code.body(cx).await,
-            Node::SwitchValidCode => c.switch_valid_code.body(cx).await,
-            Node::MessageAccepted => c.message_accepted.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Userfillup => c.userfillup[i].body(cx).await,
+            Impl::Switch => c.switch[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::UserFillUpAskCode => c.user_fill_up_ask_code.thoughts(cx),
-            Node::SwitchValidCode => c.switch_valid_code.thoughts(cx),
-            Node::MessageAccepted => c.message_accepted.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Userfillup => c.userfillup[i].thoughts(cx),
+            Impl::Switch => c.switch[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -492,38 +463,42 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::UserFillUpAskCode => c.user_fill_up_ask_code.dependencies(cx),
-            Node::SwitchValidCode => c.switch_valid_code.dependencies(cx),
-            Node::MessageAccepted => c.message_accepted.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Userfillup => c.userfillup[i].dependencies(cx),
+            Impl::Switch => c.switch[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::UserFillUpAskCode => c.user_fill_up_ask_code.get_input(cx),
-            Node::SwitchValidCode => c.switch_valid_code.get_input(cx),
-            Node::MessageAccepted => c.message_accepted.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Userfillup => c.userfillup[i].get_input(cx),
+            Impl::Switch => c.switch[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::UserFillUpAskCode => c.user_fill_up_ask_code.input_values(cx),
-            Node::SwitchValidCode => c.switch_valid_code.input_values(cx),
-            Node::MessageAccepted => c.message_accepted.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Userfillup => c.userfillup[i].input_keys(cx),
+            Impl::Switch => c.switch[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::UserFillUpAskCode => c.user_fill_up_ask_code.item_ended(cx),
-            Node::SwitchValidCode => c.switch_valid_code.item_ended(cx),
-            Node::MessageAccepted => c.message_accepted.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Userfillup => c.userfillup[i].item_ended(cx),
+            Impl::Switch => c.switch[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:df0aefe84895947e311ed09333b5c98bb5f11b5d45ddf0afb49a7e4dc64608d5`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -191,263 +193,49 @@ pub mod outputs {
         attachment: Out::new(5, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Welcome to the {env.shop_name} order desk.")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::UserFillUpOrderForm => {
-            map([
-                ("message_history_window_size", i(13)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "customer",
-                            obj([
-                                ("name", s("Customer name")),
-                                ("optional", b(false)),
-                                ("options", arr([])),
-                                ("type", s("line")),
-                            ]),
-                        ),
-                        (
-                            "quantity",
-                            obj([
-                                ("name", s("Quantity")),
-                                ("optional", b(false)),
-                                ("options", arr([])),
-                                ("type", s("integer")),
-                            ]),
-                        ),
-                        (
-                            "express",
-                            obj([
-                                ("name", s("Express shipping")),
-                                ("optional", b(false)),
-                                ("options", arr([])),
-                                ("type", s("boolean")),
-                            ]),
-                        ),
-                        (
-                            "notes",
-                            obj([
-                                ("name", s("Delivery notes")),
-                                ("optional", b(true)),
-                                ("options", arr([])),
-                                ("type", s("paragraph")),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([
-                        (
-                            "customer",
-                            obj([
-                                ("name", s("Customer name")),
-                                ("optional", b(false)),
-                                ("options", arr([])),
-                                ("type", s("line")),
-                            ]),
-                        ),
-                        (
-                            "quantity",
-                            obj([
-                                ("name", s("Quantity")),
-                                ("optional", b(false)),
-                                ("options", arr([])),
-                                ("type", s("integer")),
-                            ]),
-                        ),
-                        (
-                            "express",
-                            obj([
-                                ("name", s("Express shipping")),
-                                ("optional", b(false)),
-                                ("options", arr([])),
-                                ("type", s("boolean")),
-                            ]),
-                        ),
-                        (
-                            "notes",
-                            obj([
-                                ("name", s("Delivery notes")),
-                                ("optional", b(true)),
-                                ("options", arr([])),
-                                ("type", s("paragraph")),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                (
-                    "tips",
-                    s(
-                        "You asked: {sys.query}\nPlease fill in the order for {env.shop_name} (conversation turn {sys.conversation_turns}).",
-                    ),
-                ),
-                ("layout_recognize", s("")),
-            ])
-        }
-        Node::StringTransformOrderSummary => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("string"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("method", s("merge")),
-                (
-                    "script",
-                    s(
-                        "{UserFillUp:OrderForm@quantity} item(s) for {UserFillUp:OrderForm@customer}, express={UserFillUp:OrderForm@express}, notes: {UserFillUp:OrderForm@notes}",
-                    ),
-                ),
-                ("split_ref", s("")),
-                ("delimiters", arr([s(",")])),
-            ])
-        }
-        Node::SwitchBulkCheck => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "conditions",
-                    arr([
-                        obj([
-                            ("logical_operator", s("and")),
-                            (
-                                "items",
-                                arr([
-                                    obj([
-                                        ("cpn_id", s("UserFillUp:OrderForm@quantity")),
-                                        ("operator", s("≥")),
-                                        ("value", s("10")),
-                                    ]),
-                                ]),
-                            ),
-                            ("to", arr([s("Message:BulkOrder")])),
-                        ]),
-                    ]),
-                ),
-                ("end_cpn_ids", arr([s("Message:StandardOrder")])),
-                (
-                    "operators",
-                    arr([
-                        s("contains"),
-                        s("not contains"),
-                        s("start with"),
-                        s("end with"),
-                        s("empty"),
-                        s("not empty"),
-                        s("="),
-                        s("≠"),
-                        s(">"),
-                        s("<"),
-                        s("≥"),
-                        s("≤"),
-                    ]),
-                ),
-            ])
-        }
-        Node::MessageBulkOrder => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([
-                        s(
-                            "Bulk order received: {StringTransform:OrderSummary@result}. A sales rep will call you.",
-                        ),
-                    ]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
-        }
-        Node::MessageStandardOrder => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([s("Order received: {StringTransform:OrderSummary@result}.")]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Userfillup,
+    StringTransform,
+    Switch,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 6] = [
+    (Impl::Begin, 0),
+    (Impl::Userfillup, 0),
+    (Impl::StringTransform, 0),
+    (Impl::Switch, 0),
+    (Impl::Message, 0),
+    (Impl::Message, 1),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `UserFillUp:OrderForm`
+    pub userfillup: Vec<c::userfillup::Spec>,
+    /// `StringTransform:OrderSummary`
+    pub string_transform: Vec<c::string_transform::Spec>,
+    /// `Switch:BulkCheck`
+    pub switch: Vec<c::switch::Spec>,
+    /// `Message:BulkOrder`, `Message:StandardOrder`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            userfillup: Vec::from([component_user_fill_up_order_form()]),
+            string_transform: Vec::from([component_string_transform_order_summary()]),
+            switch: Vec::from([component_switch_bulk_check()]),
+            message: Vec::from([
+                component_message_bulk_order(),
+                component_message_standard_order(),
+            ]),
         }
     }
 }
@@ -456,252 +244,442 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([Target::Node(Node::UserFillUpOrderForm.id())]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "UserFillUp:OrderForm".to_string(),
-                display_name: "Order form".to_string(),
-                component_name: "UserFillUp".to_string(),
-                kind: Kind::UserFillUp,
-                downstream: Vec::from([
-                    Target::Node(Node::StringTransformOrderSummary.id()),
-                ]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::UserFillUpOrderForm),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "tips",
-                        "customer",
-                        "quantity",
-                        "express",
-                        "notes",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "StringTransform:OrderSummary".to_string(),
-                display_name: "Order summary".to_string(),
-                component_name: "StringTransform".to_string(),
-                kind: Kind::StringTransform,
-                downstream: Vec::from([Target::Node(Node::SwitchBulkCheck.id())]),
-                upstream: Vec::from(["UserFillUp:OrderForm".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::StringTransformOrderSummary),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Switch:BulkCheck".to_string(),
-                display_name: "Bulk order?".to_string(),
-                component_name: "Switch".to_string(),
-                kind: Kind::Switch,
-                downstream: Vec::from([
-                    Target::Node(Node::MessageBulkOrder.id()),
-                    Target::Node(Node::MessageStandardOrder.id()),
-                ]),
-                upstream: Vec::from(["StringTransform:OrderSummary".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::SwitchBulkCheck),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:BulkOrder".to_string(),
-                display_name: "Bulk order".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:BulkCheck".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageBulkOrder),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:StandardOrder".to_string(),
-                display_name: "Standard order".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Switch:BulkCheck".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageStandardOrder),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_user_fill_up_order_form(),
+            meta_string_transform_order_summary(),
+            meta_switch_bulk_check(),
+            meta_message_bulk_order(),
+            meta_message_standard_order(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `UserFillUp:OrderForm`
-    pub user_fill_up_order_form: c::userfillup::Spec,
-    /// `StringTransform:OrderSummary`
-    pub string_transform_order_summary: c::string_transform::Spec,
-    /// `Switch:BulkCheck`
-    pub switch_bulk_check: c::switch::Spec,
-    /// `Message:BulkOrder`
-    pub message_bulk_order: c::message::Spec,
-    /// `Message:StandardOrder`
-    pub message_standard_order: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Welcome to the {env.shop_name} order desk.")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            user_fill_up_order_form: c::userfillup::Spec::from_params(
-                    &params(Node::UserFillUpOrderForm),
-                )
-                .bound(
-                    &[
-                        ("sys.query", Bound::global("sys.query")),
-                        ("env.shop_name", Bound::global("env.shop_name")),
-                        (
-                            "sys.conversation_turns",
-                            Bound::global("sys.conversation_turns"),
-                        ),
-                    ],
-                ),
-            string_transform_order_summary: c::string_transform::Spec::from_params(
-                    &params(Node::StringTransformOrderSummary),
-                )
-                .bound(
-                    &[
-                        (
-                            "UserFillUp:OrderForm@quantity",
-                            outputs::USER_FILL_UP_ORDER_FORM.quantity.bound(),
-                        ),
-                        (
-                            "UserFillUp:OrderForm@customer",
-                            outputs::USER_FILL_UP_ORDER_FORM.customer.bound(),
-                        ),
-                        (
-                            "UserFillUp:OrderForm@express",
-                            outputs::USER_FILL_UP_ORDER_FORM.express.bound(),
-                        ),
-                        (
-                            "UserFillUp:OrderForm@notes",
-                            outputs::USER_FILL_UP_ORDER_FORM.notes.bound(),
-                        ),
-                    ],
-                ),
-            switch_bulk_check: c::switch::Spec::from_params(
-                    &params(Node::SwitchBulkCheck),
-                )
-                .bound(
-                    &[
-                        (
-                            "UserFillUp:OrderForm@quantity",
-                            outputs::USER_FILL_UP_ORDER_FORM.quantity.bound(),
-                        ),
-                    ],
-                ),
-            message_bulk_order: c::message::Spec::from_params(
-                    &params(Node::MessageBulkOrder),
-                )
-                .bound(
-                    &[
-                        (
-                            "StringTransform:OrderSummary@result",
-                            outputs::STRING_TRANSFORM_ORDER_SUMMARY.result.bound(),
-                        ),
-                    ],
-                ),
-            message_standard_order: c::message::Spec::from_params(
-                    &params(Node::MessageStandardOrder),
-                )
-                .bound(
-                    &[
-                        (
-                            "StringTransform:OrderSummary@result",
-                            outputs::STRING_TRANSFORM_ORDER_SUMMARY.result.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::UserFillUpOrderForm.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `UserFillUp:OrderForm` “Order form” (UserFillUp)
+fn params_user_fill_up_order_form() -> Map<String, Json> {
+    merged_params(
+        Kind::UserFillUp,
+        &map([
+            ("enable_tips", b(true)),
+            (
+                "tips",
+                s(
+                    "You asked: {sys.query}\nPlease fill in the order for {env.shop_name} (conversation turn {sys.conversation_turns}).",
+                ),
+            ),
+            ("layout_recognize", s("")),
+            (
+                "inputs",
+                obj([
+                    (
+                        "customer",
+                        obj([
+                            ("name", s("Customer name")),
+                            ("optional", b(false)),
+                            ("options", arr([])),
+                            ("type", s("line")),
+                        ]),
+                    ),
+                    (
+                        "quantity",
+                        obj([
+                            ("name", s("Quantity")),
+                            ("optional", b(false)),
+                            ("options", arr([])),
+                            ("type", s("integer")),
+                        ]),
+                    ),
+                    (
+                        "express",
+                        obj([
+                            ("name", s("Express shipping")),
+                            ("optional", b(false)),
+                            ("options", arr([])),
+                            ("type", s("boolean")),
+                        ]),
+                    ),
+                    (
+                        "notes",
+                        obj([
+                            ("name", s("Delivery notes")),
+                            ("optional", b(true)),
+                            ("options", arr([])),
+                            ("type", s("paragraph")),
+                        ]),
+                    ),
+                ]),
+            ),
+            (
+                "outputs",
+                obj([
+                    (
+                        "customer",
+                        obj([
+                            ("name", s("Customer name")),
+                            ("optional", b(false)),
+                            ("options", arr([])),
+                            ("type", s("line")),
+                        ]),
+                    ),
+                    (
+                        "quantity",
+                        obj([
+                            ("name", s("Quantity")),
+                            ("optional", b(false)),
+                            ("options", arr([])),
+                            ("type", s("integer")),
+                        ]),
+                    ),
+                    (
+                        "express",
+                        obj([
+                            ("name", s("Express shipping")),
+                            ("optional", b(false)),
+                            ("options", arr([])),
+                            ("type", s("boolean")),
+                        ]),
+                    ),
+                    (
+                        "notes",
+                        obj([
+                            ("name", s("Delivery notes")),
+                            ("optional", b(true)),
+                            ("options", arr([])),
+                            ("type", s("paragraph")),
+                        ]),
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `UserFillUp:OrderForm` “Order form” (UserFillUp)
+fn meta_user_fill_up_order_form() -> NodeMeta {
+    NodeMeta {
+        id: "UserFillUp:OrderForm".to_string(),
+        display_name: "Order form".to_string(),
+        component_name: "UserFillUp".to_string(),
+        kind: Kind::UserFillUp,
+        downstream: Vec::from([Target::Node(Node::StringTransformOrderSummary.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_user_fill_up_order_form(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "tips",
+                "customer",
+                "quantity",
+                "express",
+                "notes",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `UserFillUp:OrderForm` “Order form” (UserFillUp)
+fn component_user_fill_up_order_form() -> c::userfillup::Spec {
+    c::userfillup::Spec::from_params(&params_user_fill_up_order_form())
+        .bound(
+            &[
+                ("sys.query", Bound::global("sys.query")),
+                ("env.shop_name", Bound::global("env.shop_name")),
+                ("sys.conversation_turns", Bound::global("sys.conversation_turns")),
+            ],
+        )
+}
+/// `StringTransform:OrderSummary` “Order summary” (StringTransform)
+fn params_string_transform_order_summary() -> Map<String, Json> {
+    merged_params(
+        Kind::StringTransform,
+        &map([
+            ("method", s("merge")),
+            ("split_ref", s("")),
+            ("delimiters", arr([s(",")])),
+            (
+                "script",
+                s(
+                    "{UserFillUp:OrderForm@quantity} item(s) for {UserFillUp:OrderForm@customer}, express={UserFillUp:OrderForm@express}, notes: {UserFillUp:OrderForm@notes}",
+                ),
+            ),
+            ("outputs", obj([("result", obj([("type", s("string"))]))])),
+        ]),
+    )
+}
+/// `StringTransform:OrderSummary` “Order summary” (StringTransform)
+fn meta_string_transform_order_summary() -> NodeMeta {
+    NodeMeta {
+        id: "StringTransform:OrderSummary".to_string(),
+        display_name: "Order summary".to_string(),
+        component_name: "StringTransform".to_string(),
+        kind: Kind::StringTransform,
+        downstream: Vec::from([Target::Node(Node::SwitchBulkCheck.id())]),
+        upstream: Vec::from(["UserFillUp:OrderForm".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_string_transform_order_summary(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `StringTransform:OrderSummary` “Order summary” (StringTransform)
+fn component_string_transform_order_summary() -> c::string_transform::Spec {
+    c::string_transform::Spec::from_params(&params_string_transform_order_summary())
+        .bound(
+            &[
+                (
+                    "UserFillUp:OrderForm@quantity",
+                    outputs::USER_FILL_UP_ORDER_FORM.quantity.bound(),
+                ),
+                (
+                    "UserFillUp:OrderForm@customer",
+                    outputs::USER_FILL_UP_ORDER_FORM.customer.bound(),
+                ),
+                (
+                    "UserFillUp:OrderForm@express",
+                    outputs::USER_FILL_UP_ORDER_FORM.express.bound(),
+                ),
+                (
+                    "UserFillUp:OrderForm@notes",
+                    outputs::USER_FILL_UP_ORDER_FORM.notes.bound(),
+                ),
+            ],
+        )
+}
+/// `Switch:BulkCheck` “Bulk order?” (Switch)
+fn params_switch_bulk_check() -> Map<String, Json> {
+    merged_params(
+        Kind::Switch,
+        &map([
+            (
+                "conditions",
+                arr([
+                    obj([
+                        ("logical_operator", s("and")),
+                        (
+                            "items",
+                            arr([
+                                obj([
+                                    ("cpn_id", s("UserFillUp:OrderForm@quantity")),
+                                    ("operator", s("≥")),
+                                    ("value", s("10")),
+                                ]),
+                            ]),
+                        ),
+                        ("to", arr([s("Message:BulkOrder")])),
+                    ]),
+                ]),
+            ),
+            ("end_cpn_ids", arr([s("Message:StandardOrder")])),
+        ]),
+    )
+}
+/// `Switch:BulkCheck` “Bulk order?” (Switch)
+fn meta_switch_bulk_check() -> NodeMeta {
+    NodeMeta {
+        id: "Switch:BulkCheck".to_string(),
+        display_name: "Bulk order?".to_string(),
+        component_name: "Switch".to_string(),
+        kind: Kind::Switch,
+        downstream: Vec::from([
+            Target::Node(Node::MessageBulkOrder.id()),
+            Target::Node(Node::MessageStandardOrder.id()),
+        ]),
+        upstream: Vec::from(["StringTransform:OrderSummary".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_switch_bulk_check(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Switch:BulkCheck` “Bulk order?” (Switch)
+fn component_switch_bulk_check() -> c::switch::Spec {
+    c::switch::Spec::from_params(&params_switch_bulk_check())
+        .bound(
+            &[
+                (
+                    "UserFillUp:OrderForm@quantity",
+                    outputs::USER_FILL_UP_ORDER_FORM.quantity.bound(),
+                ),
+            ],
+        )
+}
+/// `Message:BulkOrder` “Bulk order” (Message)
+fn params_message_bulk_order() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([
+                    s(
+                        "Bulk order received: {StringTransform:OrderSummary@result}. A sales rep will call you.",
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Message:BulkOrder` “Bulk order” (Message)
+fn meta_message_bulk_order() -> NodeMeta {
+    NodeMeta {
+        id: "Message:BulkOrder".to_string(),
+        display_name: "Bulk order".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:BulkCheck".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_bulk_order(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:BulkOrder` “Bulk order” (Message)
+fn component_message_bulk_order() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_bulk_order())
+        .bound(
+            &[
+                (
+                    "StringTransform:OrderSummary@result",
+                    outputs::STRING_TRANSFORM_ORDER_SUMMARY.result.bound(),
+                ),
+            ],
+        )
+}
+/// `Message:StandardOrder` “Standard order” (Message)
+fn params_message_standard_order() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([s("Order received: {StringTransform:OrderSummary@result}.")]),
+            ),
+        ]),
+    )
+}
+/// `Message:StandardOrder` “Standard order” (Message)
+fn meta_message_standard_order() -> NodeMeta {
+    NodeMeta {
+        id: "Message:StandardOrder".to_string(),
+        display_name: "Standard order".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Switch:BulkCheck".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_standard_order(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:StandardOrder` “Standard order” (Message)
+fn component_message_standard_order() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_standard_order())
+        .bound(
+            &[
+                (
+                    "StringTransform:OrderSummary@result",
+                    outputs::STRING_TRANSFORM_ORDER_SUMMARY.result.bound(),
+                ),
+            ],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -731,28 +709,24 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::UserFillUpOrderForm => c.user_fill_up_order_form.body(cx).await,
-            Node::StringTransformOrderSummary => {
-                c.string_transform_order_summary.body(cx).await
-            }
-            Node::SwitchBulkCheck => c.switch_bulk_check.body(cx).await,
-            Node::MessageBulkOrder => c.message_bulk_order.body(cx).await,
-            Node::MessageStandardOrder => c.message_standard_order.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Userfillup => c.userfillup[i].body(cx).await,
+            Impl::StringTransform => c.string_transform[i].body(cx).await,
+            Impl::Switch => c.switch[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::UserFillUpOrderForm => c.user_fill_up_order_form.thoughts(cx),
-            Node::StringTransformOrderSummary => {
-                c.string_transform_order_summary.thoughts(cx)
-            }
-            Node::SwitchBulkCheck => c.switch_bulk_check.thoughts(cx),
-            Node::MessageBulkOrder => c.message_bulk_order.thoughts(cx),
-            Node::MessageStandardOrder => c.message_standard_order.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Userfillup => c.userfillup[i].thoughts(cx),
+            Impl::StringTransform => c.string_transform[i].thoughts(cx),
+            Impl::Switch => c.switch[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -760,54 +734,46 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::UserFillUpOrderForm => c.user_fill_up_order_form.dependencies(cx),
-            Node::StringTransformOrderSummary => {
-                c.string_transform_order_summary.dependencies(cx)
-            }
-            Node::SwitchBulkCheck => c.switch_bulk_check.dependencies(cx),
-            Node::MessageBulkOrder => c.message_bulk_order.dependencies(cx),
-            Node::MessageStandardOrder => c.message_standard_order.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Userfillup => c.userfillup[i].dependencies(cx),
+            Impl::StringTransform => c.string_transform[i].dependencies(cx),
+            Impl::Switch => c.switch[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::UserFillUpOrderForm => c.user_fill_up_order_form.get_input(cx),
-            Node::StringTransformOrderSummary => {
-                c.string_transform_order_summary.get_input(cx)
-            }
-            Node::SwitchBulkCheck => c.switch_bulk_check.get_input(cx),
-            Node::MessageBulkOrder => c.message_bulk_order.get_input(cx),
-            Node::MessageStandardOrder => c.message_standard_order.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Userfillup => c.userfillup[i].get_input(cx),
+            Impl::StringTransform => c.string_transform[i].get_input(cx),
+            Impl::Switch => c.switch[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::UserFillUpOrderForm => c.user_fill_up_order_form.input_values(cx),
-            Node::StringTransformOrderSummary => {
-                c.string_transform_order_summary.input_values(cx)
-            }
-            Node::SwitchBulkCheck => c.switch_bulk_check.input_values(cx),
-            Node::MessageBulkOrder => c.message_bulk_order.input_values(cx),
-            Node::MessageStandardOrder => c.message_standard_order.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Userfillup => c.userfillup[i].input_keys(cx),
+            Impl::StringTransform => c.string_transform[i].input_keys(cx),
+            Impl::Switch => c.switch[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::UserFillUpOrderForm => c.user_fill_up_order_form.item_ended(cx),
-            Node::StringTransformOrderSummary => {
-                c.string_transform_order_summary.item_ended(cx)
-            }
-            Node::SwitchBulkCheck => c.switch_bulk_check.item_ended(cx),
-            Node::MessageBulkOrder => c.message_bulk_order.item_ended(cx),
-            Node::MessageStandardOrder => c.message_standard_order.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Userfillup => c.userfillup[i].item_ended(cx),
+            Impl::StringTransform => c.string_transform[i].item_ended(cx),
+            Impl::Switch => c.switch[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

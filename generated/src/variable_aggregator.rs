@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:9dc4b973870f075d31ae457578f6a5561256356d16ee2000ca023df458c8099c`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -182,220 +184,50 @@ pub mod outputs {
         attachment: Out::new(5, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("Say 'express', 'pickup' or anything else.")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::SwitchDelivery => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "conditions",
-                    arr([
-                        obj([
-                            ("logical_operator", s("and")),
-                            (
-                                "items",
-                                arr([
-                                    obj([
-                                        ("cpn_id", s("sys.query")),
-                                        ("operator", s("contains")),
-                                        ("value", s("express")),
-                                    ]),
-                                ]),
-                            ),
-                            ("to", arr([s("StringTransform:Express")])),
-                        ]),
-                        obj([
-                            ("logical_operator", s("and")),
-                            (
-                                "items",
-                                arr([
-                                    obj([
-                                        ("cpn_id", s("sys.query")),
-                                        ("operator", s("contains")),
-                                        ("value", s("pickup")),
-                                    ]),
-                                ]),
-                            ),
-                            ("to", arr([s("ListOperations:PickupSlot")])),
-                        ]),
-                    ]),
-                ),
-                ("end_cpn_ids", arr([s("VariableAggregator:Shipping")])),
-                (
-                    "operators",
-                    arr([
-                        s("contains"),
-                        s("not contains"),
-                        s("start with"),
-                        s("end with"),
-                        s("empty"),
-                        s("not empty"),
-                        s("="),
-                        s("≠"),
-                        s(">"),
-                        s("<"),
-                        s("≥"),
-                        s("≤"),
-                    ]),
-                ),
-            ])
-        }
-        Node::StringTransformExpress => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([("result", obj([("type", s("string"))]))])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("method", s("merge")),
-                ("script", s("express courier")),
-                ("split_ref", s("")),
-                ("delimiters", arr([s(",")])),
-            ])
-        }
-        Node::ListOperationsPickupSlot => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("result", obj([("type", s("Array<?>"))])),
-                        ("first", obj([("type", s("?"))])),
-                        ("last", obj([("type", s("?"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("query", s("env.slots")),
-                ("operations", s("nth")),
-                ("n", i(1)),
-                ("strict", b(false)),
-                ("sort_method", s("asc")),
-                ("sort_by", s("")),
-                ("filter", obj([("operator", s("=")), ("value", s(""))])),
-            ])
-        }
-        Node::VariableAggregatorShipping => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("carrier", obj([("type", s("string"))])),
-                        ("discount", obj([("type", s("number"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "groups",
-                    arr([
-                        obj([
-                            ("group_name", s("carrier")),
-                            ("type", s("string")),
-                            (
-                                "variables",
-                                arr([
-                                    obj([("value", s("StringTransform:Express@result"))]),
-                                    obj([("value", s("ListOperations:PickupSlot@first"))]),
-                                    obj([("value", s("env.default_carrier"))]),
-                                ]),
-                            ),
-                        ]),
-                        obj([
-                            ("group_name", s("discount")),
-                            ("type", s("number")),
-                            (
-                                "variables",
-                                arr([
-                                    obj([("value", s("env.zero"))]),
-                                    obj([("value", s("env.nothing"))]),
-                                    obj([("value", s("env.discount"))]),
-                                ]),
-                            ),
-                        ]),
-                    ]),
-                ),
-            ])
-        }
-        Node::MessageShippingReply => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                (
-                    "content",
-                    arr([
-                        s(
-                            "Carrier=\"{VariableAggregator:Shipping@carrier}\"; discount={VariableAggregator:Shipping@discount}",
-                        ),
-                    ]),
-                ),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Switch,
+    StringTransform,
+    ListOperations,
+    VariableAggregator,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 6] = [
+    (Impl::Begin, 0),
+    (Impl::Switch, 0),
+    (Impl::StringTransform, 0),
+    (Impl::ListOperations, 0),
+    (Impl::VariableAggregator, 0),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `Switch:Delivery`
+    pub switch: Vec<c::switch::Spec>,
+    /// `StringTransform:Express`
+    pub string_transform: Vec<c::string_transform::Spec>,
+    /// `ListOperations:PickupSlot`
+    pub list_operations: Vec<c::list_operations::Spec>,
+    /// `VariableAggregator:Shipping`
+    pub variable_aggregator: Vec<c::variable_aggregator::Spec>,
+    /// `Message:ShippingReply`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            switch: Vec::from([component_switch_delivery()]),
+            string_transform: Vec::from([component_string_transform_express()]),
+            list_operations: Vec::from([component_list_operations_pickup_slot()]),
+            variable_aggregator: Vec::from([component_variable_aggregator_shipping()]),
+            message: Vec::from([component_message_shipping_reply()]),
         }
     }
 }
@@ -404,224 +236,376 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([Target::Node(Node::SwitchDelivery.id())]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Switch:Delivery".to_string(),
-                display_name: "Delivery choice".to_string(),
-                component_name: "Switch".to_string(),
-                kind: Kind::Switch,
-                downstream: Vec::from([
-                    Target::Node(Node::StringTransformExpress.id()),
-                    Target::Node(Node::ListOperationsPickupSlot.id()),
-                    Target::Node(Node::VariableAggregatorShipping.id()),
-                ]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::SwitchDelivery),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "StringTransform:Express".to_string(),
-                display_name: "Express".to_string(),
-                component_name: "StringTransform".to_string(),
-                kind: Kind::StringTransform,
-                downstream: Vec::from([
-                    Target::Node(Node::VariableAggregatorShipping.id()),
-                ]),
-                upstream: Vec::from(["Switch:Delivery".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::StringTransformExpress),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "result"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "ListOperations:PickupSlot".to_string(),
-                display_name: "Pickup slot".to_string(),
-                component_name: "ListOperations".to_string(),
-                kind: Kind::ListOperations,
-                downstream: Vec::from([
-                    Target::Node(Node::VariableAggregatorShipping.id()),
-                ]),
-                upstream: Vec::from(["Switch:Delivery".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::ListOperationsPickupSlot),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "result",
-                        "first",
-                        "last",
-                    ]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "VariableAggregator:Shipping".to_string(),
-                display_name: "Shipping".to_string(),
-                component_name: "VariableAggregator".to_string(),
-                kind: Kind::VariableAggregator,
-                downstream: Vec::from([Target::Node(Node::MessageShippingReply.id())]),
-                upstream: Vec::from([
-                    "Switch:Delivery".to_string(),
-                    "StringTransform:Express".to_string(),
-                    "ListOperations:PickupSlot".to_string(),
-                ]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::VariableAggregatorShipping),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "carrier", "discount"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:ShippingReply".to_string(),
-                display_name: "Shipping reply".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["VariableAggregator:Shipping".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageShippingReply),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_switch_delivery(),
+            meta_string_transform_express(),
+            meta_list_operations_pickup_slot(),
+            meta_variable_aggregator_shipping(),
+            meta_message_shipping_reply(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `Switch:Delivery`
-    pub switch_delivery: c::switch::Spec,
-    /// `StringTransform:Express`
-    pub string_transform_express: c::string_transform::Spec,
-    /// `ListOperations:PickupSlot`
-    pub list_operations_pickup_slot: c::list_operations::Spec,
-    /// `VariableAggregator:Shipping`
-    pub variable_aggregator_shipping: c::variable_aggregator::Spec,
-    /// `Message:ShippingReply`
-    pub message_shipping_reply: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("Say 'express', 'pickup' or anything else.")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            switch_delivery: c::switch::Spec::from_params(&params(Node::SwitchDelivery))
-                .bound(&[("sys.query", Bound::global("sys.query"))]),
-            string_transform_express: c::string_transform::Spec::from_params(
-                &params(Node::StringTransformExpress),
-            ),
-            list_operations_pickup_slot: c::list_operations::Spec::from_params(
-                    &params(Node::ListOperationsPickupSlot),
-                )
-                .bound(&[("env.slots", Bound::global("env.slots"))]),
-            variable_aggregator_shipping: c::variable_aggregator::Spec::from_params(
-                    &params(Node::VariableAggregatorShipping),
-                )
-                .bound(
-                    &[
-                        (
-                            "StringTransform:Express@result",
-                            outputs::STRING_TRANSFORM_EXPRESS.result.bound(),
-                        ),
-                        (
-                            "ListOperations:PickupSlot@first",
-                            outputs::LIST_OPERATIONS_PICKUP_SLOT.first.bound(),
-                        ),
-                        ("env.default_carrier", Bound::global("env.default_carrier")),
-                        ("env.zero", Bound::global("env.zero")),
-                        ("env.nothing", Bound::global("env.nothing")),
-                        ("env.discount", Bound::global("env.discount")),
-                    ],
-                ),
-            message_shipping_reply: c::message::Spec::from_params(
-                    &params(Node::MessageShippingReply),
-                )
-                .bound(
-                    &[
-                        (
-                            "VariableAggregator:Shipping@carrier",
-                            outputs::VARIABLE_AGGREGATOR_SHIPPING.carrier.bound(),
-                        ),
-                        (
-                            "VariableAggregator:Shipping@discount",
-                            outputs::VARIABLE_AGGREGATOR_SHIPPING.discount.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::SwitchDelivery.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `Switch:Delivery` “Delivery choice” (Switch)
+fn params_switch_delivery() -> Map<String, Json> {
+    merged_params(
+        Kind::Switch,
+        &map([
+            (
+                "conditions",
+                arr([
+                    obj([
+                        ("logical_operator", s("and")),
+                        (
+                            "items",
+                            arr([
+                                obj([
+                                    ("cpn_id", s("sys.query")),
+                                    ("operator", s("contains")),
+                                    ("value", s("express")),
+                                ]),
+                            ]),
+                        ),
+                        ("to", arr([s("StringTransform:Express")])),
+                    ]),
+                    obj([
+                        ("logical_operator", s("and")),
+                        (
+                            "items",
+                            arr([
+                                obj([
+                                    ("cpn_id", s("sys.query")),
+                                    ("operator", s("contains")),
+                                    ("value", s("pickup")),
+                                ]),
+                            ]),
+                        ),
+                        ("to", arr([s("ListOperations:PickupSlot")])),
+                    ]),
+                ]),
+            ),
+            ("end_cpn_ids", arr([s("VariableAggregator:Shipping")])),
+        ]),
+    )
+}
+/// `Switch:Delivery` “Delivery choice” (Switch)
+fn meta_switch_delivery() -> NodeMeta {
+    NodeMeta {
+        id: "Switch:Delivery".to_string(),
+        display_name: "Delivery choice".to_string(),
+        component_name: "Switch".to_string(),
+        kind: Kind::Switch,
+        downstream: Vec::from([
+            Target::Node(Node::StringTransformExpress.id()),
+            Target::Node(Node::ListOperationsPickupSlot.id()),
+            Target::Node(Node::VariableAggregatorShipping.id()),
+        ]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_switch_delivery(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "next", "_next"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Switch:Delivery` “Delivery choice” (Switch)
+fn component_switch_delivery() -> c::switch::Spec {
+    c::switch::Spec::from_params(&params_switch_delivery())
+        .bound(&[("sys.query", Bound::global("sys.query"))])
+}
+/// `StringTransform:Express` “Express” (StringTransform)
+fn params_string_transform_express() -> Map<String, Json> {
+    merged_params(
+        Kind::StringTransform,
+        &map([
+            ("method", s("merge")),
+            ("split_ref", s("")),
+            ("delimiters", arr([s(",")])),
+            ("script", s("express courier")),
+            ("outputs", obj([("result", obj([("type", s("string"))]))])),
+        ]),
+    )
+}
+/// `StringTransform:Express` “Express” (StringTransform)
+fn meta_string_transform_express() -> NodeMeta {
+    NodeMeta {
+        id: "StringTransform:Express".to_string(),
+        display_name: "Express".to_string(),
+        component_name: "StringTransform".to_string(),
+        kind: Kind::StringTransform,
+        downstream: Vec::from([Target::Node(Node::VariableAggregatorShipping.id())]),
+        upstream: Vec::from(["Switch:Delivery".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_string_transform_express(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result"].map(String::from),
+        ),
+    }
+}
+/// `StringTransform:Express` “Express” (StringTransform)
+fn component_string_transform_express() -> c::string_transform::Spec {
+    c::string_transform::Spec::from_params(&params_string_transform_express())
+}
+/// `ListOperations:PickupSlot` “Pickup slot” (ListOperations)
+fn params_list_operations_pickup_slot() -> Map<String, Json> {
+    merged_params(
+        Kind::ListOperations,
+        &map([
+            ("query", s("env.slots")),
+            ("operations", s("nth")),
+            ("n", i(1)),
+            ("strict", b(false)),
+            ("sort_method", s("asc")),
+            ("sort_by", s("")),
+            ("filter", obj([("operator", s("=")), ("value", s(""))])),
+            (
+                "outputs",
+                obj([
+                    ("result", obj([("type", s("Array<?>"))])),
+                    ("first", obj([("type", s("?"))])),
+                    ("last", obj([("type", s("?"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `ListOperations:PickupSlot` “Pickup slot” (ListOperations)
+fn meta_list_operations_pickup_slot() -> NodeMeta {
+    NodeMeta {
+        id: "ListOperations:PickupSlot".to_string(),
+        display_name: "Pickup slot".to_string(),
+        component_name: "ListOperations".to_string(),
+        kind: Kind::ListOperations,
+        downstream: Vec::from([Target::Node(Node::VariableAggregatorShipping.id())]),
+        upstream: Vec::from(["Switch:Delivery".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_list_operations_pickup_slot(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "result", "first", "last"]
+                .map(String::from),
+        ),
+    }
+}
+/// `ListOperations:PickupSlot` “Pickup slot” (ListOperations)
+fn component_list_operations_pickup_slot() -> c::list_operations::Spec {
+    c::list_operations::Spec::from_params(&params_list_operations_pickup_slot())
+        .bound(&[("env.slots", Bound::global("env.slots"))])
+}
+/// `VariableAggregator:Shipping` “Shipping” (VariableAggregator)
+fn params_variable_aggregator_shipping() -> Map<String, Json> {
+    merged_params(
+        Kind::VariableAggregator,
+        &map([
+            (
+                "groups",
+                arr([
+                    obj([
+                        ("group_name", s("carrier")),
+                        ("type", s("string")),
+                        (
+                            "variables",
+                            arr([
+                                obj([("value", s("StringTransform:Express@result"))]),
+                                obj([("value", s("ListOperations:PickupSlot@first"))]),
+                                obj([("value", s("env.default_carrier"))]),
+                            ]),
+                        ),
+                    ]),
+                    obj([
+                        ("group_name", s("discount")),
+                        ("type", s("number")),
+                        (
+                            "variables",
+                            arr([
+                                obj([("value", s("env.zero"))]),
+                                obj([("value", s("env.nothing"))]),
+                                obj([("value", s("env.discount"))]),
+                            ]),
+                        ),
+                    ]),
+                ]),
+            ),
+            (
+                "outputs",
+                obj([
+                    ("carrier", obj([("type", s("string"))])),
+                    ("discount", obj([("type", s("number"))])),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `VariableAggregator:Shipping` “Shipping” (VariableAggregator)
+fn meta_variable_aggregator_shipping() -> NodeMeta {
+    NodeMeta {
+        id: "VariableAggregator:Shipping".to_string(),
+        display_name: "Shipping".to_string(),
+        component_name: "VariableAggregator".to_string(),
+        kind: Kind::VariableAggregator,
+        downstream: Vec::from([Target::Node(Node::MessageShippingReply.id())]),
+        upstream: Vec::from([
+            "Switch:Delivery".to_string(),
+            "StringTransform:Express".to_string(),
+            "ListOperations:PickupSlot".to_string(),
+        ]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_variable_aggregator_shipping(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "carrier", "discount"]
+                .map(String::from),
+        ),
+    }
+}
+/// `VariableAggregator:Shipping` “Shipping” (VariableAggregator)
+fn component_variable_aggregator_shipping() -> c::variable_aggregator::Spec {
+    c::variable_aggregator::Spec::from_params(&params_variable_aggregator_shipping())
+        .bound(
+            &[
+                (
+                    "StringTransform:Express@result",
+                    outputs::STRING_TRANSFORM_EXPRESS.result.bound(),
+                ),
+                (
+                    "ListOperations:PickupSlot@first",
+                    outputs::LIST_OPERATIONS_PICKUP_SLOT.first.bound(),
+                ),
+                ("env.default_carrier", Bound::global("env.default_carrier")),
+                ("env.zero", Bound::global("env.zero")),
+                ("env.nothing", Bound::global("env.nothing")),
+                ("env.discount", Bound::global("env.discount")),
+            ],
+        )
+}
+/// `Message:ShippingReply` “Shipping reply” (Message)
+fn params_message_shipping_reply() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([
+            (
+                "content",
+                arr([
+                    s(
+                        "Carrier=\"{VariableAggregator:Shipping@carrier}\"; discount={VariableAggregator:Shipping@discount}",
+                    ),
+                ]),
+            ),
+        ]),
+    )
+}
+/// `Message:ShippingReply` “Shipping reply” (Message)
+fn meta_message_shipping_reply() -> NodeMeta {
+    NodeMeta {
+        id: "Message:ShippingReply".to_string(),
+        display_name: "Shipping reply".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["VariableAggregator:Shipping".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_shipping_reply(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:ShippingReply` “Shipping reply” (Message)
+fn component_message_shipping_reply() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_shipping_reply())
+        .bound(
+            &[
+                (
+                    "VariableAggregator:Shipping@carrier",
+                    outputs::VARIABLE_AGGREGATOR_SHIPPING.carrier.bound(),
+                ),
+                (
+                    "VariableAggregator:Shipping@discount",
+                    outputs::VARIABLE_AGGREGATOR_SHIPPING.discount.bound(),
+                ),
+            ],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -651,30 +635,26 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::SwitchDelivery => c.switch_delivery.body(cx).await,
-            Node::StringTransformExpress => c.string_transform_express.body(cx).await,
-            Node::ListOperationsPickupSlot => {
-                c.list_operations_pickup_slot.body(cx).await
-            }
-            Node::VariableAggregatorShipping => {
-                c.variable_aggregator_shipping.body(cx).await
-            }
-            Node::MessageShippingReply => c.message_shipping_reply.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Switch => c.switch[i].body(cx).await,
+            Impl::StringTransform => c.string_transform[i].body(cx).await,
+            Impl::ListOperations => c.list_operations[i].body(cx).await,
+            Impl::VariableAggregator => c.variable_aggregator[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::SwitchDelivery => c.switch_delivery.thoughts(cx),
-            Node::StringTransformExpress => c.string_transform_express.thoughts(cx),
-            Node::ListOperationsPickupSlot => c.list_operations_pickup_slot.thoughts(cx),
-            Node::VariableAggregatorShipping => {
-                c.variable_aggregator_shipping.thoughts(cx)
-            }
-            Node::MessageShippingReply => c.message_shipping_reply.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Switch => c.switch[i].thoughts(cx),
+            Impl::StringTransform => c.string_transform[i].thoughts(cx),
+            Impl::ListOperations => c.list_operations[i].thoughts(cx),
+            Impl::VariableAggregator => c.variable_aggregator[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -682,60 +662,50 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::SwitchDelivery => c.switch_delivery.dependencies(cx),
-            Node::StringTransformExpress => c.string_transform_express.dependencies(cx),
-            Node::ListOperationsPickupSlot => {
-                c.list_operations_pickup_slot.dependencies(cx)
-            }
-            Node::VariableAggregatorShipping => {
-                c.variable_aggregator_shipping.dependencies(cx)
-            }
-            Node::MessageShippingReply => c.message_shipping_reply.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Switch => c.switch[i].dependencies(cx),
+            Impl::StringTransform => c.string_transform[i].dependencies(cx),
+            Impl::ListOperations => c.list_operations[i].dependencies(cx),
+            Impl::VariableAggregator => c.variable_aggregator[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::SwitchDelivery => c.switch_delivery.get_input(cx),
-            Node::StringTransformExpress => c.string_transform_express.get_input(cx),
-            Node::ListOperationsPickupSlot => c.list_operations_pickup_slot.get_input(cx),
-            Node::VariableAggregatorShipping => {
-                c.variable_aggregator_shipping.get_input(cx)
-            }
-            Node::MessageShippingReply => c.message_shipping_reply.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Switch => c.switch[i].get_input(cx),
+            Impl::StringTransform => c.string_transform[i].get_input(cx),
+            Impl::ListOperations => c.list_operations[i].get_input(cx),
+            Impl::VariableAggregator => c.variable_aggregator[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::SwitchDelivery => c.switch_delivery.input_values(cx),
-            Node::StringTransformExpress => c.string_transform_express.input_values(cx),
-            Node::ListOperationsPickupSlot => {
-                c.list_operations_pickup_slot.input_values(cx)
-            }
-            Node::VariableAggregatorShipping => {
-                c.variable_aggregator_shipping.input_values(cx)
-            }
-            Node::MessageShippingReply => c.message_shipping_reply.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Switch => c.switch[i].input_keys(cx),
+            Impl::StringTransform => c.string_transform[i].input_keys(cx),
+            Impl::ListOperations => c.list_operations[i].input_keys(cx),
+            Impl::VariableAggregator => c.variable_aggregator[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::SwitchDelivery => c.switch_delivery.item_ended(cx),
-            Node::StringTransformExpress => c.string_transform_express.item_ended(cx),
-            Node::ListOperationsPickupSlot => {
-                c.list_operations_pickup_slot.item_ended(cx)
-            }
-            Node::VariableAggregatorShipping => {
-                c.variable_aggregator_shipping.item_ended(cx)
-            }
-            Node::MessageShippingReply => c.message_shipping_reply.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Switch => c.switch[i].item_ended(cx),
+            Impl::StringTransform => c.string_transform[i].item_ended(cx),
+            Impl::ListOperations => c.list_operations[i].item_ended(cx),
+            Impl::VariableAggregator => c.variable_aggregator[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

@@ -3,10 +3,12 @@
 //!
 //! DSL fingerprint `sha256:45cf4263f0e0737e5f8b36046dd2f7a108496a8d28245d73ed08176f16aee494`.
 //! @generated: do not edit; rebuild with `canvasc build`.
-#![allow(clippy::all, unused_imports, unused_variables)]
+#![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
+use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
 use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -110,482 +112,35 @@ pub mod outputs {
         attachment: Out::new(2, 5),
     };
 }
-/// Each component's parameters, as RAGFlow's param object holds them (class defaults
-/// updated with the DSL).
-fn params(node: Node) -> Map<String, Json> {
-    match node {
-        Node::Begin => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                ("outputs", obj([])),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("enable_tips", b(true)),
-                ("tips", s("Please fill up the form")),
-                ("layout_recognize", s("")),
-                ("mode", s("conversational")),
-                ("prologue", s("What should I research for you today?")),
-                ("enablePrologue", b(true)),
-            ])
-        }
-        Node::AgentLeadResearcher => {
-            map([
-                (
-                    "meta",
-                    obj([
-                        ("name", s("agent")),
-                        ("description", s("This is an agent for a specific task.")),
-                        (
-                            "parameters",
-                            obj([
-                                (
-                                    "user_prompt",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s("This is the order you need to send to the agent."),
-                                        ),
-                                        ("default", s("")),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                                (
-                                    "reasoning",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s(
-                                                "Supervisor's reasoning for choosing the this agent. Explain why this agent is being invoked and what is expected of it.",
-                                            ),
-                                        ),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                                (
-                                    "context",
-                                    obj([
-                                        ("type", s("string")),
-                                        (
-                                            "description",
-                                            s(
-                                                "All relevant background information, prior facts, decisions, and state needed by the agent to solve the current query. Should be as detailed and self-contained as possible.",
-                                            ),
-                                        ),
-                                        ("required", b(true)),
-                                    ]),
-                                ),
-                            ]),
-                        ),
-                    ]),
-                ),
-                ("message_history_window_size", i(12)),
-                (
-                    "inputs",
-                    obj([
-                        (
-                            "user_prompt",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s("This is the order you need to send to the agent."),
-                                ),
-                                ("default", s("")),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                        (
-                            "reasoning",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s(
-                                        "Supervisor's reasoning for choosing the this agent. Explain why this agent is being invoked and what is expected of it.",
-                                    ),
-                                ),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                        (
-                            "context",
-                            obj([
-                                ("type", s("string")),
-                                (
-                                    "description",
-                                    s(
-                                        "All relevant background information, prior facts, decisions, and state needed by the agent to solve the current query. Should be as detailed and self-contained as possible.",
-                                    ),
-                                ),
-                                ("required", b(true)),
-                            ]),
-                        ),
-                    ]),
-                ),
-                (
-                    "outputs",
-                    obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(3)),
-                ("delay_after_error", i(1)),
-                ("exception_method", s("")),
-                ("exception_default_value", s("")),
-                ("exception_goto", arr([])),
-                ("debug_inputs", obj([])),
-                ("user_prompt", s("")),
-                ("reasoning", NULL),
-                ("context", NULL),
-                ("llm_id", s("scripted-chat@Scripted")),
-                (
-                    "sys_prompt",
-                    s(
-                        "You are the lead researcher. Plan the research, delegate source discovery to the Web Scout, check facts with Wikipedia or web search, and write a short cited report for: {sys.query}",
-                    ),
-                ),
-                (
-                    "prompts",
-                    arr([obj([("role", s("user")), ("content", s("{sys.query}"))])]),
-                ),
-                ("max_tokens", i(256)),
-                ("temperature", f(0.1)),
-                ("top_p", f(0.3)),
-                ("presence_penalty", f(0.4)),
-                ("frequency_penalty", f(0.7)),
-                ("output_structure", NULL),
-                ("cite", b(true)),
-                ("visual_files_var", s("")),
-                ("function_name", s("agent")),
-                (
-                    "tools",
-                    arr([
-                        obj([
-                            ("component_name", s("Wikipedia")),
-                            ("name", s("Wikipedia")),
-                            ("id", s("Wikipedia:LeadWiki")),
-                            (
-                                "params",
-                                obj([
-                                    ("top_n", i(3)),
-                                    ("language", s("en")),
-                                    ("query", s("sys.query")),
-                                    (
-                                        "outputs",
-                                        obj([
-                                            (
-                                                "formalized_content",
-                                                obj([("type", s("string")), ("value", s(""))]),
-                                            ),
-                                        ]),
-                                    ),
-                                ]),
-                            ),
-                        ]),
-                        obj([
-                            ("component_name", s("DuckDuckGo")),
-                            ("name", s("DuckDuckGo")),
-                            ("id", s("DuckDuckGo:LeadDuck")),
-                            (
-                                "params",
-                                obj([
-                                    ("top_n", i(5)),
-                                    ("channel", s("text")),
-                                    ("query", s("sys.query")),
-                                    (
-                                        "outputs",
-                                        obj([
-                                            (
-                                                "formalized_content",
-                                                obj([("type", s("string")), ("value", s(""))]),
-                                            ),
-                                            (
-                                                "json",
-                                                obj([("type", s("Array<Object>")), ("value", arr([]))]),
-                                            ),
-                                        ]),
-                                    ),
-                                ]),
-                            ),
-                        ]),
-                        obj([
-                            ("component_name", s("Google")),
-                            ("name", s("Google")),
-                            ("id", s("Google:LeadGoogle")),
-                            (
-                                "params",
-                                obj([
-                                    ("q", s("sys.query")),
-                                    ("start", i(0)),
-                                    ("num", i(6)),
-                                    ("api_key", s("serpapi-demo-key")),
-                                    ("country", s("us")),
-                                    ("language", s("en")),
-                                    (
-                                        "outputs",
-                                        obj([
-                                            (
-                                                "formalized_content",
-                                                obj([("type", s("string")), ("value", s(""))]),
-                                            ),
-                                            (
-                                                "json",
-                                                obj([("type", s("Array<Object>")), ("value", arr([]))]),
-                                            ),
-                                        ]),
-                                    ),
-                                ]),
-                            ),
-                        ]),
-                        obj([
-                            ("component_name", s("Agent")),
-                            ("name", s("Web Scout")),
-                            ("id", s("Agent:WebScout")),
-                            (
-                                "params",
-                                obj([
-                                    ("llm_id", s("scripted-chat@Scripted")),
-                                    ("temperature", f(0.1)),
-                                    ("temperatureEnabled", b(false)),
-                                    ("top_p", f(0.3)),
-                                    ("topPEnabled", b(false)),
-                                    ("frequency_penalty", f(0.7)),
-                                    ("frequencyPenaltyEnabled", b(false)),
-                                    ("presence_penalty", f(0.4)),
-                                    ("presencePenaltyEnabled", b(false)),
-                                    ("max_tokens", i(256)),
-                                    ("maxTokensEnabled", b(false)),
-                                    (
-                                        "sys_prompt",
-                                        s(
-                                            "You are a web scout. Find 3-5 high quality sources for the task you are given and return their URLs with one line each on why they matter. Never write the final report.",
-                                        ),
-                                    ),
-                                    (
-                                        "prompts",
-                                        arr([
-                                            obj([("role", s("user")), ("content", s("{sys.query}"))]),
-                                        ]),
-                                    ),
-                                    ("message_history_window_size", i(12)),
-                                    ("cite", b(true)),
-                                    ("max_retries", i(3)),
-                                    ("delay_after_error", i(1)),
-                                    ("visual_files_var", s("")),
-                                    (
-                                        "outputs",
-                                        obj([
-                                            ("content", obj([("type", s("string")), ("value", s(""))])),
-                                        ]),
-                                    ),
-                                    (
-                                        "description",
-                                        s("Finds and vets web sources for a research question."),
-                                    ),
-                                    (
-                                        "user_prompt",
-                                        s("This is the order you need to send to the agent."),
-                                    ),
-                                    ("max_rounds", i(3)),
-                                    ("exception_method", s("")),
-                                    ("exception_goto", arr([])),
-                                    ("exception_default_value", s("")),
-                                    (
-                                        "tools",
-                                        arr([
-                                            obj([
-                                                ("component_name", s("TavilySearch")),
-                                                ("name", s("TavilySearch")),
-                                                ("id", s("TavilySearch:ScoutSearch")),
-                                                (
-                                                    "params",
-                                                    obj([
-                                                        ("api_key", s("tvly-demo-key")),
-                                                        ("query", s("sys.query")),
-                                                        ("search_depth", s("basic")),
-                                                        ("topic", s("general")),
-                                                        ("max_results", i(5)),
-                                                        ("days", i(7)),
-                                                        ("include_answer", b(false)),
-                                                        ("include_raw_content", b(true)),
-                                                        ("include_images", b(false)),
-                                                        ("include_image_descriptions", b(false)),
-                                                        ("include_domains", arr([])),
-                                                        ("exclude_domains", arr([])),
-                                                        (
-                                                            "outputs",
-                                                            obj([
-                                                                (
-                                                                    "formalized_content",
-                                                                    obj([("type", s("string")), ("value", s(""))]),
-                                                                ),
-                                                                (
-                                                                    "json",
-                                                                    obj([("type", s("Array<Object>")), ("value", arr([]))]),
-                                                                ),
-                                                            ]),
-                                                        ),
-                                                    ]),
-                                                ),
-                                            ]),
-                                            obj([
-                                                ("component_name", s("TavilyExtract")),
-                                                ("name", s("TavilyExtract")),
-                                                ("id", s("TavilyExtract:ScoutRead")),
-                                                (
-                                                    "params",
-                                                    obj([
-                                                        ("api_key", s("tvly-demo-key")),
-                                                        ("urls", s("")),
-                                                        ("extract_depth", s("basic")),
-                                                        ("format", s("markdown")),
-                                                        (
-                                                            "outputs",
-                                                            obj([
-                                                                (
-                                                                    "formalized_content",
-                                                                    obj([("type", s("string")), ("value", s(""))]),
-                                                                ),
-                                                                (
-                                                                    "json",
-                                                                    obj([("type", s("Array<Object>")), ("value", arr([]))]),
-                                                                ),
-                                                            ]),
-                                                        ),
-                                                    ]),
-                                                ),
-                                            ]),
-                                            obj([
-                                                ("component_name", s("SearXNG")),
-                                                ("name", s("SearXNG")),
-                                                ("id", s("SearXNG:ScoutMeta")),
-                                                (
-                                                    "params",
-                                                    obj([
-                                                        ("searxng_url", s("https://searx.example.org")),
-                                                        ("top_n", s("10")),
-                                                        ("query", s("sys.query")),
-                                                        (
-                                                            "outputs",
-                                                            obj([
-                                                                (
-                                                                    "formalized_content",
-                                                                    obj([("type", s("string")), ("value", s(""))]),
-                                                                ),
-                                                                (
-                                                                    "json",
-                                                                    obj([("type", s("Array<Object>")), ("value", arr([]))]),
-                                                                ),
-                                                            ]),
-                                                        ),
-                                                    ]),
-                                                ),
-                                            ]),
-                                            obj([
-                                                ("component_name", s("KeenableSearch")),
-                                                ("name", s("KeenableSearch")),
-                                                ("id", s("KeenableSearch:ScoutFresh")),
-                                                (
-                                                    "params",
-                                                    obj([
-                                                        ("api_key", s("")),
-                                                        ("query", s("sys.query")),
-                                                        ("mode", s("pro")),
-                                                        ("site", s("")),
-                                                        ("top_n", i(10)),
-                                                        (
-                                                            "outputs",
-                                                            obj([
-                                                                (
-                                                                    "formalized_content",
-                                                                    obj([("type", s("string")), ("value", s(""))]),
-                                                                ),
-                                                                (
-                                                                    "json",
-                                                                    obj([("type", s("Array<Object>")), ("value", arr([]))]),
-                                                                ),
-                                                            ]),
-                                                        ),
-                                                    ]),
-                                                ),
-                                            ]),
-                                            obj([
-                                                ("component_name", s("BGPT")),
-                                                ("name", s("BGPT")),
-                                                ("id", s("BGPT:ScoutPapers")),
-                                                (
-                                                    "params",
-                                                    obj([
-                                                        ("top_n", i(10)),
-                                                        ("api_key", s("")),
-                                                        ("days_back", s("")),
-                                                        ("query", s("sys.query")),
-                                                        (
-                                                            "outputs",
-                                                            obj([
-                                                                (
-                                                                    "formalized_content",
-                                                                    obj([("type", s("string")), ("value", s(""))]),
-                                                                ),
-                                                                (
-                                                                    "json",
-                                                                    obj([("type", s("Array<Object>")), ("value", arr([]))]),
-                                                                ),
-                                                            ]),
-                                                        ),
-                                                    ]),
-                                                ),
-                                            ]),
-                                        ]),
-                                    ),
-                                    ("mcp", arr([])),
-                                    ("showStructuredOutput", b(false)),
-                                ]),
-                            ),
-                        ]),
-                    ]),
-                ),
-                ("mcp", arr([])),
-                ("max_rounds", i(4)),
-                ("custom_header", obj([])),
-                ("temperatureEnabled", b(false)),
-                ("topPEnabled", b(false)),
-                ("frequencyPenaltyEnabled", b(false)),
-                ("presencePenaltyEnabled", b(false)),
-                ("maxTokensEnabled", b(false)),
-                ("showStructuredOutput", b(false)),
-            ])
-        }
-        Node::MessageResearchReport => {
-            map([
-                ("message_history_window_size", i(13)),
-                ("inputs", obj([])),
-                (
-                    "outputs",
-                    obj([
-                        ("content", obj([("type", s("str"))])),
-                        ("downloads", obj([("type", s("list"))])),
-                    ]),
-                ),
-                ("description", s("")),
-                ("max_retries", i(0)),
-                ("delay_after_error", f(2.0)),
-                ("exception_method", NULL),
-                ("exception_default_value", NULL),
-                ("exception_goto", NULL),
-                ("debug_inputs", obj([])),
-                ("content", arr([s("{Agent:LeadResearcher@content}")])),
-                ("stream", b(true)),
-                ("output_format", NULL),
-                ("auto_play", b(false)),
-            ])
+/// The component implementations this canvas uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Impl {
+    Begin,
+    Unsupported,
+    Message,
+}
+/// Per node (in `Node` order): its implementation and its index in [`Components`].
+const SLOTS: [(Impl, usize); 3] = [
+    (Impl::Begin, 0),
+    (Impl::Unsupported, 0),
+    (Impl::Message, 0),
+];
+/// Every component with its typed parameters and its references bound, grouped by
+/// implementation.
+pub struct Components {
+    /// `begin`
+    pub begin: Vec<c::begin::Spec>,
+    /// `Agent:LeadResearcher`
+    pub unsupported: Vec<c::unsupported::Spec>,
+    /// `Message:ResearchReport`
+    pub message: Vec<c::message::Spec>,
+}
+impl Components {
+    pub fn new() -> Self {
+        Components {
+            begin: Vec::from([component_begin()]),
+            unsupported: Vec::from([component_agent_lead_researcher()]),
+            message: Vec::from([component_message_research_report()]),
         }
     }
 }
@@ -594,105 +149,463 @@ fn params(node: Node) -> Map<String, Json> {
 pub fn meta() -> CanvasMeta {
     CanvasMeta::new(
         Vec::from([
-            NodeMeta {
-                id: "begin".to_string(),
-                display_name: "begin".to_string(),
-                component_name: "Begin".to_string(),
-                kind: Kind::Begin,
-                downstream: Vec::from([Target::Node(Node::AgentLeadResearcher.id())]),
-                upstream: Vec::from([]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::Begin),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Agent:LeadResearcher".to_string(),
-                display_name: "Lead researcher".to_string(),
-                component_name: "Agent".to_string(),
-                kind: Kind::Agent,
-                downstream: Vec::from([Target::Node(Node::MessageResearchReport.id())]),
-                upstream: Vec::from(["begin".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: s(""),
-                },
-                params: params(Node::AgentLeadResearcher),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
-                        .map(String::from),
-                ),
-            },
-            NodeMeta {
-                id: "Message:ResearchReport".to_string(),
-                display_name: "Research report".to_string(),
-                component_name: "Message".to_string(),
-                kind: Kind::Message,
-                downstream: Vec::from([]),
-                upstream: Vec::from(["Agent:LeadResearcher".to_string()]),
-                parent: None,
-                start: None,
-                exception: ExceptionMeta {
-                    method: None,
-                    goto: Vec::from([]),
-                    default_value: NULL,
-                },
-                params: params(Node::MessageResearchReport),
-                entry_extra: map([]),
-                outputs: Arc::from(
-                    [
-                        "_created_time",
-                        "_elapsed_time",
-                        "_ERROR",
-                        "content",
-                        "downloads",
-                        "attachment",
-                    ]
-                        .map(String::from),
-                ),
-            },
+            meta_begin(),
+            meta_agent_lead_researcher(),
+            meta_message_research_report(),
         ]),
     )
 }
-/// Every component with its typed parameters and its references bound.
-pub struct Components {
-    /// `begin`
-    pub begin: c::begin::Spec,
-    /// `Agent:LeadResearcher`
-    pub agent_lead_researcher: c::unsupported::Spec,
-    /// `Message:ResearchReport`
-    pub message_research_report: c::message::Spec,
+/// `begin` “begin” (Begin)
+fn params_begin() -> Map<String, Json> {
+    merged_params(
+        Kind::Begin,
+        &map([
+            ("enablePrologue", b(true)),
+            ("inputs", obj([])),
+            ("mode", s("conversational")),
+            ("outputs", obj([])),
+            ("prologue", s("What should I research for you today?")),
+        ]),
+    )
 }
-impl Components {
-    pub fn new() -> Self {
-        Components {
-            begin: c::begin::Spec,
-            agent_lead_researcher: c::unsupported::Spec(Kind::Agent),
-            message_research_report: c::message::Spec::from_params(
-                    &params(Node::MessageResearchReport),
-                )
-                .bound(
-                    &[
-                        (
-                            "Agent:LeadResearcher@content",
-                            outputs::AGENT_LEAD_RESEARCHER.content.bound(),
-                        ),
-                    ],
-                ),
-        }
+/// `begin` “begin” (Begin)
+fn meta_begin() -> NodeMeta {
+    NodeMeta {
+        id: "begin".to_string(),
+        display_name: "begin".to_string(),
+        component_name: "Begin".to_string(),
+        kind: Kind::Begin,
+        downstream: Vec::from([Target::Node(Node::AgentLeadResearcher.id())]),
+        upstream: Vec::from([]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_begin(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR"].map(String::from),
+        ),
     }
+}
+/// `begin` “begin” (Begin)
+fn component_begin() -> c::begin::Spec {
+    c::begin::Spec
+}
+/// `Agent:LeadResearcher` “Lead researcher” (Agent)
+fn params_agent_lead_researcher() -> Map<String, Json> {
+    merged_params(
+        Kind::Agent,
+        &map([
+            ("llm_id", s("scripted-chat@Scripted")),
+            ("temperature", f(0.1)),
+            ("temperatureEnabled", b(false)),
+            ("top_p", f(0.3)),
+            ("topPEnabled", b(false)),
+            ("frequency_penalty", f(0.7)),
+            ("frequencyPenaltyEnabled", b(false)),
+            ("presence_penalty", f(0.4)),
+            ("presencePenaltyEnabled", b(false)),
+            ("max_tokens", i(256)),
+            ("maxTokensEnabled", b(false)),
+            (
+                "sys_prompt",
+                s(
+                    "You are the lead researcher. Plan the research, delegate source discovery to the Web Scout, check facts with Wikipedia or web search, and write a short cited report for: {sys.query}",
+                ),
+            ),
+            (
+                "prompts",
+                arr([obj([("role", s("user")), ("content", s("{sys.query}"))])]),
+            ),
+            ("message_history_window_size", i(12)),
+            ("cite", b(true)),
+            ("max_retries", i(3)),
+            ("delay_after_error", i(1)),
+            ("visual_files_var", s("")),
+            (
+                "outputs",
+                obj([("content", obj([("type", s("string")), ("value", s(""))]))]),
+            ),
+            ("description", s("")),
+            ("user_prompt", s("")),
+            ("max_rounds", i(4)),
+            ("exception_method", s("")),
+            ("exception_goto", arr([])),
+            ("exception_default_value", s("")),
+            (
+                "tools",
+                arr([
+                    obj([
+                        ("component_name", s("Wikipedia")),
+                        ("name", s("Wikipedia")),
+                        ("id", s("Wikipedia:LeadWiki")),
+                        (
+                            "params",
+                            obj([
+                                ("top_n", i(3)),
+                                ("language", s("en")),
+                                ("query", s("sys.query")),
+                                (
+                                    "outputs",
+                                    obj([
+                                        (
+                                            "formalized_content",
+                                            obj([("type", s("string")), ("value", s(""))]),
+                                        ),
+                                    ]),
+                                ),
+                            ]),
+                        ),
+                    ]),
+                    obj([
+                        ("component_name", s("DuckDuckGo")),
+                        ("name", s("DuckDuckGo")),
+                        ("id", s("DuckDuckGo:LeadDuck")),
+                        (
+                            "params",
+                            obj([
+                                ("top_n", i(5)),
+                                ("channel", s("text")),
+                                ("query", s("sys.query")),
+                                (
+                                    "outputs",
+                                    obj([
+                                        (
+                                            "formalized_content",
+                                            obj([("type", s("string")), ("value", s(""))]),
+                                        ),
+                                        (
+                                            "json",
+                                            obj([("type", s("Array<Object>")), ("value", arr([]))]),
+                                        ),
+                                    ]),
+                                ),
+                            ]),
+                        ),
+                    ]),
+                    obj([
+                        ("component_name", s("Google")),
+                        ("name", s("Google")),
+                        ("id", s("Google:LeadGoogle")),
+                        (
+                            "params",
+                            obj([
+                                ("q", s("sys.query")),
+                                ("start", i(0)),
+                                ("num", i(6)),
+                                ("api_key", s("serpapi-demo-key")),
+                                ("country", s("us")),
+                                ("language", s("en")),
+                                (
+                                    "outputs",
+                                    obj([
+                                        (
+                                            "formalized_content",
+                                            obj([("type", s("string")), ("value", s(""))]),
+                                        ),
+                                        (
+                                            "json",
+                                            obj([("type", s("Array<Object>")), ("value", arr([]))]),
+                                        ),
+                                    ]),
+                                ),
+                            ]),
+                        ),
+                    ]),
+                    obj([
+                        ("component_name", s("Agent")),
+                        ("name", s("Web Scout")),
+                        ("id", s("Agent:WebScout")),
+                        (
+                            "params",
+                            obj([
+                                ("llm_id", s("scripted-chat@Scripted")),
+                                ("temperature", f(0.1)),
+                                ("temperatureEnabled", b(false)),
+                                ("top_p", f(0.3)),
+                                ("topPEnabled", b(false)),
+                                ("frequency_penalty", f(0.7)),
+                                ("frequencyPenaltyEnabled", b(false)),
+                                ("presence_penalty", f(0.4)),
+                                ("presencePenaltyEnabled", b(false)),
+                                ("max_tokens", i(256)),
+                                ("maxTokensEnabled", b(false)),
+                                (
+                                    "sys_prompt",
+                                    s(
+                                        "You are a web scout. Find 3-5 high quality sources for the task you are given and return their URLs with one line each on why they matter. Never write the final report.",
+                                    ),
+                                ),
+                                (
+                                    "prompts",
+                                    arr([
+                                        obj([("role", s("user")), ("content", s("{sys.query}"))]),
+                                    ]),
+                                ),
+                                ("message_history_window_size", i(12)),
+                                ("cite", b(true)),
+                                ("max_retries", i(3)),
+                                ("delay_after_error", i(1)),
+                                ("visual_files_var", s("")),
+                                (
+                                    "outputs",
+                                    obj([
+                                        ("content", obj([("type", s("string")), ("value", s(""))])),
+                                    ]),
+                                ),
+                                (
+                                    "description",
+                                    s("Finds and vets web sources for a research question."),
+                                ),
+                                (
+                                    "user_prompt",
+                                    s("This is the order you need to send to the agent."),
+                                ),
+                                ("max_rounds", i(3)),
+                                ("exception_method", s("")),
+                                ("exception_goto", arr([])),
+                                ("exception_default_value", s("")),
+                                (
+                                    "tools",
+                                    arr([
+                                        obj([
+                                            ("component_name", s("TavilySearch")),
+                                            ("name", s("TavilySearch")),
+                                            ("id", s("TavilySearch:ScoutSearch")),
+                                            (
+                                                "params",
+                                                obj([
+                                                    ("api_key", s("tvly-demo-key")),
+                                                    ("query", s("sys.query")),
+                                                    ("search_depth", s("basic")),
+                                                    ("topic", s("general")),
+                                                    ("max_results", i(5)),
+                                                    ("days", i(7)),
+                                                    ("include_answer", b(false)),
+                                                    ("include_raw_content", b(true)),
+                                                    ("include_images", b(false)),
+                                                    ("include_image_descriptions", b(false)),
+                                                    ("include_domains", arr([])),
+                                                    ("exclude_domains", arr([])),
+                                                    (
+                                                        "outputs",
+                                                        obj([
+                                                            (
+                                                                "formalized_content",
+                                                                obj([("type", s("string")), ("value", s(""))]),
+                                                            ),
+                                                            (
+                                                                "json",
+                                                                obj([("type", s("Array<Object>")), ("value", arr([]))]),
+                                                            ),
+                                                        ]),
+                                                    ),
+                                                ]),
+                                            ),
+                                        ]),
+                                        obj([
+                                            ("component_name", s("TavilyExtract")),
+                                            ("name", s("TavilyExtract")),
+                                            ("id", s("TavilyExtract:ScoutRead")),
+                                            (
+                                                "params",
+                                                obj([
+                                                    ("api_key", s("tvly-demo-key")),
+                                                    ("urls", s("")),
+                                                    ("extract_depth", s("basic")),
+                                                    ("format", s("markdown")),
+                                                    (
+                                                        "outputs",
+                                                        obj([
+                                                            (
+                                                                "formalized_content",
+                                                                obj([("type", s("string")), ("value", s(""))]),
+                                                            ),
+                                                            (
+                                                                "json",
+                                                                obj([("type", s("Array<Object>")), ("value", arr([]))]),
+                                                            ),
+                                                        ]),
+                                                    ),
+                                                ]),
+                                            ),
+                                        ]),
+                                        obj([
+                                            ("component_name", s("SearXNG")),
+                                            ("name", s("SearXNG")),
+                                            ("id", s("SearXNG:ScoutMeta")),
+                                            (
+                                                "params",
+                                                obj([
+                                                    ("searxng_url", s("https://searx.example.org")),
+                                                    ("top_n", s("10")),
+                                                    ("query", s("sys.query")),
+                                                    (
+                                                        "outputs",
+                                                        obj([
+                                                            (
+                                                                "formalized_content",
+                                                                obj([("type", s("string")), ("value", s(""))]),
+                                                            ),
+                                                            (
+                                                                "json",
+                                                                obj([("type", s("Array<Object>")), ("value", arr([]))]),
+                                                            ),
+                                                        ]),
+                                                    ),
+                                                ]),
+                                            ),
+                                        ]),
+                                        obj([
+                                            ("component_name", s("KeenableSearch")),
+                                            ("name", s("KeenableSearch")),
+                                            ("id", s("KeenableSearch:ScoutFresh")),
+                                            (
+                                                "params",
+                                                obj([
+                                                    ("api_key", s("")),
+                                                    ("query", s("sys.query")),
+                                                    ("mode", s("pro")),
+                                                    ("site", s("")),
+                                                    ("top_n", i(10)),
+                                                    (
+                                                        "outputs",
+                                                        obj([
+                                                            (
+                                                                "formalized_content",
+                                                                obj([("type", s("string")), ("value", s(""))]),
+                                                            ),
+                                                            (
+                                                                "json",
+                                                                obj([("type", s("Array<Object>")), ("value", arr([]))]),
+                                                            ),
+                                                        ]),
+                                                    ),
+                                                ]),
+                                            ),
+                                        ]),
+                                        obj([
+                                            ("component_name", s("BGPT")),
+                                            ("name", s("BGPT")),
+                                            ("id", s("BGPT:ScoutPapers")),
+                                            (
+                                                "params",
+                                                obj([
+                                                    ("top_n", i(10)),
+                                                    ("api_key", s("")),
+                                                    ("days_back", s("")),
+                                                    ("query", s("sys.query")),
+                                                    (
+                                                        "outputs",
+                                                        obj([
+                                                            (
+                                                                "formalized_content",
+                                                                obj([("type", s("string")), ("value", s(""))]),
+                                                            ),
+                                                            (
+                                                                "json",
+                                                                obj([("type", s("Array<Object>")), ("value", arr([]))]),
+                                                            ),
+                                                        ]),
+                                                    ),
+                                                ]),
+                                            ),
+                                        ]),
+                                    ]),
+                                ),
+                                ("mcp", arr([])),
+                                ("showStructuredOutput", b(false)),
+                            ]),
+                        ),
+                    ]),
+                ]),
+            ),
+            ("mcp", arr([])),
+            ("showStructuredOutput", b(false)),
+        ]),
+    )
+}
+/// `Agent:LeadResearcher` “Lead researcher” (Agent)
+fn meta_agent_lead_researcher() -> NodeMeta {
+    NodeMeta {
+        id: "Agent:LeadResearcher".to_string(),
+        display_name: "Lead researcher".to_string(),
+        component_name: "Agent".to_string(),
+        kind: Kind::Agent,
+        downstream: Vec::from([Target::Node(Node::MessageResearchReport.id())]),
+        upstream: Vec::from(["begin".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: s(""),
+        },
+        params: params_agent_lead_researcher(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            ["_created_time", "_elapsed_time", "_ERROR", "content", "structured"]
+                .map(String::from),
+        ),
+    }
+}
+/// `Agent:LeadResearcher` “Lead researcher” (Agent)
+fn component_agent_lead_researcher() -> c::unsupported::Spec {
+    c::unsupported::Spec(Kind::Agent)
+}
+/// `Message:ResearchReport` “Research report” (Message)
+fn params_message_research_report() -> Map<String, Json> {
+    merged_params(
+        Kind::Message,
+        &map([("content", arr([s("{Agent:LeadResearcher@content}")]))]),
+    )
+}
+/// `Message:ResearchReport` “Research report” (Message)
+fn meta_message_research_report() -> NodeMeta {
+    NodeMeta {
+        id: "Message:ResearchReport".to_string(),
+        display_name: "Research report".to_string(),
+        component_name: "Message".to_string(),
+        kind: Kind::Message,
+        downstream: Vec::from([]),
+        upstream: Vec::from(["Agent:LeadResearcher".to_string()]),
+        parent: None,
+        start: None,
+        exception: ExceptionMeta {
+            method: None,
+            goto: Vec::from([]),
+            default_value: NULL,
+        },
+        params: params_message_research_report(),
+        entry_extra: map([]),
+        outputs: Arc::from(
+            [
+                "_created_time",
+                "_elapsed_time",
+                "_ERROR",
+                "content",
+                "downloads",
+                "attachment",
+            ]
+                .map(String::from),
+        ),
+    }
+}
+/// `Message:ResearchReport` “Research report” (Message)
+fn component_message_research_report() -> c::message::Spec {
+    c::message::Spec::from_params(&params_message_research_report())
+        .bound(
+            &[
+                (
+                    "Agent:LeadResearcher@content",
+                    outputs::AGENT_LEAD_RESEARCHER.content.bound(),
+                ),
+            ],
+        )
 }
 /// The compiled canvas.
 pub struct Canvas {
@@ -722,18 +635,20 @@ impl Program for Canvas {
     }
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.body(cx).await,
-            Node::AgentLeadResearcher => c.agent_lead_researcher.body(cx).await,
-            Node::MessageResearchReport => c.message_research_report.body(cx).await,
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body(cx).await,
+            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::Message => c.message[i].body(cx).await,
         }
     }
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.thoughts(cx),
-            Node::AgentLeadResearcher => c.agent_lead_researcher.thoughts(cx),
-            Node::MessageResearchReport => c.message_research_report.thoughts(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].thoughts(cx),
+            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::Message => c.message[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -741,34 +656,38 @@ impl Program for Canvas {
         cx: &NodeCx<'_>,
     ) -> Result<Cow<'a, [Target]>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.dependencies(cx),
-            Node::AgentLeadResearcher => c.agent_lead_researcher.dependencies(cx),
-            Node::MessageResearchReport => c.message_research_report.dependencies(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].dependencies(cx),
+            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::Message => c.message[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.get_input(cx),
-            Node::AgentLeadResearcher => c.agent_lead_researcher.get_input(cx),
-            Node::MessageResearchReport => c.message_research_report.get_input(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].get_input(cx),
+            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::Message => c.message[i].get_input(cx),
         }
     }
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.input_values(cx),
-            Node::AgentLeadResearcher => c.agent_lead_researcher.input_values(cx),
-            Node::MessageResearchReport => c.message_research_report.input_values(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].input_keys(cx),
+            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::Message => c.message[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
         let c = &self.components;
-        match Node::of(cx.node) {
-            Node::Begin => c.begin.item_ended(cx),
-            Node::AgentLeadResearcher => c.agent_lead_researcher.item_ended(cx),
-            Node::MessageResearchReport => c.message_research_report.item_ended(cx),
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].item_ended(cx),
+            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::Message => c.message[i].item_ended(cx),
         }
     }
 }

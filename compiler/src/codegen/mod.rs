@@ -21,7 +21,7 @@ use canvasc_runtime::frontend::{Analysis, NodeId};
 use canvasc_runtime::meta::{CanvasMeta, NodeMeta, Target};
 use names::{pascal, screaming, snake, Unique};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
-use quote::quote;
+use quote::{format_ident, quote};
 
 /// Names chosen for one node.
 struct NodeNames {
@@ -73,70 +73,79 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
     let names = names_of(&meta);
     let fp = fingerprint(&analysis.document);
     let dsl = serde_json::to_string(&analysis.document.dsl).unwrap_or_default();
-    let count = meta.nodes.len();
+    let count = Literal::usize_unsuffixed(meta.nodes.len());
 
     let variants = names.iter().zip(&meta.nodes).map(|(nm, n)| {
         let v = &nm.variant;
-        let doc = format!(
-            " `{}`{} ({})",
-            n.id,
-            if n.display_name.is_empty() {
-                String::new()
-            } else {
-                format!(" “{}”", n.display_name)
-            },
-            n.component_name
-        );
+        let doc = node_doc(n);
         quote!(#[doc = #doc] #v)
     });
     let all = names.iter().map(|nm| {
         let v = &nm.variant;
         quote!(Node::#v)
     });
-
     let output_structs = names
         .iter()
         .zip(&meta.nodes)
         .enumerate()
         .map(|(i, (nm, n))| output_struct(i, nm, n, ir));
-    let params_arms = names.iter().zip(&ir.nodes).map(|(nm, n)| {
-        let v = &nm.variant;
-        let p = lit::map(&n.params);
-        quote!(Node::#v => #p,)
+
+    // Components are grouped by implementation; SLOTS says where each node's sits.
+    let mut groups: Vec<(Group, Vec<usize>)> = Vec::new();
+    let mut slots = Vec::with_capacity(meta.nodes.len());
+    for (i, n) in meta.nodes.iter().enumerate() {
+        let g = group(n.kind);
+        let at = match groups.iter().position(|(x, _)| *x == g) {
+            Some(at) => at,
+            None => {
+                groups.push((g, Vec::new()));
+                groups.len() - 1
+            }
+        };
+        let index = Literal::usize_unsuffixed(groups[at].1.len());
+        groups[at].1.push(i);
+        let variant = ident(&groups[at].0.variant());
+        slots.push(quote!((Impl::#variant, #index)));
+    }
+    let impl_variants = groups.iter().map(|(g, _)| ident(&g.variant()));
+    let group_fields = groups.iter().map(|(g, members)| {
+        let f = ident(&g.field());
+        let ty = g.ty();
+        let doc = format!(
+            " {}",
+            members
+                .iter()
+                .map(|&i| format!("`{}`", meta.nodes[i].id))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        quote!(#[doc = #doc] pub #f: Vec<#ty>,)
     });
-    let meta_nodes = meta
-        .nodes
-        .iter()
-        .zip(&names)
-        .map(|(n, nm)| node_meta(n, nm, &names));
-    let component_fields = names.iter().zip(&meta.nodes).map(|(nm, n)| {
-        let f = &nm.field;
-        let ty = component_type(n.kind);
-        let doc = format!(" `{}`", n.id);
-        quote!(#[doc = #doc] pub #f: #ty,)
+    let group_inits = groups.iter().map(|(g, members)| {
+        let f = ident(&g.field());
+        let ctors = members
+            .iter()
+            .map(|&i| format_ident!("component_{}", names[i].field));
+        quote!(#f: Vec::from([#(#ctors()),*]),)
     });
-    let component_inits = names
-        .iter()
-        .zip(&meta.nodes)
-        .enumerate()
-        .map(|(i, (nm, n))| {
-            let f = &nm.field;
-            let init = component_init(NodeId(i as u32), n, &names, analysis);
-            quote!(#f: #init,)
-        });
+    let per_node =
+        (0..meta.nodes.len()).map(|i| node_items(NodeId(i as u32), &meta, &names, analysis));
+    let meta_calls = names.iter().map(|nm| format_ident!("meta_{}", nm.field));
+
     let dispatch = |call: TokenStream, awaited: bool| {
-        let arms = names.iter().map(|nm| {
-            let v = &nm.variant;
-            let f = &nm.field;
+        let arms = groups.iter().map(|(g, _)| {
+            let v = ident(&g.variant());
+            let f = ident(&g.field());
             if awaited {
-                quote!(Node::#v => c.#f.#call.await,)
+                quote!(Impl::#v => c.#f[i].#call.await,)
             } else {
-                quote!(Node::#v => c.#f.#call,)
+                quote!(Impl::#v => c.#f[i].#call,)
             }
         });
         quote! {
             let c = &self.components;
-            match Node::of(cx.node) {
+            let (implementation, i) = SLOTS[cx.node.index()];
+            match implementation {
                 #(#arms)*
             }
         }
@@ -145,7 +154,7 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
     let thoughts = dispatch(quote!(thoughts(cx)), false);
     let dependencies = dispatch(quote!(dependencies(cx)), false);
     let get_input = dispatch(quote!(get_input(cx)), false);
-    let input_values = dispatch(quote!(input_values(cx)), false);
+    let input_keys = dispatch(quote!(input_keys(cx)), false);
     let item_ended = dispatch(quote!(item_ended(cx)), false);
     let header = [
         format!(
@@ -156,15 +165,16 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
         format!(" DSL fingerprint `{fp}`."),
         " @generated: do not edit; rebuild with `canvasc build`.".to_string(),
     ];
-    let count = Literal::usize_unsuffixed(count);
 
     quote! {
         #(#![doc = #header])*
-        #![allow(clippy::all, unused_imports, unused_variables)]
+        #![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 
         use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
         use ::canvasc_runtime::exec::components::{self as c, Component};
+        use ::canvasc_runtime::exec::events::InputKeys;
         use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+        use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
         use ::canvasc_runtime::frontend::catalog::Kind;
         use ::canvasc_runtime::frontend::NodeId;
         use ::canvasc_runtime::meta::{CanvasMeta, ExceptionMeta, NodeMeta, Target};
@@ -207,32 +217,36 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
             #(#output_structs)*
         }
 
-        /// Each component's parameters, as RAGFlow's param object holds them (class defaults
-        /// updated with the DSL).
-        fn params(node: Node) -> Map<String, Json> {
-            match node {
-                #(#params_arms)*
+        /// The component implementations this canvas uses.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        enum Impl {
+            #(#impl_variants,)*
+        }
+
+        /// Per node (in `Node` order): its implementation and its index in [`Components`].
+        const SLOTS: [(Impl, usize); #count] = [#(#slots),*];
+
+        /// Every component with its typed parameters and its references bound, grouped by
+        /// implementation.
+        pub struct Components {
+            #(#group_fields)*
+        }
+
+        impl Components {
+            pub fn new() -> Self {
+                Components {
+                    #(#group_inits)*
+                }
             }
         }
 
         /// The static facts the scheduler reads: names, kinds, edges, routes, exception
         /// handling, parameters and declared outputs.
         pub fn meta() -> CanvasMeta {
-            CanvasMeta::new(Vec::from([#(#meta_nodes),*]))
+            CanvasMeta::new(Vec::from([#(#meta_calls()),*]))
         }
 
-        /// Every component with its typed parameters and its references bound.
-        pub struct Components {
-            #(#component_fields)*
-        }
-
-        impl Components {
-            pub fn new() -> Self {
-                Components {
-                    #(#component_inits)*
-                }
-            }
-        }
+        #(#per_node)*
 
         /// The compiled canvas.
         pub struct Canvas {
@@ -269,7 +283,7 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
                 #body
             }
 
-            fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+            fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
                 #thoughts
             }
 
@@ -281,13 +295,68 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
                 #get_input
             }
 
-            fn input_values(&self, cx: &NodeCx<'_>) -> Json {
-                #input_values
+            fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
+                #input_keys
             }
 
             fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
                 #item_ended
             }
+        }
+    }
+}
+
+/// `` `id` “display name” (Component)``.
+fn node_doc(n: &NodeMeta) -> String {
+    format!(
+        " `{}`{} ({})",
+        n.id,
+        if n.display_name.is_empty() {
+            String::new()
+        } else {
+            format!(" “{}”", n.display_name)
+        },
+        n.component_name
+    )
+}
+
+/// A node's functions: its parameters (as written; the catalogue's defaults are merged in when
+/// the program starts), its static facts, and its component with every reference bound.
+fn node_items(
+    node: NodeId,
+    meta: &CanvasMeta,
+    names: &[NodeNames],
+    analysis: &Analysis,
+) -> TokenStream {
+    let n = meta.node(node);
+    let nm = &names[node.index()];
+    let params_fn = format_ident!("params_{}", nm.field);
+    let meta_fn = format_ident!("meta_{}", nm.field);
+    let component_fn = format_ident!("component_{}", nm.field);
+    let kind = kind_path(n.kind);
+    let written = analysis
+        .document
+        .component(&n.id)
+        .map(|c| lit::map(&c.params))
+        .unwrap_or_else(|| quote!(Map::new()));
+    let doc = node_doc(n);
+    let node_meta = node_meta(n, &params_fn, names);
+    let ty = group(n.kind).ty();
+    let init = component_init(node, n, names, analysis);
+    quote! {
+        #[doc = #doc]
+        fn #params_fn() -> Map<String, Json> {
+            merged_params(#kind, &#written)
+        }
+
+        #[doc = #doc]
+        fn #meta_fn() -> NodeMeta {
+            #node_meta
+        }
+
+        #[doc = #doc]
+        fn #component_fn() -> #ty {
+            #init
         }
     }
 }
@@ -365,12 +434,11 @@ fn target(names: &[NodeNames], t: &Target) -> TokenStream {
     }
 }
 
-fn node_meta(n: &NodeMeta, nm: &NodeNames, names: &[NodeNames]) -> TokenStream {
+fn node_meta(n: &NodeMeta, params_fn: &Ident, names: &[NodeNames]) -> TokenStream {
     let id = &n.id;
     let display = &n.display_name;
     let component = &n.component_name;
     let kind = kind_path(n.kind);
-    let variant = &nm.variant;
     let downstream = n.downstream.iter().map(|t| target(names, t));
     let upstream = n.upstream.iter();
     let opt = |x: Option<NodeId>| match x {
@@ -405,30 +473,31 @@ fn node_meta(n: &NodeMeta, nm: &NodeNames, names: &[NodeNames]) -> TokenStream {
                 goto: Vec::from([#(#goto),*]),
                 default_value: #default_value,
             },
-            params: params(Node::#variant),
+            params: #params_fn(),
             entry_extra: #entry_extra,
             outputs: Arc::from([#(#outputs),*].map(String::from)),
         }
     }
 }
 
-/// The runtime component that implements a kind: module and parameter source.
-enum Implementation {
-    /// `c::<module>::Spec::from_params(&params(node))`.
+/// The runtime component that implements a kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Group {
+    /// `c::<module>::Spec::from_params(&params)`.
     Params(&'static str),
-    /// `c::<module>::ItemSpec::from_params(&params(parent))`.
+    /// `c::<module>::ItemSpec::from_params(&parent's params)`.
     ParentParams(&'static str),
-    /// A unit struct.
-    Unit(TokenStream),
+    Begin,
+    ExitLoop,
     /// Not implemented yet: `c::unsupported::Spec(kind)`.
     Unsupported,
 }
 
-fn implementation(kind: Kind) -> Implementation {
-    use Implementation::*;
+fn group(kind: Kind) -> Group {
+    use Group::*;
     match kind {
-        Kind::Begin => Unit(quote!(c::begin::Spec)),
-        Kind::ExitLoop => Unit(quote!(c::loop_::ExitSpec)),
+        Kind::Begin => Begin,
+        Kind::ExitLoop => ExitLoop,
         Kind::UserFillUp => Params("userfillup"),
         Kind::Message => Params("message"),
         Kind::Iteration => Params("iteration"),
@@ -446,18 +515,43 @@ fn implementation(kind: Kind) -> Implementation {
     }
 }
 
-fn component_type(kind: Kind) -> TokenStream {
-    match implementation(kind) {
-        Implementation::Params(m) => {
-            let m = ident(m);
-            quote!(c::#m::Spec)
+impl Group {
+    /// The `Impl` variant.
+    fn variant(self) -> String {
+        match self {
+            Group::Params(m) => pascal(m, "Component"),
+            Group::ParentParams(m) => format!("{}Item", pascal(m, "Component")),
+            Group::Begin => "Begin".into(),
+            Group::ExitLoop => "ExitLoop".into(),
+            Group::Unsupported => "Unsupported".into(),
         }
-        Implementation::ParentParams(m) => {
-            let m = ident(m);
-            quote!(c::#m::ItemSpec)
+    }
+
+    /// The `Components` field.
+    fn field(self) -> String {
+        match self {
+            Group::Params(m) => m.to_string(),
+            Group::ParentParams(m) => format!("{}_item", m.trim_end_matches('_')),
+            Group::Begin => "begin".into(),
+            Group::ExitLoop => "exit_loop".into(),
+            Group::Unsupported => "unsupported".into(),
         }
-        Implementation::Unit(t) => t,
-        Implementation::Unsupported => quote!(c::unsupported::Spec),
+    }
+
+    fn ty(self) -> TokenStream {
+        match self {
+            Group::Params(m) => {
+                let m = ident(m);
+                quote!(c::#m::Spec)
+            }
+            Group::ParentParams(m) => {
+                let m = ident(m);
+                quote!(c::#m::ItemSpec)
+            }
+            Group::Begin => quote!(c::begin::Spec),
+            Group::ExitLoop => quote!(c::loop_::ExitSpec),
+            Group::Unsupported => quote!(c::unsupported::Spec),
+        }
     }
 }
 
@@ -467,24 +561,25 @@ fn component_init(
     names: &[NodeNames],
     analysis: &Analysis,
 ) -> TokenStream {
-    let variant = &names[node.index()].variant;
-    let built = match implementation(n.kind) {
-        Implementation::Params(m) => {
+    let params_fn = format_ident!("params_{}", names[node.index()].field);
+    let built = match group(n.kind) {
+        Group::Params(m) => {
             let m = ident(m);
-            quote!(c::#m::Spec::from_params(&params(Node::#variant)))
+            quote!(c::#m::Spec::from_params(&#params_fn()))
         }
-        Implementation::ParentParams(m) => {
+        Group::ParentParams(m) => {
             let m = ident(m);
             match n.parent {
                 Some(p) => {
-                    let pv = &names[p.index()].variant;
-                    quote!(c::#m::ItemSpec::from_params(&params(Node::#pv)))
+                    let parent = format_ident!("params_{}", names[p.index()].field);
+                    quote!(c::#m::ItemSpec::from_params(&#parent()))
                 }
                 None => quote!(c::#m::ItemSpec::from_params(&Map::new())),
             }
         }
-        Implementation::Unit(t) => return t,
-        Implementation::Unsupported => {
+        Group::Begin => return quote!(c::begin::Spec),
+        Group::ExitLoop => return quote!(c::loop_::ExitSpec),
+        Group::Unsupported => {
             let k = kind_path(n.kind);
             return quote!(c::unsupported::Spec(#k));
         }

@@ -68,11 +68,11 @@ impl<T> Out<T> {
 /// The IterationItem whose aliases a node's text may use: the node's parent is an Iteration.
 pub fn iteration_item_of(meta: &CanvasMeta, node: NodeId) -> Option<NodeId> {
     let parent = meta.node(node).parent?;
-    if meta.node(parent).kind != Kind::Iteration {
+    let p = meta.node(parent);
+    if p.kind != Kind::Iteration {
         return None;
     }
-    (0..meta.len() as u32).map(NodeId).find(|&n| {
-        let m = meta.node(n);
-        m.parent == Some(parent) && m.kind == Kind::IterationItem
-    })
+    // `start` is the Iteration's first IterationItem child (`get_start()`).
+    p.start
+        .filter(|&item| meta.node(item).kind == Kind::IterationItem)
 }

@@ -1,26 +1,27 @@
 //! The event stream of a run (BS §16.15) and where it goes.
 //!
-//! Events are built cheaply while the run goes (node events refer to the static canvas facts
-//! instead of copying names) and turned into RAGFlow's JSON only by the sink that needs it.
+//! An event is handed to the sink while the run's state is borrowed: node events refer to the
+//! static canvas facts and to the node's live tables instead of copying them, and RAGFlow's
+//! JSON is built only by a sink that needs it ([`Event::to_json`]).
 
-use super::meta::CanvasMeta;
-use crate::frontend::ir::NodeId;
+use super::state::NodeState;
+use crate::meta::NodeMeta;
 use crate::value::{Json, Map};
-use std::sync::Arc;
+use std::borrow::Cow;
 
 /// Where a run's events go: a channel to an SSE response, a printer, a test's vector.
 pub trait EventSink: Send {
-    fn emit(&mut self, event: Event);
+    fn emit(&mut self, event: Event<'_>);
 }
 
 impl EventSink for Vec<Json> {
-    fn emit(&mut self, event: Event) {
+    fn emit(&mut self, event: Event<'_>) {
         self.push(event.to_json());
     }
 }
 
-impl<F: FnMut(Event) + Send> EventSink for F {
-    fn emit(&mut self, event: Event) {
+impl<F: FnMut(Event<'_>) + Send> EventSink for F {
+    fn emit(&mut self, event: Event<'_>) {
         self(event)
     }
 }
@@ -35,38 +36,44 @@ pub struct Envelope {
 }
 
 /// One event of a run.
+#[derive(Clone, Copy, Debug)]
+pub struct Event<'a> {
+    pub envelope: &'a Envelope,
+    pub payload: &'a Payload<'a>,
+}
+
+/// Which `get_input_values()` keys a `node_finished` reports.
 #[derive(Clone, Debug)]
-pub struct Event {
-    pub envelope: Arc<Envelope>,
-    pub payload: Payload,
+pub enum InputKeys<'a> {
+    /// Every key of the node's inputs table.
+    All,
+    /// The input elements' keys (text-driven components).
+    Keys(Cow<'a, [String]>),
 }
 
 /// What an event says.
 #[derive(Clone, Debug)]
-pub enum Payload {
+pub enum Payload<'a> {
     NodeStarted {
-        meta: Arc<CanvasMeta>,
-        node: NodeId,
+        node: &'a NodeMeta,
         created_at: i64,
-        thoughts: std::borrow::Cow<'static, str>,
+        thoughts: Cow<'a, str>,
     },
     NodeFinished {
-        meta: Arc<CanvasMeta>,
-        node: NodeId,
-        inputs: Json,
-        outputs: Json,
-        error: Option<String>,
-        elapsed_time: f64,
-        /// `_created_time`, absent when the wrapper returned before setting it.
-        created_at: Option<f64>,
+        node: &'a NodeMeta,
+        /// The node's tables as they are when the event is sent.
+        state: &'a NodeState,
+        inputs: InputKeys<'a>,
+        /// `perf_counter()` when the event is sent.
+        now: f64,
     },
     /// Any other event: its name and its `data` as RAGFlow writes it.
     Other { name: &'static str, data: Json },
 }
 
-impl Event {
+impl Event<'_> {
     pub fn name(&self) -> &'static str {
-        match &self.payload {
+        match self.payload {
             Payload::NodeStarted { .. } => "node_started",
             Payload::NodeFinished { .. } => "node_finished",
             Payload::Other { name, .. } => name,
@@ -75,44 +82,37 @@ impl Event {
 
     /// The event's `data` in RAGFlow's key order.
     pub fn data(&self) -> Json {
-        match &self.payload {
+        match self.payload {
             Payload::NodeStarted {
-                meta,
                 node,
                 created_at,
                 thoughts,
-            } => {
-                let n = meta.node(*node);
-                obj([
-                    ("inputs", Json::Null),
-                    ("created_at", Json::from(*created_at)),
-                    ("component_id", Json::String(n.id.clone())),
-                    ("component_name", Json::String(n.display_name.clone())),
-                    ("component_type", Json::String(n.component_name.clone())),
-                    ("thoughts", Json::String(thoughts.to_string())),
-                ])
-            }
+            } => obj([
+                ("inputs", Json::Null),
+                ("created_at", Json::from(*created_at)),
+                ("component_id", Json::String(node.id.clone())),
+                ("component_name", Json::String(node.display_name.clone())),
+                ("component_type", Json::String(node.component_name.clone())),
+                ("thoughts", Json::String(thoughts.to_string())),
+            ]),
             Payload::NodeFinished {
-                meta,
                 node,
+                state,
                 inputs,
-                outputs,
-                error,
-                elapsed_time,
-                created_at,
+                now,
             } => {
-                let n = meta.node(*node);
+                let created = state.created_time();
                 obj([
-                    ("inputs", inputs.clone()),
-                    ("outputs", outputs.clone()),
-                    ("component_id", Json::String(n.id.clone())),
-                    ("component_name", Json::String(n.display_name.clone())),
-                    ("component_type", Json::String(n.component_name.clone())),
-                    ("error", error.clone().map_or(Json::Null, Json::String)),
-                    ("elapsed_time", float(*elapsed_time)),
+                    ("inputs", state.input_values(inputs)),
+                    ("outputs", state.outputs_json()),
+                    ("component_id", Json::String(node.id.clone())),
+                    ("component_name", Json::String(node.display_name.clone())),
+                    ("component_type", Json::String(node.component_name.clone())),
+                    ("error", state.error().map_or(Json::Null, Json::String)),
+                    ("elapsed_time", float(created.map_or(0.0, |c| now - c))),
                     (
                         "created_at",
-                        created_at.map_or(Json::String(String::new()), float),
+                        created.map_or(Json::String(String::new()), float),
                     ),
                 ])
             }
@@ -122,7 +122,7 @@ impl Event {
 
     /// `{"event", "message_id", "created_at", "task_id", "data"}` as RAGFlow sends it.
     pub fn to_json(&self) -> Json {
-        let e = &self.envelope;
+        let e = self.envelope;
         obj([
             ("event", Json::String(self.name().to_string())),
             ("message_id", Json::String(e.message_id.clone())),

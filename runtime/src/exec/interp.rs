@@ -3,6 +3,7 @@
 
 use super::binding;
 use super::components::{Component, Spec};
+use super::events::InputKeys;
 use super::meta::{CanvasMeta, Target};
 use super::{NodeCx, Program, RunError};
 use crate::frontend::ir::NodeId;
@@ -57,7 +58,7 @@ impl Program for Interpreter {
         self.spec(cx).body(cx).await
     }
 
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         self.spec(cx).thoughts(cx)
     }
 
@@ -69,8 +70,8 @@ impl Program for Interpreter {
         self.spec(cx).get_input(cx)
     }
 
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
-        self.spec(cx).input_values(cx)
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
+        self.spec(cx).input_keys(cx)
     }
 
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {

@@ -46,7 +46,7 @@ pub trait Program: Send + Sync + 'static {
     ) -> impl Future<Output = Result<(), RunError>> + Send + 'a;
 
     /// `thoughts()`, shown in `node_started`.
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError>;
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError>;
 
     /// The components the node's input elements reference (`_cpn_id`).
     fn dependencies<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, [Target]>, RunError>;
@@ -54,8 +54,8 @@ pub trait Program: Send + Sync + 'static {
     /// `get_input()`: the keyword arguments the body receives, resolved when scheduled.
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError>;
 
-    /// `get_input_values()`, reported in `node_finished`.
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json;
+    /// Which `get_input_values()` keys `node_finished` reports.
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> events::InputKeys<'a>;
 
     /// `IterationItem.end()` / `LoopItem.end()`, evaluated after the item ran.
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError>;
@@ -120,14 +120,19 @@ pub struct Services {
     pub settings: Settings,
 }
 
+/// One HTTP client per process (connection pools and TLS set-up are shared), built on first use.
+static HTTP: std::sync::LazyLock<reqwest::Client> = std::sync::LazyLock::new(|| {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap_or_default()
+});
+
 impl Default for Services {
     fn default() -> Self {
         Services {
             llm: None,
-            http: reqwest::Client::builder()
-                .redirect(reqwest::redirect::Policy::none())
-                .build()
-                .unwrap_or_default(),
+            http: HTTP.clone(),
             settings: Settings::from_env(),
         }
     }

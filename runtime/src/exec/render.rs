@@ -79,6 +79,8 @@ pub struct Template {
     /// Distinct expressions in first-occurrence order.
     exprs: Vec<String>,
     aliases: Vec<Alias>,
+    /// `exprs` then the aliases' names.
+    keys_with_aliases: Vec<String>,
     /// Per expression, then per alias: the binding, when the program was built with one.
     bound: Vec<Option<Bound>>,
     /// The input elements' components, when every reference is bound (so they are known
@@ -94,6 +96,7 @@ impl Template {
         for (_, a) in alias_refs(&t.text) {
             if !t.aliases.contains(&a) && !t.exprs.iter().any(|e| e == a.output()) {
                 t.aliases.push(a);
+                t.keys_with_aliases.push(a.output().to_string());
             }
         }
         t
@@ -121,6 +124,7 @@ impl Template {
         Template {
             text,
             matches,
+            keys_with_aliases: exprs.clone(),
             exprs,
             aliases: Vec::new(),
             bound: Vec::new(),
@@ -162,12 +166,12 @@ impl Template {
     }
 
     /// The element keys (`get_input_elements()` keys) for a node in or out of an Iteration.
-    pub fn keys(&self, in_iteration: bool) -> Vec<String> {
-        let mut keys = self.exprs.clone();
+    pub fn keys(&self, in_iteration: bool) -> &[String] {
         if in_iteration {
-            keys.extend(self.aliases.iter().map(|a| a.output().to_string()));
+            &self.keys_with_aliases
+        } else {
+            &self.exprs
         }
-        keys
     }
 
     /// The binding of expression `i` (aliases follow the expressions).

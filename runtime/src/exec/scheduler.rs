@@ -4,7 +4,7 @@
 
 use super::events::{float, obj, Envelope, Event, EventSink, Payload};
 use super::meta::Target;
-use super::state::RunState;
+use super::state::{RunState, SLOT_CREATED_TIME, SLOT_ELAPSED_TIME, SLOT_ERROR};
 use super::{perf_counter, NodeCx, Program, RunError, Shared, CANCELED};
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
@@ -51,18 +51,21 @@ pub async fn run<P: Program>(
     input: RunInput,
     sink: &mut dyn EventSink,
 ) -> RunOutcome {
+    let task_id = shared.state().task_id.clone();
     let mut r = Runner {
         program,
         shared,
         sink,
-        env: Arc::new(Envelope {
+        env: Envelope {
             message_id: uuid::Uuid::new_v4().simple().to_string(),
             created_at: chrono::Utc::now().timestamp(),
-            task_id: shared.state().task_id.clone(),
-        }),
+            task_id,
+        },
         partials: Vec::new(),
         seen: vec![false; shared.meta.len()],
         seen_upto: 0,
+        resumed: false,
+        scheduled: Vec::new(),
     };
     match r.run(input).await {
         Ok(outcome) => outcome,
@@ -74,13 +77,17 @@ struct Runner<'a, P: Program> {
     program: &'a P,
     shared: &'a Arc<Shared>,
     sink: &'a mut dyn EventSink,
-    env: Arc<Envelope>,
+    env: Envelope,
     /// Components whose `node_finished` waits until a Message consumed their stream.
     partials: Vec<NodeId>,
     /// Which nodes occur in `path[..seen_upto]`, the part of the path before the current batch,
     /// so the dependency check does not rescan the whole path for every node.
     seen: Vec<bool>,
     seen_upto: usize,
+    /// The run resumed at a UserFillUp (`path[0]`): the deferral check is off.
+    resumed: bool,
+    /// The current batch's components and their keyword arguments (reused between batches).
+    scheduled: Vec<(NodeId, Map<String, Json>)>,
 }
 
 /// What Python raises on reaching a path entry that names no component.
@@ -89,16 +96,12 @@ fn missing() -> RunError {
 }
 
 impl<P: Program> Runner<'_, P> {
-    fn send(&mut self, payload: Payload) {
-        let event = Event {
-            envelope: Arc::clone(&self.env),
-            payload,
-        };
-        self.sink.emit(event);
-    }
-
     fn emit(&mut self, event: &'static str, data: Json) {
-        self.send(Payload::Other { name: event, data });
+        let payload = Payload::Other { name: event, data };
+        self.sink.emit(Event {
+            envelope: &self.env,
+            payload: &payload,
+        });
     }
 
     /// Extend `seen` to cover `path[..upto]` (the path before a batch only ever grows between
@@ -132,14 +135,12 @@ impl<P: Program> Runner<'_, P> {
         self.shared.state().path.len()
     }
 
-    fn path_entry(&self, i: usize) -> Option<Target> {
-        self.shared.state().path.get(i).cloned()
-    }
-
-    /// The deferral check is off for a run resumed at a UserFillUp (`path[0]`).
-    fn is_resumed_path(&self) -> bool {
-        let s = self.shared.state();
-        matches!(s.path.first(), Some(p) if path_id(&self.shared.meta, p).to_lowercase().contains("userfillup"))
+    /// The node at `path[i]` (Python fails on an id that names no component).
+    fn path_node(&self, i: usize) -> Result<NodeId, RunError> {
+        match self.shared.state().path.get(i) {
+            Some(Target::Node(n)) => Ok(*n),
+            _ => Err(missing()),
+        }
     }
 
     async fn run(&mut self, input: RunInput) -> Result<RunOutcome, RunError> {
@@ -152,16 +153,14 @@ impl<P: Program> Runner<'_, P> {
             s.globals.insert("sys.date".into(), Json::String(now));
             s.usage = Default::default();
             s.add_user_input(&input.query.clone().unwrap_or(Json::Null));
-            let on_path: Vec<NodeId> = s
-                .path
-                .iter()
-                .filter_map(|t| match t {
-                    Target::Node(n) => Some(*n),
-                    Target::Missing(_) => None,
-                })
-                .collect();
+            let mut on_path = vec![false; meta.len()];
+            for t in &s.path {
+                if let Target::Node(n) = t {
+                    on_path[n.index()] = true;
+                }
+            }
             for (i, node) in meta.nodes.iter().enumerate() {
-                if on_path.contains(&NodeId(i as u32)) {
+                if on_path[i] {
                     s.nodes[i].reset(node.kind == Kind::Begin);
                 }
             }
@@ -215,6 +214,7 @@ impl<P: Program> Runner<'_, P> {
             };
             s.globals.insert("sys.conversation_turns".into(), next);
             is_resume = matches!(s.path.first(), Some(t) if path_id(&meta, t).to_lowercase().contains("userfillup"));
+            self.resumed = is_resume;
             if !is_resume {
                 let begin = match meta.find("begin") {
                     Some(n) => Target::Node(n),
@@ -255,23 +255,23 @@ impl<P: Program> Runner<'_, P> {
                 break;
             }
             for i in idx..to {
-                let n = match self.path_entry(i) {
-                    Some(Target::Node(n)) => n,
-                    _ => return Err(missing()),
-                };
-                let thoughts = self.program.thoughts(&self.cx(n))?;
-                self.send(Payload::NodeStarted {
-                    meta: Arc::clone(&meta),
-                    node: n,
+                let n = self.path_node(i)?;
+                let cx = NodeCx::new(n, self.shared);
+                let thoughts = self.program.thoughts(&cx)?;
+                let payload = Payload::NodeStarted {
+                    node: meta.node(n),
                     created_at: chrono::Utc::now().timestamp(),
                     thoughts,
+                };
+                self.sink.emit(Event {
+                    envelope: &self.env,
+                    payload: &payload,
                 });
             }
             self.run_batch(idx, to, &input).await?;
             let to = self.path_len();
             for i in idx..to {
-                let t = self.path_entry(i).unwrap_or(Target::Missing(String::new()));
-                let n = self.node_of(&t)?;
+                let n = self.path_node(i)?;
                 self.post_process(n, &mut error).await?;
             }
             if !error.is_empty() {
@@ -293,13 +293,12 @@ impl<P: Program> Runner<'_, P> {
             )));
         }
         let meta = Arc::clone(&self.shared.meta);
-        let mut scheduled: Vec<(NodeId, Map<String, Json>)> = Vec::new();
-        let resumed = self.is_resumed_path();
+        let mut scheduled = std::mem::take(&mut self.scheduled);
+        scheduled.clear();
         let mut i = f;
         let mut t = t;
         while i < t {
-            let entry = self.shared.state().path[i].clone();
-            let n = self.node_of(&entry)?;
+            let n = self.path_node(i)?;
             let kind = meta.node(n).kind;
             if matches!(kind, Kind::Begin | Kind::UserFillUp) {
                 let mut kwargs = Map::new();
@@ -311,9 +310,9 @@ impl<P: Program> Runner<'_, P> {
                 i += 1;
                 continue;
             }
-            let cx = self.cx(n);
+            let cx = NodeCx::new(n, self.shared);
             let deps = self.program.dependencies(&cx)?;
-            let deferred = !resumed && {
+            let deferred = !self.resumed && !deps.is_empty() && {
                 let s = self.shared.state();
                 self.mark_seen(&s.path, f);
                 let batch_before = &s.path[f..i];
@@ -333,46 +332,54 @@ impl<P: Program> Runner<'_, P> {
                 t -= 1;
                 continue;
             }
-            let kwargs = self.program.get_input(&self.cx(n))?;
+            let kwargs = self.program.get_input(&cx)?;
             scheduled.push((n, kwargs));
             i += 1;
         }
         let program = self.program;
         let shared: &Arc<Shared> = self.shared;
-        let tasks = scheduled.into_iter().map(|(n, kwargs)| async move {
+        if let [(n, _)] = scheduled.as_mut_slice() {
+            // One component: no need for the concurrency machinery.
+            let node = *n;
+            let kwargs = std::mem::take(&mut scheduled[0].1);
             let cx = NodeCx {
-                node: n,
+                node,
                 shared,
                 kwargs,
             };
             invoke(program, &cx).await;
-        });
-        futures::stream::iter(tasks)
-            .buffer_unordered(MAX_CONCURRENCY)
-            .collect::<Vec<()>>()
-            .await;
+        } else {
+            let tasks = scheduled.drain(..).map(|(n, kwargs)| async move {
+                let cx = NodeCx {
+                    node: n,
+                    shared,
+                    kwargs,
+                };
+                invoke(program, &cx).await;
+            });
+            futures::stream::iter(tasks)
+                .buffer_unordered(MAX_CONCURRENCY)
+                .for_each(|()| async {})
+                .await;
+        }
+        scheduled.clear();
+        self.scheduled = scheduled;
         Ok(())
     }
 
     fn node_finished(&mut self, n: NodeId) {
-        let inputs = self.program.input_values(&self.cx(n));
-        let (outputs, error, created) = {
-            let s = self.shared.state();
-            let st = s.node(n);
-            let created = match st.output("_created_time") {
-                Val::Json(Json::Number(x)) => x.as_f64(),
-                _ => None,
-            };
-            (st.outputs_json(), st.error(), created)
-        };
-        self.send(Payload::NodeFinished {
-            meta: Arc::clone(&self.shared.meta),
-            node: n,
+        let cx = NodeCx::new(n, self.shared);
+        let inputs = self.program.input_keys(&cx);
+        let s = self.shared.state();
+        let payload = Payload::NodeFinished {
+            node: self.shared.meta.node(n),
+            state: s.node(n),
             inputs,
-            outputs,
-            error,
-            elapsed_time: created.map_or(0.0, |c| perf_counter() - c),
-            created_at: created,
+            now: perf_counter(),
+        };
+        self.sink.emit(Event {
+            envelope: &self.env,
+            payload: &payload,
         });
     }
 
@@ -399,7 +406,12 @@ impl<P: Program> Runner<'_, P> {
             }
         }
         if !matches!(node.kind, Kind::Iteration | Kind::Loop) {
-            let streaming = self.shared.state().node(n).output("content").is_stream();
+            let streaming = self
+                .shared
+                .state()
+                .node(n)
+                .record("content")
+                .is_some_and(|r| r.stream.is_some());
             if streaming {
                 if !error.is_empty() {
                     self.shared
@@ -576,15 +588,16 @@ impl<P: Program> Runner<'_, P> {
     /// BS §16.11: pause when a UserFillUp waiting on the path has unsatisfied fields.
     async fn pause_if_waiting(&mut self, idx: usize) -> Result<bool, RunError> {
         let meta = Arc::clone(&self.shared.meta);
-        let rest: Vec<Target> = {
-            let s = self.shared.state();
-            s.path[idx.min(s.path.len())..].to_vec()
-        };
         let is_form =
             |t: &Target| matches!(t, Target::Node(n) if meta.node(*n).kind == Kind::UserFillUp);
-        if !rest.iter().any(is_form) {
-            return Ok(false);
-        }
+        let rest: Vec<Target> = {
+            let s = self.shared.state();
+            let rest = &s.path[idx.min(s.path.len())..];
+            if !rest.iter().any(is_form) {
+                return Ok(false);
+            }
+            rest.to_vec()
+        };
         let exists = |t: &Target| matches!(t, Target::Node(_));
         let mut pending: Vec<Target> = rest.iter().filter(|t| is_form(t)).cloned().collect();
         pending.extend(rest.iter().filter(|t| exists(t) && !is_form(t)).cloned());
@@ -727,21 +740,29 @@ pub async fn invoke<P: Program>(program: &P, cx: &NodeCx<'_>) {
         kind,
         Kind::Llm | Kind::Categorize | Kind::Agent | Kind::Retrieval
     );
+    let canceled = |cx: &NodeCx<'_>| {
+        cx.state()
+            .node_mut(cx.node)
+            .set_output_slot(SLOT_ERROR, Val::Json(Json::String(CANCELED.into())));
+    };
     if tool_wrapper && cx.shared.is_canceled() {
-        cx.set_output("_ERROR", Json::String(CANCELED.into()));
+        canceled(cx);
         return;
     }
-    cx.set_output("_created_time", float(perf_counter()));
+    let created = perf_counter();
+    cx.state()
+        .node_mut(cx.node)
+        .set_output_slot(SLOT_CREATED_TIME, Val::Json(float(created)));
     if !tool_wrapper && python_async && cx.shared.is_canceled() {
-        cx.set_output("_ERROR", Json::String(CANCELED.into()));
+        canceled(cx);
         return;
     }
     let result = with_timeout(program, cx, kind, python_async).await;
+    let mut s = cx.state();
+    let st = s.node_mut(cx.node);
     if let Err(e) = result {
         let msg = e.to_string();
         if tool_wrapper {
-            let mut s = cx.state();
-            let st = s.node_mut(cx.node);
             st.insert_record(
                 "_ERROR",
                 super::state::Record::with_value(Json::String(msg)),
@@ -756,17 +777,18 @@ pub async fn invoke<P: Program>(program: &P, cx: &NodeCx<'_>) {
                     .param("exception_default_value")
                     .cloned()
                     .unwrap_or(Json::Null);
-                cx.set_output("result", v);
+                st.set_output("result", Val::Json(v));
             } else {
-                cx.set_output("_ERROR", Json::String(msg));
+                st.set_output_slot(SLOT_ERROR, Val::Json(Json::String(msg)));
             }
         }
     }
-    let created = match cx.output("_created_time") {
-        Val::Json(Json::Number(x)) => x.as_f64().unwrap_or(0.0),
-        _ => 0.0,
-    };
-    cx.set_output("_elapsed_time", float(perf_counter() - created));
+    // The body may have replaced `_created_time` (Python reads it back).
+    let created = st.created_time().unwrap_or(0.0);
+    st.set_output_slot(
+        SLOT_ELAPSED_TIME,
+        Val::Json(float(perf_counter() - created)),
+    );
 }
 
 /// Per-class timeouts, enforced only with `ENABLE_TIMEOUT_ASSERTION` (BS §7): a synchronous

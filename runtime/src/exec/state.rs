@@ -148,6 +148,12 @@ pub struct NodeState {
 /// A slot whose output has no record yet.
 const NO_RECORD: u32 = u32::MAX;
 
+/// Every node's first declared outputs are the shared ones ([`crate::frontend::catalog::SHARED_OUTPUTS`]),
+/// so the invoke wrapper and the scheduler reach them by these slots.
+pub const SLOT_CREATED_TIME: u16 = 0;
+pub const SLOT_ELAPSED_TIME: u16 = 1;
+pub const SLOT_ERROR: u16 = 2;
+
 impl NodeState {
     /// Empty tables for a node with these declared outputs.
     pub fn with_slots(slot_names: Arc<[String]>) -> Self {
@@ -177,6 +183,61 @@ impl NodeState {
         if let Some(slot) = self.slot_names.iter().position(|n| n == key) {
             self.slot_records[slot] = index as u32;
         }
+    }
+
+    /// `output(name)` of one of the shared outputs, by its slot (by name for tables built
+    /// without slots).
+    fn system(&self, slot: u16, name: &str) -> Option<&Record> {
+        if self.slot_names.is_empty() {
+            return self.outputs.get(name);
+        }
+        self.record_at(slot)
+    }
+
+    /// `set_output(name, value)` for a declared output, by its slot.
+    pub fn set_output_slot(&mut self, slot: u16, value: Val) {
+        match self.slot_records.get(slot as usize) {
+            Some(&i) if i != NO_RECORD => {
+                if let Some((_, r)) = self.outputs.get_index_mut(i as usize) {
+                    r.set(value);
+                }
+            }
+            _ => {
+                let name = self
+                    .slot_names
+                    .get(slot as usize)
+                    .cloned()
+                    .unwrap_or_default();
+                self.set_output(&name, value);
+            }
+        }
+    }
+
+    /// `_created_time`, when set.
+    pub fn created_time(&self) -> Option<f64> {
+        self.system(SLOT_CREATED_TIME, "_created_time")
+            .and_then(Record::json)
+            .and_then(Json::as_f64)
+    }
+
+    /// `get_input_values()` over the given keys (deduplicated) or the whole inputs table.
+    pub fn input_values(&self, keys: &super::events::InputKeys<'_>) -> Json {
+        let mut m = Map::new();
+        match keys {
+            super::events::InputKeys::All => {
+                for k in self.inputs.keys() {
+                    m.insert(k.clone(), self.get_input_value(k));
+                }
+            }
+            super::events::InputKeys::Keys(keys) => {
+                for k in keys.iter() {
+                    if !m.contains_key(k) {
+                        m.insert(k.clone(), self.get_input_value(k));
+                    }
+                }
+            }
+        }
+        Json::Object(m)
     }
 
     /// The record of a declared output, by its slot.
@@ -237,7 +298,7 @@ impl NodeState {
     }
 
     pub fn error(&self) -> Option<String> {
-        match self.outputs.get("_ERROR").map(Record::value_or_null) {
+        match self.system(SLOT_ERROR, "_ERROR").map(Record::value_or_null) {
             Some(Val::Json(Json::Null)) | None => None,
             Some(Val::Json(v)) => {
                 if py::truthy(&v) {

@@ -64,7 +64,7 @@ impl Component for Spec {
         body(self, cx).await
     }
 
-    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, _cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         Ok(Cow::Borrowed("DataOperation in progress"))
     }
 

@@ -64,7 +64,7 @@ impl Component for Spec {
         body(self, cx)
     }
 
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         thoughts(self, cx).map(Cow::Owned)
     }
 
@@ -93,7 +93,7 @@ impl Component for ItemSpec {
         item_body(self, cx)
     }
 
-    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, _cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         Ok(Cow::Borrowed("Next turn..."))
     }
 

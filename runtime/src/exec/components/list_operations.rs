@@ -69,7 +69,7 @@ impl Component for Spec {
         body(self, cx)
     }
 
-    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, _cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         Ok(Cow::Borrowed("ListOperation in progress"))
     }
 

@@ -34,7 +34,7 @@ impl Component for Spec {
         body(self, cx)
     }
 
-    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, _cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         Ok(Cow::Borrowed("Loop from canvas."))
     }
 
@@ -88,7 +88,7 @@ impl Component for ItemSpec {
         item_body(self, cx)
     }
 
-    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, _cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         Ok(Cow::Borrowed("Next turn..."))
     }
 

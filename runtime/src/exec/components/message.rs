@@ -1,8 +1,9 @@
 //! Message: the reply shown to the user (components.md §3). Streams by default: the scheduler
 //! consumes the content lazily and forwards an upstream LLM's tokens chunk by chunk.
 
-use super::{input_values_for, Component};
+use super::Component;
 use crate::exec::binding::Resolve;
+use crate::exec::events::InputKeys;
 use crate::exec::meta::Target;
 use crate::exec::render::{elements_of, expand_replacement, in_iteration, Template};
 use crate::exec::{NodeCx, RunError, Shared};
@@ -68,8 +69,8 @@ impl Component for Spec {
         Ok(Map::new())
     }
 
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
-        input_values_for(cx, self.elements.keys(in_iteration(cx)))
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
+        InputKeys::Keys(Cow::Borrowed(self.elements.keys(in_iteration(cx))))
     }
 
     fn bind(&mut self, r: &dyn Resolve) {

@@ -19,6 +19,7 @@ pub mod variable_assigner;
 pub mod unsupported;
 
 use super::binding::Resolve;
+use super::events::InputKeys;
 use super::meta::Target;
 use super::render::{element_str, elements_from_text, string_format};
 use super::{NodeCx, RunError};
@@ -41,7 +42,7 @@ pub trait Component: Send + Sync + Sized {
     ) -> impl Future<Output = Result<(), RunError>> + Send + 'a;
 
     /// `thoughts()`, shown in `node_started`.
-    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, _cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         Ok(Cow::Borrowed(""))
     }
 
@@ -56,10 +57,10 @@ pub trait Component: Send + Sync + Sized {
         generic_get_input(cx)
     }
 
-    /// `get_input_values()`, reported in `node_finished`.
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
-        let keys: Vec<String> = cx.state().node(cx.node).inputs.keys().cloned().collect();
-        input_values_for(cx, keys)
+    /// Which `get_input_values()` keys `node_finished` reports: the inputs table, unless the
+    /// component has input elements.
+    fn input_keys<'a>(&'a self, _cx: &NodeCx<'_>) -> InputKeys<'a> {
+        InputKeys::All
     }
 
     /// `IterationItem.end()` / `LoopItem.end()`, evaluated after the item ran.
@@ -167,7 +168,7 @@ impl Component for Spec {
         each!(self, c => c.body(cx).await)
     }
 
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         each!(self, c => c.thoughts(cx))
     }
 
@@ -179,8 +180,8 @@ impl Component for Spec {
         each!(self, c => c.get_input(cx))
     }
 
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
-        each!(self, c => c.input_values(cx))
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
+        each!(self, c => c.input_keys(cx))
     }
 
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
@@ -190,19 +191,6 @@ impl Component for Spec {
     fn bind(&mut self, r: &dyn Resolve) {
         each!(self, c => c.bind(r))
     }
-}
-
-/// `get_input_values()`: `{var: get_input_value(var)}` over the element keys, deduplicated.
-pub fn input_values_for(cx: &NodeCx<'_>, keys: Vec<String>) -> Json {
-    let s = cx.state();
-    let st = s.node(cx.node);
-    let mut m = Map::new();
-    for k in keys {
-        if !m.contains_key(&k) {
-            m.insert(k.clone(), st.get_input_value(&k));
-        }
-    }
-    Json::Object(m)
 }
 
 /// `ComponentBase.get_input()` over the param `inputs` table: each element's param value is

@@ -2,8 +2,9 @@
 //! (components.md §17, `agent/component/string_transform.py`, which reuses Message's helpers).
 
 use super::message::{is_jinja, kwargs_of};
-use super::{input_values_for, Component};
+use super::Component;
 use crate::exec::binding::{Bound, Resolve};
+use crate::exec::events::InputKeys;
 use crate::exec::meta::Target;
 use crate::exec::render::{in_iteration, Template};
 use crate::exec::{NodeCx, RunError};
@@ -59,8 +60,8 @@ impl Component for Spec {
         }
     }
 
-    fn thoughts(&self, _cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
-        Ok(Cow::Owned(self.thoughts.clone()))
+    fn thoughts<'a>(&'a self, _cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
+        Ok(Cow::Borrowed(&self.thoughts))
     }
 
     fn dependencies<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, [Target]>, RunError> {
@@ -72,9 +73,8 @@ impl Component for Spec {
         Ok(Map::new())
     }
 
-    /// The keys of `get_input_elements()` (the references in `script`).
-    fn input_values(&self, cx: &NodeCx<'_>) -> Json {
-        input_values_for(cx, self.script.keys(in_iteration(cx)))
+    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
+        InputKeys::Keys(Cow::Borrowed(self.script.keys(in_iteration(cx))))
     }
 
     fn bind(&mut self, r: &dyn Resolve) {

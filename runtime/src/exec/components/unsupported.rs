@@ -19,7 +19,7 @@ impl Component for Spec {
     }
 
     /// Tools' default `thoughts()`: `<display name> is running...`.
-    fn thoughts(&self, cx: &NodeCx<'_>) -> Result<Cow<'static, str>, RunError> {
+    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
         Ok(if self.0.is_tool() {
             Cow::Owned(format!("{} is running...", cx.meta().display_name))
         } else {

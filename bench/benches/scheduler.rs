@@ -1,0 +1,173 @@
+//! Scheduler overhead and peak memory on synthetic pure canvases (chains of 10/100/1000 nodes,
+//! a 1000-wide fan-out/fan-in, an Iteration over 1000 items), compiled and interpreted, in one
+//! process.
+//!
+//! `cargo bench -p canvasc-bench --bench scheduler`
+//!
+//! Each run is one full turn (a new session, Begin to workflow_finished) into a sink that counts
+//! events, so the numbers include building every event but not serialising it. The compiled
+//! programs are the code generator's output for the same canvases (built by `build.rs`).
+
+use canvasc_runtime::exec::interp::Interpreter;
+use canvasc_runtime::exec::random::PyRandom;
+use canvasc_runtime::exec::{Program, ProgramVisitor, RunInput, RunOutcome, Services, Session};
+use canvasc_runtime::frontend::analyze;
+use canvasc_runtime::value::{Json, Map};
+use canvasc_tests::synthetic;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+#[allow(dead_code)]
+mod compiled {
+    include!(concat!(env!("OUT_DIR"), "/compiled.rs"));
+}
+
+/// Counts live and peak heap bytes so one run's peak memory can be reported.
+struct Tracking;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Tracking {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
+#[global_allocator]
+static ALLOC: Tracking = Tracking;
+
+/// One turn of a new session; returns the number of events.
+async fn one_turn<P: Program>(
+    program: &Arc<P>,
+    dsl: &Map<String, Json>,
+    services: &Services,
+) -> usize {
+    let rng = Arc::new(Mutex::new(PyRandom::seeded(0)));
+    let session = Session::new(
+        Arc::clone(program),
+        dsl.clone(),
+        services.clone(),
+        rng,
+        true,
+    );
+    let mut count = 0usize;
+    let mut sink = |_: canvasc_runtime::exec::events::Event| count += 1;
+    let input = RunInput {
+        query: Some(Json::String("bench".into())),
+        ..RunInput::default()
+    };
+    let outcome = session.run(input, &mut sink).await;
+    assert_eq!(outcome, RunOutcome::Finished);
+    count
+}
+
+/// Peak heap during one turn, in KiB, and the turn's event count.
+fn peak_kib<P: Program>(
+    rt: &tokio::runtime::Runtime,
+    program: &Arc<P>,
+    dsl: &Map<String, Json>,
+    services: &Services,
+) -> (usize, usize) {
+    rt.block_on(one_turn(program, dsl, services));
+    let base = LIVE.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let events = rt.block_on(one_turn(program, dsl, services));
+    (
+        PEAK.load(Ordering::Relaxed).saturating_sub(base) / 1024,
+        events,
+    )
+}
+
+/// Benchmarks one synthetic canvas interpreted and, handed over by `compiled::visit`, compiled.
+struct Pair<'c> {
+    c: &'c mut Criterion,
+    rt: tokio::runtime::Runtime,
+    services: Services,
+    shape: &'static str,
+    n: usize,
+    text: String,
+}
+
+impl ProgramVisitor for Pair<'_> {
+    type Output = ();
+
+    fn visit<P: Program>(self, compiled: Arc<P>) {
+        let Pair {
+            c,
+            rt,
+            services,
+            shape,
+            n,
+            text,
+        } = self;
+        let analysis = analyze(&text).expect("synthetic canvases are canvases");
+        let interpreted = Arc::new(Interpreter::from_analysis(&analysis));
+        // The compiled program starts from the same stored DSL the interpreter loads.
+        let dsl = analysis.document.dsl.clone();
+        let (ki, events) = peak_kib(&rt, &interpreted, &dsl, &services);
+        let (kc, events_c) = peak_kib(&rt, &compiled, &dsl, &services);
+        assert_eq!(
+            events, events_c,
+            "{shape}/{n}: same events compiled and interpreted"
+        );
+        eprintln!(
+            "{shape}/{n}: {events} events per run; peak heap during a run: interpreted {ki} KiB, compiled {kc} KiB"
+        );
+        let mut group = c.benchmark_group(format!("{shape}/{n}"));
+        group.sample_size(20);
+        group.throughput(Throughput::Elements(n as u64));
+        group.bench_with_input(BenchmarkId::new("interpreted", n), &(), |b, _| {
+            b.iter(|| rt.block_on(one_turn(&interpreted, &dsl, &services)));
+        });
+        group.bench_with_input(BenchmarkId::new("compiled", n), &(), |b, _| {
+            b.iter(|| rt.block_on(one_turn(&compiled, &dsl, &services)));
+        });
+        group.finish();
+    }
+}
+
+/// A synthetic canvas: its shape name, size and generator.
+type Shape = (&'static str, usize, fn(usize) -> String);
+
+fn bench(c: &mut Criterion) {
+    let services = Services::default();
+    let shapes: [Shape; 5] = [
+        ("chain", 10, synthetic::chain),
+        ("chain", 100, synthetic::chain),
+        ("chain", 1000, synthetic::chain),
+        ("fan", 1000, synthetic::fan),
+        ("iteration", 1000, synthetic::iteration),
+    ];
+    for (shape, n, make) in shapes {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let pair = Pair {
+            c: &mut *c,
+            rt,
+            services: services.clone(),
+            shape,
+            n,
+            text: make(n),
+        };
+        if compiled::visit(&format!("{shape}_{n}"), pair).is_none() {
+            eprintln!("{shape}/{n}: not compiled in this build (CANVASC_BENCH_ONLY), skipped");
+        }
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
