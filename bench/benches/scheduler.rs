@@ -15,7 +15,8 @@ use canvasc_runtime::frontend::analyze;
 use canvasc_runtime::value::{Json, Map};
 use canvasc_tests::synthetic;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use std::alloc::{GlobalAlloc, Layout, System};
+use mimalloc::MiMalloc;
+use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -24,7 +25,8 @@ mod compiled {
     include!(concat!(env!("OUT_DIR"), "/compiled.rs"));
 }
 
-/// Counts live and peak heap bytes so one run's peak memory can be reported.
+/// Counts live and peak heap bytes so one run's peak memory can be reported; allocates with
+/// mimalloc, as canvasc's binaries do.
 struct Tracking;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
@@ -32,7 +34,7 @@ static PEAK: AtomicUsize = AtomicUsize::new(0);
 
 unsafe impl GlobalAlloc for Tracking {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
+        let p = unsafe { MiMalloc.alloc(layout) };
         if !p.is_null() {
             let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
             PEAK.fetch_max(now, Ordering::Relaxed);
@@ -40,7 +42,7 @@ unsafe impl GlobalAlloc for Tracking {
         p
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
+        unsafe { MiMalloc.dealloc(ptr, layout) };
         LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
     }
 }
@@ -77,7 +79,7 @@ async fn one_turn<P: Program>(
 fn peak_kib<P: Program>(
     rt: &tokio::runtime::Runtime,
     program: &Arc<P>,
-    dsl: &Map<String, Json>,
+    dsl: &Arc<Map<String, Json>>,
     services: &Services,
 ) -> (usize, usize) {
     rt.block_on(one_turn(program, dsl, services));
@@ -114,8 +116,9 @@ impl ProgramVisitor for Pair<'_> {
         } = self;
         let analysis = analyze(&text).expect("synthetic canvases are canvases");
         let interpreted = Arc::new(Interpreter::from_analysis(&analysis));
-        // The compiled program starts from the same stored DSL the interpreter loads.
-        let dsl = analysis.document.dsl.clone();
+        // The compiled program starts from the same stored DSL the interpreter loads; a server
+        // keeps a published canvas's DSL parsed, so every new session shares it.
+        let dsl = Arc::new(analysis.document.dsl.clone());
         let (ki, events) = peak_kib(&rt, &interpreted, &dsl, &services);
         let (kc, events_c) = peak_kib(&rt, &compiled, &dsl, &services);
         assert_eq!(

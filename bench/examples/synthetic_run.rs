@@ -10,12 +10,22 @@ use canvasc_tests::synthetic;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+/// The allocator canvasc's binaries use.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[allow(dead_code)]
 mod compiled {
     include!(concat!(env!("OUT_DIR"), "/compiled.rs"));
 }
 
-fn time<P: Program>(label: &str, n: usize, runs: usize, program: Arc<P>, dsl: Map<String, Json>) {
+fn time<P: Program>(
+    label: &str,
+    n: usize,
+    runs: usize,
+    program: Arc<P>,
+    dsl: Arc<Map<String, Json>>,
+) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -57,7 +67,7 @@ fn main() {
     let label = format!("{shape}/{n}");
     let analysis = analyze(&text).expect("a canvas");
     // Both back-ends start from the same stored DSL.
-    let dsl = analysis.document.dsl.clone();
+    let dsl = Arc::new(analysis.document.dsl.clone());
     if mode != "compiled" {
         let program = Arc::new(Interpreter::from_analysis(&analysis));
         time(
@@ -86,7 +96,7 @@ struct Timed {
     label: String,
     n: usize,
     runs: usize,
-    dsl: Map<String, Json>,
+    dsl: Arc<Map<String, Json>>,
 }
 
 impl ProgramVisitor for Timed {

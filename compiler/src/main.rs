@@ -1,3 +1,6 @@
+#[global_allocator]
+static ALLOCATOR: canvasc::Allocator = canvasc::Allocator;
+
 fn main() -> std::process::ExitCode {
     canvasc::cli::main()
 }

@@ -3,11 +3,14 @@
 //!
 //! Per canvas the module holds a `Node` enum (one variant per component), typed `outputs`
 //! handles (one struct per component, one field per declared output, typed from the
-//! catalogue), the canvas's static facts (`meta()`: ids, names, edges, routes, exception
-//! handling, parameters), every component's typed parameters with each reference bound to an
-//! output field (`Components::new()`), and a `Program` whose steps are a `match` over the node
-//! calling the runtime's component implementations. The same checked IR drives the
-//! interpreter; nothing here decides behaviour.
+//! catalogue), and per node three small functions: `params_<node>()` (the written parameters,
+//! merged with the catalogue's defaults at start-up), `meta_<node>()` (its static facts: id,
+//! name, kind, edges, routes, exception handling) and `component_<node>()` (its typed
+//! component with every reference bound to an output slot). Components are grouped by
+//! implementation (`Components`: one `Vec` per component type; `SLOTS` says where each node
+//! sits), so the `Program`'s dispatch is one `match` per implementation, not per node, and the
+//! module grows linearly with the canvas. The same checked IR drives the interpreter; nothing
+//! here decides behaviour.
 //!
 //! Output is deterministic: the same DSL always gives the same tokens.
 
@@ -692,6 +695,9 @@ pub fn crate_main(lib: &str) -> TokenStream {
     quote! {
         //! `run FILE [flags]`: like `canvasc run`, with the compiled program when FILE's canvas
         //! was compiled into this binary. @generated: do not edit.
+
+        #[global_allocator]
+        static ALLOCATOR: ::canvasc::Allocator = ::canvasc::Allocator;
 
         fn main() -> ::std::process::ExitCode {
             ::canvasc::cli::compiled::main(#lib::CANVASES, #lib::visit)

@@ -265,8 +265,10 @@ pub fn perf_counter() -> f64 {
 pub struct Session<P: Program> {
     pub program: Arc<P>,
     pub shared: Arc<Shared>,
-    /// The DSL's top-level keys other than components, written back on save.
-    dsl: Map<String, Json>,
+    /// The DSL the session started from (its top-level keys other than components are written
+    /// back on save); shared, since every new session of a published canvas starts from the
+    /// same one.
+    dsl: Arc<Map<String, Json>>,
 }
 
 impl<P: Program> Session<P> {
@@ -274,11 +276,12 @@ impl<P: Program> Session<P> {
     /// the DSL is a saved session and continues where it stopped.
     pub fn new(
         program: Arc<P>,
-        dsl: Map<String, Json>,
+        dsl: impl Into<Arc<Map<String, Json>>>,
         services: Services,
         rng: SharedRandom,
         fresh: bool,
     ) -> Self {
+        let dsl = dsl.into();
         let meta = Arc::clone(program.meta());
         let mut state = persist::state_from_dsl(&meta, &dsl);
         if fresh {

@@ -10,6 +10,7 @@ use crate::frontend::refs::{
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 use std::ops::Range;
+use std::sync::OnceLock;
 
 /// A value read for rendering: JSON, or the text a consumed stream produced.
 pub async fn consume(v: Val) -> Result<Json, RunError> {
@@ -58,14 +59,24 @@ pub fn string_format(content: &str, kv: &[(String, Json)]) -> String {
     content
 }
 
-/// One input element (`get_input_elements_from_text`).
+/// One input element (`get_input_elements_from_text`), borrowing its names from the template
+/// and the canvas.
 #[derive(Clone, Debug)]
-pub struct Element {
+pub struct Element<'a> {
     /// The expression (`cpn@var`, `sys.x`, or an alias `item`).
-    pub exp: String,
+    pub exp: &'a str,
     pub value: Val,
     /// The component id for component references (`""` for globals).
-    pub cpn_id: String,
+    pub cpn_id: &'a str,
+}
+
+/// A Message-style script with every `{exp}` replaced by its safe name (`@`, `:`, `.` → `_`),
+/// and the safe names in element order. Both depend only on the text, so they are computed once
+/// per template (and per alias context).
+#[derive(Clone, Debug)]
+pub struct Renamed {
+    pub script: String,
+    pub names: Vec<String>,
 }
 
 /// A text with its reference matches found once, when the canvas is loaded (RAGFlow rescans the
@@ -86,6 +97,8 @@ pub struct Template {
     /// The input elements' components, when every reference is bound (so they are known
     /// without evaluating anything).
     deps: Option<Vec<Target>>,
+    /// [`Renamed`] without and with the iteration aliases, computed on first use.
+    renamed: [OnceLock<Renamed>; 2],
 }
 
 impl Template {
@@ -129,6 +142,7 @@ impl Template {
             aliases: Vec::new(),
             bound: Vec::new(),
             deps: None,
+            renamed: Default::default(),
         }
     }
 
@@ -174,6 +188,27 @@ impl Template {
         }
     }
 
+    /// The script renamed for `Message.get_kwargs` when the elements are `keys(in_iteration)`.
+    pub fn renamed(&self, in_iteration: bool) -> &Renamed {
+        self.renamed[usize::from(in_iteration)].get_or_init(|| {
+            let renames: Vec<(String, String)> = self
+                .keys(in_iteration)
+                .iter()
+                .map(|exp| {
+                    let name = exp
+                        .chars()
+                        .map(|c| if matches!(c, '@' | ':' | '.') { '_' } else { c })
+                        .collect();
+                    (exp.clone(), name)
+                })
+                .collect();
+            Renamed {
+                script: replace_braced(&self.text, &renames),
+                names: renames.into_iter().map(|(_, name)| name).collect(),
+            }
+        })
+    }
+
     /// The binding of expression `i` (aliases follow the expressions).
     pub fn binding(&self, i: usize) -> Option<&Bound> {
         self.bound.get(i).and_then(Option::as_ref)
@@ -210,9 +245,9 @@ impl Template {
             elements_of(cx, self)?
                 .into_iter()
                 .filter(|e| !e.cpn_id.is_empty())
-                .map(|e| match meta.find(&e.cpn_id) {
+                .map(|e| match meta.find(e.cpn_id) {
                     Some(n) => Target::Node(n),
-                    None => Target::Missing(e.cpn_id),
+                    None => Target::Missing(e.cpn_id.to_string()),
                 })
                 .collect(),
         ))
@@ -221,25 +256,28 @@ impl Template {
 
 /// `get_input_elements_from_text(txt)`: references in first-occurrence order, each evaluated now
 /// (which can fail), then iteration aliases when the node sits in an Iteration.
-pub fn elements_from_text(cx: &NodeCx<'_>, txt: &str) -> Result<Vec<Element>, RunError> {
-    elements_of(cx, &Template::new(txt))
+pub fn elements_from_text(cx: &NodeCx<'_>, txt: &str) -> Result<Vec<(String, Val)>, RunError> {
+    let tpl = Template::new(txt);
+    Ok(elements_of(cx, &tpl)?
+        .into_iter()
+        .map(|e| (e.exp.to_string(), e.value))
+        .collect())
 }
 
 /// [`elements_from_text`] for a pre-scanned template.
-pub fn elements_of(cx: &NodeCx<'_>, tpl: &Template) -> Result<Vec<Element>, RunError> {
+pub fn elements_of<'a>(
+    cx: &'a NodeCx<'_>,
+    tpl: &'a Template,
+) -> Result<Vec<Element<'a>>, RunError> {
     let mut out: Vec<Element> = Vec::with_capacity(tpl.exprs.len());
     for (i, exp) in tpl.exprs.iter().enumerate() {
         let cpn_id = match exp.split_once('@') {
-            Some((c, _)) if !c.is_empty() => c.to_string(),
-            _ => String::new(),
+            Some((c, _)) => c,
+            None => "",
         };
         // RAGFlow also reads `<cpn>@_references` here, which can only fail when this does.
         let value = tpl.read(cx, i)?;
-        out.push(Element {
-            exp: exp.clone(),
-            value,
-            cpn_id,
-        });
+        out.push(Element { exp, value, cpn_id });
     }
     if tpl.aliases.is_empty() {
         return Ok(out);
@@ -260,9 +298,9 @@ pub fn elements_of(cx: &NodeCx<'_>, tpl: &Template) -> Result<Vec<Element>, RunE
             None => cx.value(&format!("{item_id}@{exp}"))?,
         };
         out.push(Element {
-            exp: exp.to_string(),
+            exp,
             value,
-            cpn_id: item_id.clone(),
+            cpn_id: item_id,
         });
     }
     Ok(out)
@@ -432,5 +470,106 @@ mod tests {
             string_format("{sys.query}", &[("sys.query".into(), Json::Null)]),
             ""
         );
+    }
+}
+
+/// Python's `for exp, name in renames: script = script.replace("{" + exp + "}", name)`, in one
+/// pass instead of one scan per reference (a Join over 1000 outputs is otherwise quadratic).
+///
+/// Every `{exp}` is a brace-free span between a `{` and the next `}`, so occurrences never
+/// overlap and one left-to-right pass replaces exactly the original ones. The sequential loop
+/// can also replace an occurrence that an earlier replacement *created* (`{{a@b}}` becomes
+/// `{a_b}`); that leaves a `{exp}` in the one-pass result, and only then the loop is replayed.
+pub fn replace_braced(script: &str, renames: &[(String, String)]) -> String {
+    if renames.len() < 4 {
+        return replace_sequentially(script, renames);
+    }
+    let mut first: std::collections::HashMap<&str, &str> =
+        std::collections::HashMap::with_capacity(renames.len());
+    for (exp, name) in renames {
+        first.entry(exp.as_str()).or_insert(name.as_str());
+    }
+    let once = replace_spans(script, |inner| first.get(inner).copied());
+    let mut leftover = false;
+    replace_spans(&once, |inner| {
+        leftover |= first.contains_key(inner);
+        None
+    });
+    if leftover {
+        replace_sequentially(script, renames)
+    } else {
+        once
+    }
+}
+
+fn replace_sequentially(script: &str, renames: &[(String, String)]) -> String {
+    let mut script = script.to_string();
+    for (exp, name) in renames {
+        script = script.replace(&format!("{{{exp}}}"), name);
+    }
+    script
+}
+
+/// Rewrites every brace-free `{inner}` span for which `with` gives a replacement.
+fn replace_spans<'a>(text: &str, mut with: impl FnMut(&str) -> Option<&'a str>) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find(['{', '}']) else {
+            break;
+        };
+        if after.as_bytes()[close] == b'{' {
+            out.push_str(&rest[..open + 1 + close]);
+            rest = &rest[open + 1 + close..];
+            continue;
+        }
+        out.push_str(&rest[..open]);
+        match with(&after[..close]) {
+            Some(name) => out.push_str(name),
+            None => out.push_str(&rest[open..open + close + 2]),
+        }
+        rest = &after[close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod replace_tests {
+    use super::{replace_braced, replace_sequentially};
+    use proptest::prelude::*;
+
+    fn renames(exps: &[&str]) -> Vec<(String, String)> {
+        exps.iter()
+            .map(|e| (e.to_string(), e.replace(['@', ':', '.'], "_")))
+            .collect()
+    }
+
+    #[test]
+    fn one_pass_matches_the_sequential_loop() {
+        let r = renames(&["a@b", "c:d@e", "sys.query", "a_b", "x@y"]);
+        for script in [
+            "{a@b} and {c:d@e}, {sys.query}{x@y}",
+            "{{a@b}}",
+            "{ {a@b} }",
+            "{a@b}{a@b}}{",
+            "no refs at all",
+            "{unknown@ref} {a@b",
+        ] {
+            assert_eq!(
+                replace_braced(script, &r),
+                replace_sequentially(script, &r),
+                "{script}"
+            );
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn one_pass_equals_sequential(script in "[{}ab@_ .x]{0,40}") {
+            let r = renames(&["a@b", "a_b", "b", "x", "a", "b.x"]);
+            prop_assert_eq!(replace_braced(&script, &r), replace_sequentially(&script, &r));
+        }
     }
 }

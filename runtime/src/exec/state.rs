@@ -12,15 +12,35 @@ use std::sync::Arc;
 /// One output record: RAGFlow keeps `{"value": …, "type": …, …}` dicts. The value is held apart
 /// from the other keys so that setting it costs no map work; `value_at` remembers where the
 /// `value` key sits among them, since the saved DSL keeps dict order.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Record {
-    /// Keys other than `value`, in order.
-    pub meta: Vec<(String, Json)>,
+    keys: Keys,
     /// Position of `value` among the keys; `None` when the record has no `value` key yet.
     value_at: Option<usize>,
     value: Json,
     /// An unconsumed stream, which then is the value.
     pub stream: Option<LazyStream>,
+}
+
+/// A record's keys other than `value`.
+#[derive(Clone, Debug)]
+enum Keys {
+    /// As the DSL wrote them, in order.
+    Written(Vec<(String, Json)>),
+    /// Only `type`, the Python class of the first value (`set_output` made the record): every
+    /// component's timing outputs, so kept without allocating.
+    Class(&'static str),
+}
+
+impl Default for Record {
+    fn default() -> Self {
+        Record {
+            keys: Keys::Written(Vec::new()),
+            value_at: None,
+            value: Json::Null,
+            stream: None,
+        }
+    }
 }
 
 impl std::fmt::Debug for LazyStream {
@@ -32,15 +52,17 @@ impl std::fmt::Debug for LazyStream {
 impl Record {
     /// A record as written in a DSL (`{"type": "string", "value": ""}`, `{"ref": …}`, …).
     pub fn from_map(m: &Map<String, Json>) -> Self {
+        let mut keys = Vec::with_capacity(m.len());
         let mut r = Record::default();
         for (k, v) in m {
             if k == "value" {
-                r.value_at = Some(r.meta.len());
+                r.value_at = Some(keys.len());
                 r.value = v.clone();
             } else {
-                r.meta.push((k.clone(), v.clone()));
+                keys.push((k.clone(), v.clone()));
             }
         }
+        r.keys = Keys::Written(keys);
         r
     }
 
@@ -52,21 +74,21 @@ impl Record {
             Some(_) => Json::Object(Map::new()),
             None => self.value.clone(),
         };
-        for (i, (k, v)) in self.meta.iter().enumerate() {
+        let keys: Vec<(&str, Json)> = match &self.keys {
+            Keys::Written(keys) => keys.iter().map(|(k, v)| (k.as_str(), v.clone())).collect(),
+            Keys::Class(class) => vec![("type", Json::String((*class).to_string()))],
+        };
+        let count = keys.len();
+        for (i, (k, v)) in keys.into_iter().enumerate() {
             if self.value_at == Some(i) {
                 m.insert("value".into(), value());
             }
-            m.insert(k.clone(), v.clone());
+            m.insert(k.to_string(), v);
         }
-        if self.value_at.is_some_and(|i| i >= self.meta.len()) {
+        if self.value_at.is_some_and(|i| i >= count) {
             m.insert("value".into(), value());
         }
         m
-    }
-
-    /// A meta key (`type`, `ref`, …).
-    pub fn get(&self, key: &str) -> Option<&Json> {
-        self.meta.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
     /// `output(k)` of an existing record: `value`, or `""` when the record has no value key.
@@ -101,7 +123,10 @@ impl Record {
     /// `record["value"] = v`: a new key goes last.
     pub fn set(&mut self, value: Val) {
         if self.value_at.is_none() {
-            self.value_at = Some(self.meta.len());
+            self.value_at = Some(match &self.keys {
+                Keys::Written(keys) => keys.len(),
+                Keys::Class(_) => 1,
+            });
         }
         match value {
             Val::Json(j) => {
@@ -118,11 +143,27 @@ impl Record {
     /// A record that is only `{"value": v}` (what ToolBase stores for `_ERROR`).
     pub fn with_value(value: Json) -> Self {
         Record {
-            meta: Vec::new(),
+            keys: Keys::Written(Vec::new()),
             value_at: Some(0),
             value,
             stream: None,
         }
+    }
+
+    /// What `set_output` creates for a missing key: `{"value": v, "type": "<class 'T'>"}`.
+    fn created(value: Val) -> Self {
+        let class = match &value {
+            Val::Json(j) => py::class_repr_static(j),
+            Val::Stream(_) => "<class 'functools.partial'>",
+        };
+        let mut record = Record {
+            keys: Keys::Class(class),
+            value_at: Some(0),
+            value: Json::Null,
+            stream: None,
+        };
+        record.set(value);
+        record
     }
 }
 
@@ -266,18 +307,10 @@ impl NodeState {
 
     /// `set_output(key, value)`: creates `{"value": None, "type": "<class 'T'>"}` when missing.
     pub fn set_output(&mut self, key: &str, value: Val) {
-        if let Some(record) = self.outputs.get_mut(key) {
-            record.set(value);
-            return;
+        match self.outputs.get_mut(key) {
+            Some(record) => record.set(value),
+            None => self.insert_record(key, Record::created(value)),
         }
-        let mut record = Record {
-            meta: vec![("type".into(), Json::String(py_class_of(&value)))],
-            value_at: Some(0),
-            value: Json::Null,
-            stream: None,
-        };
-        record.set(value);
-        self.insert_record(key, record);
     }
 
     /// `output()`: every record's value (`None` when a record has no value key).
@@ -316,19 +349,13 @@ impl NodeState {
 
     /// `set_input_value(key, value)`.
     pub fn set_input_value(&mut self, key: &str, value: Json) {
-        let entry = self.inputs.entry(key.to_string()).or_insert_with(|| {
-            let mut m = Map::new();
-            m.insert("value".into(), Json::Null);
-            Json::Object(m)
-        });
-        match entry {
-            Json::Object(m) => {
+        match self.inputs.get_mut(key) {
+            Some(Json::Object(m)) => {
                 m.insert("value".into(), value);
             }
-            other => {
-                let mut m = Map::new();
-                m.insert("value".into(), value);
-                *other = Json::Object(m);
+            Some(other) => *other = value_record(value),
+            None => {
+                self.inputs.insert(key.to_string(), value_record(value));
             }
         }
     }
@@ -357,11 +384,11 @@ impl NodeState {
     }
 }
 
-fn py_class_of(v: &Val) -> String {
-    match v {
-        Val::Json(j) => py::class_repr(j),
-        Val::Stream(_) => "<class 'functools.partial'>".into(),
-    }
+/// `{"value": v}`.
+fn value_record(value: Json) -> Json {
+    let mut m = Map::with_capacity(1);
+    m.insert("value".into(), value);
+    Json::Object(m)
 }
 
 /// Token usage of a run, reported in `workflow_finished`.

@@ -508,7 +508,20 @@ pub fn type_name(v: &Value) -> &'static str {
 
 /// Python `str(type(v))`, e.g. `<class 'str'>` — the `type` that `set_output` records.
 pub fn class_repr(v: &Value) -> String {
-    format!("<class '{}'>", type_name(v))
+    class_repr_static(v).to_string()
+}
+
+/// [`class_repr`] without allocating.
+pub fn class_repr_static(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "<class 'NoneType'>",
+        Value::Bool(_) => "<class 'bool'>",
+        Value::Number(n) if n.is_f64() => "<class 'float'>",
+        Value::Number(_) => "<class 'int'>",
+        Value::String(_) => "<class 'str'>",
+        Value::Array(_) => "<class 'list'>",
+        Value::Object(_) => "<class 'dict'>",
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

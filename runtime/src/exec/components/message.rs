@@ -112,7 +112,7 @@ async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     }
     let mut downloads = Vec::new();
     let (script, kwargs) = kwargs_of(cx, &chosen.rendered, None, &mut downloads).await?;
-    let mut content = render_jinja(&script, &kwargs).unwrap_or_else(|| script.clone());
+    let mut content = render_jinja(script, &kwargs).unwrap_or_else(|| script.to_string());
     if cx.check_canceled() {
         return Ok(());
     }
@@ -136,114 +136,36 @@ fn sub_name(content: &str, name: &str, value: &str) -> Result<String, RunError> 
 
 /// Render with a sandboxed Jinja environment; `None` when rendering fails (RAGFlow then uses the
 /// un-rendered template).
-pub fn render_jinja(template: &str, kwargs: &[(String, String)]) -> Option<String> {
+pub fn render_jinja(template: &str, kwargs: &[(&str, String)]) -> Option<String> {
     let mut env = minijinja::Environment::new();
     env.set_keep_trailing_newline(false);
-    let ctx: std::collections::BTreeMap<&str, &str> = kwargs
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
+    let ctx: std::collections::BTreeMap<&str, &str> =
+        kwargs.iter().map(|(k, v)| (*k, v.as_str())).collect();
     env.render_str(template, ctx).ok()
 }
 
 /// `Message.get_kwargs`: every element rendered to a string and recorded as an input value;
-/// each `{exp}` in the script replaced by its safe name (`@`, `:`, `.` → `_`).
-pub async fn kwargs_of(
+/// the script with each `{exp}` replaced by its safe name (`@`, `:`, `.` → `_`), and the safe
+/// names with their values.
+pub async fn kwargs_of<'t>(
     cx: &NodeCx<'_>,
-    template: &Template,
+    template: &'t Template,
     delimiter: Option<&str>,
     downloads: &mut Vec<Json>,
-) -> Result<(String, Vec<(String, String)>), RunError> {
-    let mut kwargs: Vec<(String, String)> = Vec::new();
-    let script = template.text();
-    for e in elements_of(cx, template)? {
+) -> Result<(&'t str, Vec<(&'t str, String)>), RunError> {
+    let elements = elements_of(cx, template)?;
+    let renamed = template.renamed(elements.len() > template.exprs().len());
+    let mut kwargs = Vec::with_capacity(elements.len());
+    for (e, name) in elements.into_iter().zip(&renamed.names) {
         let ans = match e.value {
             Val::Stream(s) => s.collect().await?,
             Val::Json(Json::Null) => String::new(),
             Val::Json(v) => stringify(&v, delimiter, Some(downloads)),
         };
-        cx.set_input_value(&e.exp, Json::String(ans.clone()));
-        kwargs.push((e.exp, ans));
+        cx.set_input_value(e.exp, Json::String(ans.clone()));
+        kwargs.push((name.as_str(), ans));
     }
-    let renames: Vec<(String, String)> = kwargs
-        .iter()
-        .map(|(exp, _)| {
-            let name = exp
-                .chars()
-                .map(|c| if matches!(c, '@' | ':' | '.') { '_' } else { c })
-                .collect();
-            (exp.clone(), name)
-        })
-        .collect();
-    let script = replace_braced(script, &renames);
-    let safe = renames
-        .into_iter()
-        .zip(kwargs)
-        .map(|((_, name), (_, v))| (name, v))
-        .collect();
-    Ok((script, safe))
-}
-
-/// Python's `for exp, name in renames: script = script.replace("{" + exp + "}", name)`, in one
-/// pass instead of one scan per reference (a Join over 1000 outputs is otherwise quadratic).
-///
-/// Every `{exp}` is a brace-free span between a `{` and the next `}`, so occurrences never
-/// overlap and one left-to-right pass replaces exactly the original ones. The sequential loop
-/// can also replace an occurrence that an earlier replacement *created* (`{{a@b}}` becomes
-/// `{a_b}`); that leaves a `{exp}` in the one-pass result, and only then the loop is replayed.
-pub fn replace_braced(script: &str, renames: &[(String, String)]) -> String {
-    if renames.len() < 4 {
-        return replace_sequentially(script, renames);
-    }
-    let mut first: std::collections::HashMap<&str, &str> =
-        std::collections::HashMap::with_capacity(renames.len());
-    for (exp, name) in renames {
-        first.entry(exp.as_str()).or_insert(name.as_str());
-    }
-    let once = replace_spans(script, |inner| first.get(inner).copied());
-    let mut leftover = false;
-    replace_spans(&once, |inner| {
-        leftover |= first.contains_key(inner);
-        None
-    });
-    if leftover {
-        replace_sequentially(script, renames)
-    } else {
-        once
-    }
-}
-
-fn replace_sequentially(script: &str, renames: &[(String, String)]) -> String {
-    let mut script = script.to_string();
-    for (exp, name) in renames {
-        script = script.replace(&format!("{{{exp}}}"), name);
-    }
-    script
-}
-
-/// Rewrites every brace-free `{inner}` span for which `with` gives a replacement.
-fn replace_spans<'a>(text: &str, mut with: impl FnMut(&str) -> Option<&'a str>) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(open) = rest.find('{') {
-        let after = &rest[open + 1..];
-        let Some(close) = after.find(['{', '}']) else {
-            break;
-        };
-        if after.as_bytes()[close] == b'{' {
-            out.push_str(&rest[..open + 1 + close]);
-            rest = &rest[open + 1 + close..];
-            continue;
-        }
-        out.push_str(&rest[..open]);
-        match with(&after[..close]) {
-            Some(name) => out.push_str(name),
-            None => out.push_str(&rest[open..open + close + 2]),
-        }
-        rest = &after[close + 1..];
-    }
-    out.push_str(rest);
-    out
+    Ok((&renamed.script, kwargs))
 }
 
 fn is_download_info(v: &Json) -> bool {
@@ -408,43 +330,4 @@ fn stream_of(shared: Arc<Shared>, node: NodeId, template: Arc<Template>) -> Lazy
             }
         })
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{replace_braced, replace_sequentially};
-    use proptest::prelude::*;
-
-    fn renames(exps: &[&str]) -> Vec<(String, String)> {
-        exps.iter()
-            .map(|e| (e.to_string(), e.replace(['@', ':', '.'], "_")))
-            .collect()
-    }
-
-    #[test]
-    fn one_pass_matches_the_sequential_loop() {
-        let r = renames(&["a@b", "c:d@e", "sys.query", "a_b", "x@y"]);
-        for script in [
-            "{a@b} and {c:d@e}, {sys.query}{x@y}",
-            "{{a@b}}",
-            "{ {a@b} }",
-            "{a@b}{a@b}}{",
-            "no refs at all",
-            "{unknown@ref} {a@b",
-        ] {
-            assert_eq!(
-                replace_braced(script, &r),
-                replace_sequentially(script, &r),
-                "{script}"
-            );
-        }
-    }
-
-    proptest! {
-        #[test]
-        fn one_pass_equals_sequential(script in "[{}ab@_ .x]{0,40}") {
-            let r = renames(&["a@b", "a_b", "b", "x", "a", "b.x"]);
-            prop_assert_eq!(replace_braced(&script, &r), replace_sequentially(&script, &r));
-        }
-    }
 }

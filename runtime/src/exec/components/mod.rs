@@ -213,10 +213,9 @@ pub fn generic_get_input(cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError>
                 Val::Stream(_) => Json::Null,
             },
             Json::String(s) if !template_refs(s).is_empty() => {
-                let elements = elements_from_text(cx, s)?;
-                let kv: Vec<(String, Json)> = elements
-                    .iter()
-                    .map(|e| (e.exp.clone(), element_str(&e.value)))
+                let kv: Vec<(String, Json)> = elements_from_text(cx, s)?
+                    .into_iter()
+                    .map(|(exp, v)| (exp, element_str(&v)))
                     .collect();
                 Json::String(string_format(s, &kv))
             }

@@ -162,13 +162,17 @@ async fn merge(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     }
     let delimiter = spec.delimiters.first().map(String::as_str);
     let mut downloads = Vec::new();
-    let (mut script, kwargs) = kwargs_of(cx, &spec.script, delimiter, &mut downloads).await?;
-    if is_jinja(&script) {
-        script = render(&script, &kwargs)?;
-    }
+    let (script, kwargs) = kwargs_of(cx, &spec.script, delimiter, &mut downloads).await?;
+    let mut script = if is_jinja(script) {
+        render(script, &kwargs)?
+    } else {
+        script.to_string()
+    };
     // Each safe name is a literal pattern (`[A-Za-z0-9_-]`), replaced by its value verbatim.
     for (name, value) in &kwargs {
-        script = script.replace(name.as_str(), value);
+        if script.contains(name) {
+            script = script.replace(name, value);
+        }
     }
     cx.set_output("result", Json::String(script));
     Ok(())
@@ -176,16 +180,14 @@ async fn merge(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
 
 /// Jinja2 in a sandbox: a template that does not parse raises; a render error keeps the
 /// template text.
-fn render(script: &str, kwargs: &[(String, String)]) -> Result<String, RunError> {
+fn render(script: &str, kwargs: &[(&str, String)]) -> Result<String, RunError> {
     let mut env = minijinja::Environment::new();
     env.set_keep_trailing_newline(false);
     let template = env
         .template_from_str(script)
         .map_err(|e| RunError::raised("TemplateSyntaxError", jinja_message(&e)))?;
-    let ctx: std::collections::BTreeMap<&str, &str> = kwargs
-        .iter()
-        .map(|(k, v)| (k.as_str(), v.as_str()))
-        .collect();
+    let ctx: std::collections::BTreeMap<&str, &str> =
+        kwargs.iter().map(|(k, v)| (*k, v.as_str())).collect();
     Ok(template.render(ctx).unwrap_or_else(|_| script.to_string()))
 }
 

@@ -61,7 +61,7 @@ async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
             };
             // `re.sub(r"\{%s\}" % k, ans, content)`: the expression is an unescaped pattern (its
             // `.` matches any character) and the answer a replacement template.
-            content = sub_expression(&content, &e.exp, &ans)?;
+            content = sub_expression(&content, e.exp, &ans)?;
         }
         cx.set_output("tips", Json::String(content));
     }
