@@ -143,7 +143,7 @@ struct Factory {
 }
 
 /// The parsed configuration.
-#[derive(Clone, PartialEq)]
+#[derive(Clone, Default, PartialEq)]
 pub struct LlmConfig {
     models: Vec<Model>,
     factories: BTreeMap<String, Factory>,
@@ -350,19 +350,6 @@ pub type EnvFn<'a> = &'a dyn Fn(&str) -> Option<String>;
 /// The process environment, with empty values treated as unset.
 pub fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
-
-impl Default for LlmConfig {
-    fn default() -> Self {
-        LlmConfig {
-            models: Vec::new(),
-            factories: BTreeMap::new(),
-            default_model: None,
-            client: ClientOptions::default(),
-            env_fallback: None,
-            source: None,
-        }
-    }
 }
 
 impl LlmConfig {

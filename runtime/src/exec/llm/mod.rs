@@ -3,7 +3,10 @@
 
 pub mod config;
 pub mod error;
+pub mod openai;
 pub mod script;
+pub mod think;
+mod wire;
 
 use crate::value::{Json, Map};
 use futures::future::BoxFuture;

@@ -361,7 +361,8 @@ impl ChatProvider for ScriptedProvider {
             if let Some(r) = &answer.reasoning {
                 items.push(Ok(Delta::Reasoning(r.clone())));
             }
-            for c in &answer.chunks {
+            // An empty chunk carries nothing (over HTTP it is an empty `content`, no delta).
+            for c in answer.chunks.iter().filter(|c| !c.is_empty()) {
                 items.push(Ok(Delta::Content(c.clone())));
             }
             if answer.error.as_deref() == Some("broken-stream") {
