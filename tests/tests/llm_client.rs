@@ -320,6 +320,15 @@ async fn lenient_about_what_real_servers_stream() {
             axum::routing::post(move || async move {
                 ([(header::CONTENT_TYPE, "application/json")], json_answer)
             }),
+        )
+        .route(
+            "/err/v1/chat/completions",
+            axum::routing::post(move || async move {
+                (
+                    [(header::CONTENT_TYPE, "application/json")],
+                    r#"{"error": {"message": "model overloaded"}}"#,
+                )
+            }),
         );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -348,6 +357,14 @@ async fn lenient_about_what_real_servers_stream() {
         collect(&p, request("x")).await,
         vec![Ok(Delta::Content("whole".into()))]
     );
+    // A failure reported inside a 200 answer.
+    let p = OpenAiProvider::new(
+        Services::default().http,
+        LlmConfig::single(&format!("http://{addr}/err/v1"), None),
+    );
+    let expected = LlmError::new(ERROR_MODEL, "Error: model overloaded");
+    assert_eq!(collect(&p, request("x")).await, vec![Err(expected.clone())]);
+    assert_eq!(p.chat(request("x")).await, Err(expected));
     serving.abort();
 }
 

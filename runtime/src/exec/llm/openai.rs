@@ -18,6 +18,7 @@ use super::error::{self, final_code, BROKEN_STREAM};
 use super::wire::{self, Assembler, Chunk};
 use super::{ChatProvider, ChatRequest, ChatResponse, Delta, LlmError};
 use crate::value::Json;
+use bytes::Bytes;
 use eventsource_stream::Eventsource;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
@@ -264,17 +265,22 @@ impl ChatProvider for OpenAiProvider {
                                     "the model's answer is neither an event stream nor a chat \
                                      completion: {e}"
                                 ))),
-                                Ok(chunk) => {
-                                    for d in wire::deltas_of(wire::response_of(chunk)) {
-                                        yield Ok(d);
+                                Ok(chunk) => match (&chunk.error, chunk.choices.is_empty()) {
+                                    (Some(err), true) => {
+                                        StreamEnd::Failed(Failure::fatal(error_body_message(err)))
                                     }
-                                    StreamEnd::Done
-                                }
+                                    _ => {
+                                        for d in wire::deltas_of(wire::response_of(chunk)) {
+                                            yield Ok(d);
+                                        }
+                                        StreamEnd::Done
+                                    }
+                                },
                             },
                         }
                     }
                     Ok(resp) => {
-                        let mut events = resp.bytes_stream().eventsource();
+                        let mut events = by_lines(resp.bytes_stream()).eventsource();
                         let mut asm = Assembler::default();
                         let mut out = Vec::new();
                         let mut yielded = false;
@@ -367,4 +373,33 @@ fn is_event_stream(resp: &reqwest::Response) -> bool {
         .get(reqwest::header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_none_or(|ct| !ct.contains("json"))
+}
+
+/// The body cut at line ends before it reaches the SSE parser. eventsource-stream copies the
+/// rest of its buffer after every line it parses, which is quadratic in the size of one network
+/// read (a fast server, a slow reader: hundreds of events in one read); fed line by line its
+/// buffer stays one line long. Cutting at `\n` never splits a UTF-8 sequence.
+fn by_lines<E>(
+    body: impl futures::Stream<Item = Result<Bytes, E>>,
+) -> impl futures::Stream<Item = Result<Bytes, E>> {
+    body.flat_map(|item| {
+        let pieces: Vec<Result<Bytes, E>> = match item {
+            Ok(bytes) => {
+                let mut out = Vec::new();
+                let mut start = 0;
+                for (i, b) in bytes.iter().enumerate() {
+                    if *b == b'\n' {
+                        out.push(Ok(bytes.slice(start..i + 1)));
+                        start = i + 1;
+                    }
+                }
+                if start < bytes.len() {
+                    out.push(Ok(bytes.slice(start..)));
+                }
+                out
+            }
+            Err(e) => vec![Err(e)],
+        };
+        futures::stream::iter(pieces)
+    })
 }
