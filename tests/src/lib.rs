@@ -70,6 +70,7 @@ pub fn display_path(p: &Path) -> String {
 }
 
 pub mod reference;
+pub mod scripted_server;
 pub mod slow_server;
 pub mod synthetic;
 

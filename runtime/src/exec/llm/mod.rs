@@ -1,7 +1,12 @@
 //! The seam between components and chat models: one request/response model that the
 //! OpenAI-compatible client, the scripted provider and the scripted HTTP server all speak.
 
+pub mod config;
+pub mod error;
+pub mod openai;
 pub mod script;
+pub mod think;
+mod wire;
 
 use crate::value::{Json, Map};
 use futures::future::BoxFuture;
@@ -46,8 +51,14 @@ pub struct ChatRequest {
     pub messages: Vec<ChatMessage>,
     /// OpenAI tool schemas offered to the model.
     pub tools: Vec<Json>,
-    /// Generation settings (`temperature`, `top_p`, …) as RAGFlow passes them.
+    /// Generation settings (`temperature`, `top_p`, `response_format`, …) as RAGFlow passes them.
     pub gen_conf: Map<String, Json>,
+    /// Retries after a failed attempt (the component's `max_retries`); `None`: the provider's
+    /// default (RAGFlow's `LLM_MAX_RETRIES`, 5).
+    pub max_retries: Option<u32>,
+    /// Base delay in seconds before a retry (the component's `delay_after_error`); `None`: the
+    /// provider's default.
+    pub retry_delay: Option<f64>,
 }
 
 impl ChatRequest {
@@ -105,16 +116,26 @@ pub enum Delta {
 /// Why a call failed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LlmError {
-    /// RAGFlow's error code (`ERROR_RATE_LIMIT`, `ERROR_SERVER`, `ERROR_GENERIC`, …).
+    /// RAGFlow's error code as RAGFlow prints it (the values of [`error`]'s constants:
+    /// `RATE_LIMIT_EXCEEDED` for `ERROR_RATE_LIMIT`, `SERVER_ERROR`, `GENERIC_ERROR`, …).
     pub code: String,
     pub message: String,
 }
 
+/// RAGFlow's error text: `**ERROR**: <code> - <message>`.
 impl fmt::Display for LlmError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} - {}", self.code, self.message)
+        write!(
+            f,
+            "{}: {} - {}",
+            error::ERROR_PREFIX,
+            self.code,
+            self.message
+        )
     }
 }
+
+impl std::error::Error for LlmError {}
 
 /// A chat model.
 pub trait ChatProvider: Send + Sync {

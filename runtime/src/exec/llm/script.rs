@@ -1,7 +1,9 @@
 //! The scripted chat model (`scripted-llm.md`): deterministic answers from a JSON script, used
 //! by `--llm-script`, by tests, and by the scripted OpenAI-compatible test server.
 
-use super::{ChatProvider, ChatRequest, ChatResponse, Delta, LlmError, TokenUsage, ToolCall};
+use super::{
+    error, ChatProvider, ChatRequest, ChatResponse, Delta, LlmError, TokenUsage, ToolCall,
+};
 use crate::value::Json;
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
@@ -312,28 +314,36 @@ impl ScriptedProvider {
     }
 }
 
-fn failure(message: &str) -> LlmError {
-    LlmError {
-        code: "ERROR_GENERIC".into(),
-        message: message.to_string(),
-    }
+/// A scripted failure, coded as RAGFlow codes an exception with that text when it gives up on
+/// the first attempt (so `MAX_RETRIES_EXCEEDED` when the request allows no retries).
+fn failure(message: &str, request: &ChatRequest) -> LlmError {
+    let max_retries = request
+        .max_retries
+        .unwrap_or(super::config::DEFAULT_MAX_RETRIES);
+    LlmError::new(error::final_code(message, 0, max_retries), message)
 }
 
 impl ChatProvider for ScriptedProvider {
     fn chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, LlmError>> {
         let answer = self.next_answer(&request);
+        let failed = answer.error.as_deref().map(|e| failure(e, &request));
         Box::pin(async move {
             if answer.delay_ms > 0 {
                 tokio::time::sleep(Duration::from_millis(answer.delay_ms)).await;
             }
-            if let Some(e) = &answer.error {
-                return Err(failure(e));
+            if let Some(e) = failed {
+                return Err(e);
             }
+            let finish = if answer.tool_calls.is_empty() {
+                "stop"
+            } else {
+                "tool_calls"
+            };
             Ok(ChatResponse {
                 content: answer.content.unwrap_or_default(),
                 reasoning: answer.reasoning,
                 tool_calls: answer.tool_calls,
-                finish_reason: Some("stop".into()),
+                finish_reason: Some(finish.into()),
                 usage: answer.usage,
             })
         })
@@ -343,7 +353,7 @@ impl ChatProvider for ScriptedProvider {
         let answer = self.next_answer(&request);
         let mut items: Vec<Result<Delta, LlmError>> = Vec::new();
         if let Some(e) = answer.error.as_deref().filter(|e| *e != "broken-stream") {
-            items.push(Err(failure(e)));
+            items.push(Err(failure(e, &request)));
         } else {
             for c in &answer.tool_calls {
                 items.push(Ok(Delta::ToolCall(c.clone())));
@@ -351,12 +361,13 @@ impl ChatProvider for ScriptedProvider {
             if let Some(r) = &answer.reasoning {
                 items.push(Ok(Delta::Reasoning(r.clone())));
             }
-            for c in &answer.chunks {
+            // An empty chunk carries nothing (over HTTP it is an empty `content`, no delta).
+            for c in answer.chunks.iter().filter(|c| !c.is_empty()) {
                 items.push(Ok(Delta::Content(c.clone())));
             }
             if answer.error.as_deref() == Some("broken-stream") {
                 items.truncate(1);
-                items.push(Err(failure("the stream was cut off")));
+                items.push(Err(LlmError::classified(error::BROKEN_STREAM)));
             } else if let Some(u) = answer.usage {
                 items.push(Ok(Delta::Usage(u)));
             }
