@@ -210,6 +210,34 @@ fn bad_inputs_json_is_a_usage_error() {
 }
 
 #[test]
+fn bad_model_configuration_is_a_usage_error() {
+    let dir = temp_dir("bad-config");
+    let config = dir.join("canvasc.toml");
+    std::fs::write(&config, "[[models]]\nid = 3\n").expect("written");
+    let config = config.to_string_lossy().into_owned();
+    let o = canvasc(&[
+        "run",
+        &fixture("valid/diamond-uneven.json"),
+        "--config",
+        &config,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.starts_with("error: ") && err.contains(&config), "{err}");
+    assert!(o.stdout.is_empty(), "nothing runs");
+
+    let missing = dir.join("missing.toml").to_string_lossy().into_owned();
+    let o = canvasc(&[
+        "run",
+        &fixture("valid/diamond-uneven.json"),
+        "--config",
+        &missing,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("missing.toml"), "{}", stderr(&o));
+}
+
+#[test]
 fn unknown_file_is_a_usage_error() {
     let o = canvasc(&["run", "/no/such/canvas.json"]);
     assert_eq!(o.status.code(), Some(2));

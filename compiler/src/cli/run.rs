@@ -2,6 +2,8 @@
 
 use canvasc_runtime::exec::events::Event;
 use canvasc_runtime::exec::interp::Interpreter;
+use canvasc_runtime::exec::llm::config::LlmConfig;
+use canvasc_runtime::exec::llm::openai::OpenAiProvider;
 use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
 use canvasc_runtime::exec::random::PyRandom;
 use canvasc_runtime::exec::{Program, RunInput, RunOutcome, Services, Session};
@@ -38,8 +40,12 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Format::Jsonl)]
     pub format: Format,
     /// Answer every LLM call from this script (scripted-llm.md), whatever the `llm_id`.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "config")]
     pub llm_script: Option<PathBuf>,
+    /// The model configuration (`llm_id` → OpenAI-compatible endpoint); default
+    /// `$CANVASC_CONFIG`, else `./canvasc.toml` when present, else the environment alone.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
     /// Seed Python's `random` (which Message alternative is picked) for reproducible runs.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -79,11 +85,17 @@ pub fn prepare(args: &Args) -> Result<Prepared, String> {
         }
     };
     let mut services = Services::default();
-    if let Some(path) = &args.llm_script {
-        let script = Script::parse(&read_json(path, "the LLM script")?)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        services.llm = Some(Arc::new(ScriptedProvider::new(script)));
-    }
+    services.llm = Some(match &args.llm_script {
+        Some(path) => {
+            let script = Script::parse(&read_json(path, "the LLM script")?)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            Arc::new(ScriptedProvider::new(script))
+        }
+        None => {
+            let config = LlmConfig::load(args.config.as_deref()).map_err(|e| e.to_string())?;
+            Arc::new(OpenAiProvider::new(services.http.clone(), config))
+        }
+    });
     let saved = match &args.state {
         Some(p) if p.exists() => match read_json(p, "the state file")? {
             Json::Object(m) => Some(m),
