@@ -404,8 +404,8 @@ fn fragments(s: &str) -> Vec<String> {
     chars.chunks(size).map(|c| c.iter().collect()).collect()
 }
 
-/// The SSE events of a streamed answer: tool-call fragments, the reasoning, the content
-/// chunks, the finish reason, usage when asked for, `[DONE]`.
+/// The SSE events of a streamed answer: the reasoning, tool-call fragments, the content
+/// chunks (the reference oracle's order), the finish reason, usage when asked for, `[DONE]`.
 fn sse_events(answer: &Answer, model: &str, call: usize, include_usage: bool) -> Vec<String> {
     let id = format!("chatcmpl-scripted-{call}");
     let chunk = |delta: Json, finish: Option<&str>| {
@@ -414,6 +414,9 @@ fn sse_events(answer: &Answer, model: &str, call: usize, include_usage: bool) ->
         format!("data: {c}\n\n")
     };
     let mut deltas: Vec<Json> = Vec::new();
+    if let Some(r) = &answer.reasoning {
+        deltas.push(json!({"content": null, "reasoning_content": r}));
+    }
     for (i, c) in answer.tool_calls.iter().enumerate() {
         deltas.push(
             json!({"tool_calls": [{"index": i, "id": c.id, "type": "function",
@@ -422,9 +425,6 @@ fn sse_events(answer: &Answer, model: &str, call: usize, include_usage: bool) ->
         for f in fragments(&c.arguments) {
             deltas.push(json!({"tool_calls": [{"index": i, "function": {"arguments": f}}]}));
         }
-    }
-    if let Some(r) = &answer.reasoning {
-        deltas.push(json!({"content": null, "reasoning_content": r}));
     }
     for c in &answer.chunks {
         deltas.push(json!({"content": c}));

@@ -374,6 +374,8 @@ async fn in_process_and_http_give_the_same_answers() {
     let scripts = [
         json!({"chunking": "words", "usage": true, "responses": [
             {"match": "weather", "content": "It is sunny today.", "reasoning": "Check the sky."},
+            {"match": "plan", "reasoning": "Think first.", "tool_calls": [{"name": "web", "arguments": {"q": "z"}}],
+             "content": "Then answer."},
             {"match": "search", "tool_calls": [{"name": "search_my_dateset_0", "arguments": {"query": "x"}},
                                                  {"name": "web", "arguments": "{\"q\": \"y\"}"}],
              "content": "Looking.", "times": 2}
@@ -389,6 +391,7 @@ async fn in_process_and_http_give_the_same_answers() {
         "weather?",
         "search please",
         "search again",
+        "plan it",
         "alpha",
         "beta",
         "echo me",
@@ -402,7 +405,7 @@ async fn in_process_and_http_give_the_same_answers() {
         let remote = provider(&s);
         for q in questions {
             let mut r = request(q);
-            if q.starts_with("search") {
+            if q.starts_with("search") || q.starts_with("plan") {
                 r.tools = vec![json!({"type": "function", "function": {"name": "web"}})];
             }
             let a = collect(&local, r.clone()).await;

@@ -355,11 +355,13 @@ impl ChatProvider for ScriptedProvider {
         if let Some(e) = answer.error.as_deref().filter(|e| *e != "broken-stream") {
             items.push(Err(failure(e, &request)));
         } else {
-            for c in &answer.tool_calls {
-                items.push(Ok(Delta::ToolCall(c.clone())));
-            }
+            // Reasoning, then tool calls, then content: the order of the reference oracle's
+            // scripted model (`fake_llm.py`), so streams compare with RAGFlow's.
             if let Some(r) = &answer.reasoning {
                 items.push(Ok(Delta::Reasoning(r.clone())));
+            }
+            for c in &answer.tool_calls {
+                items.push(Ok(Delta::ToolCall(c.clone())));
             }
             // An empty chunk carries nothing (over HTTP it is an empty `content`, no delta).
             for c in answer.chunks.iter().filter(|c| !c.is_empty()) {
