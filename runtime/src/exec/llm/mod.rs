@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod error;
+pub mod fit;
 pub mod openai;
 pub mod script;
 pub mod think;
