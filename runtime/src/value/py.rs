@@ -688,6 +688,11 @@ fn is_ascii_space(c: char) -> bool {
     matches!(c, ' ' | '\t' | '\n' | '\u{b}' | '\u{c}' | '\r')
 }
 
+/// Python `str.strip()` (no argument): Python's notion of whitespace, not Rust's.
+pub fn strip(s: &str) -> &str {
+    s.trim_matches(is_py_space)
+}
+
 /// Python `str.isspace` for one character.
 fn is_py_space(c: char) -> bool {
     let u = c as u32;

@@ -7,6 +7,7 @@ pub mod fit;
 pub mod openai;
 pub mod script;
 pub mod think;
+pub mod think_split;
 mod wire;
 
 use crate::value::{Json, Map};
