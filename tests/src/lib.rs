@@ -1,6 +1,7 @@
 //! Shared helpers for the integration tests: where the shared RAGFlow corpus and reference
 //! streams are, and how a test says it was not run when they are absent.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The workspace root.
@@ -28,7 +29,9 @@ pub fn shared_dir(test: &str) -> Option<PathBuf> {
         "{test}: the shared corpus is required (CANVASC_REQUIRE_SHARED is set) but {} has no corpus/ragflow",
         dir.display()
     );
-    eprintln!(
+    // Straight to the process's stderr: libtest captures `eprintln!`, and this must be seen.
+    let _ = writeln!(
+        std::io::stderr(),
         "{test}: NOT RUN: no shared corpus at {} (set CANVASC_SHARED to its location)",
         dir.display()
     );
