@@ -4,9 +4,11 @@
 //!
 //! `cargo bench -p canvasc-bench --bench scheduler`
 //!
-//! Each run is one full turn (a new session, Begin to workflow_finished) into a sink that counts
-//! events, so the numbers include building every event but not serialising it. The compiled
-//! programs are the code generator's output for the same canvases (built by `build.rs`).
+//! Each run is one full turn (a new session built from the parsed DSL, Begin to
+//! workflow_finished, the session dropped) into a sink that counts events, so the numbers
+//! include building every event but not serialising it; `*-turn-only` times the turn alone,
+//! with the session built before and dropped after. The compiled programs are the code
+//! generator's output for the same canvases (built by `build.rs`).
 
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::random::PyRandom;
@@ -14,7 +16,7 @@ use canvasc_runtime::exec::{Program, ProgramVisitor, RunInput, RunOutcome, Servi
 use canvasc_runtime::frontend::analyze;
 use canvasc_runtime::value::{Json, Map};
 use canvasc_tests::synthetic;
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use mimalloc::MiMalloc;
 use std::alloc::{GlobalAlloc, Layout};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -50,20 +52,33 @@ unsafe impl GlobalAlloc for Tracking {
 #[global_allocator]
 static ALLOC: Tracking = Tracking;
 
-/// One turn of a new session; returns the number of events.
-async fn one_turn<P: Program>(
+/// A new session of the canvas.
+fn session<P: Program>(
     program: &Arc<P>,
-    dsl: &Map<String, Json>,
+    dsl: &Arc<Map<String, Json>>,
     services: &Services,
-) -> usize {
+) -> Session<P> {
     let rng = Arc::new(Mutex::new(PyRandom::seeded(0)));
-    let session = Session::new(
+    Session::new(
         Arc::clone(program),
-        dsl.clone(),
+        Arc::clone(dsl),
         services.clone(),
         rng,
         true,
-    );
+    )
+}
+
+/// One turn of a new session; returns the number of events.
+async fn one_turn<P: Program>(
+    program: &Arc<P>,
+    dsl: &Arc<Map<String, Json>>,
+    services: &Services,
+) -> usize {
+    run(&session(program, dsl, services)).await
+}
+
+/// One turn of `session`; returns the number of events.
+async fn run<P: Program>(session: &Session<P>) -> usize {
     let mut count = 0usize;
     let mut sink = |_: canvasc_runtime::exec::events::Event| count += 1;
     let input = RunInput {
@@ -136,6 +151,21 @@ impl ProgramVisitor for Pair<'_> {
         });
         group.bench_with_input(BenchmarkId::new("compiled", n), &(), |b, _| {
             b.iter(|| rt.block_on(one_turn(&compiled, &dsl, &services)));
+        });
+        // The turn alone: the session is built before and dropped after the timed part.
+        group.bench_with_input(BenchmarkId::new("interpreted-turn-only", n), &(), |b, _| {
+            b.iter_batched(
+                || session(&interpreted, &dsl, &services),
+                |s| (rt.block_on(run(&s)), s),
+                BatchSize::SmallInput,
+            );
+        });
+        group.bench_with_input(BenchmarkId::new("compiled-turn-only", n), &(), |b, _| {
+            b.iter_batched(
+                || session(&compiled, &dsl, &services),
+                |s| (rt.block_on(run(&s)), s),
+                BatchSize::SmallInput,
+            );
         });
         group.finish();
     }
