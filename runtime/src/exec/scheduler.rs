@@ -638,7 +638,6 @@ impl<P: Program> Runner<'_, P> {
         input: &RunInput,
         error: String,
     ) -> Result<RunOutcome, RunError> {
-        let meta = Arc::clone(&self.shared.meta);
         let last = {
             let mut s = self.shared.state();
             s.path.truncate(idx);
@@ -681,7 +680,6 @@ impl<P: Program> Runner<'_, P> {
             s.history
                 .push(Json::Array(vec![Json::String("assistant".into()), outputs]));
             s.push_sys_history(format!("assistant: {repr}"));
-            let _ = &meta;
             Ok(RunOutcome::Finished)
         } else if error.contains(CANCELED) {
             self.emit(

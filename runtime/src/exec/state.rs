@@ -226,15 +226,6 @@ impl NodeState {
         }
     }
 
-    /// `output(name)` of one of the shared outputs, by its slot (by name for tables built
-    /// without slots).
-    fn system(&self, slot: u16, name: &str) -> Option<&Record> {
-        if self.slot_names.is_empty() {
-            return self.outputs.get(name);
-        }
-        self.record_at(slot)
-    }
-
     /// `set_output(name, value)` for a declared output, by its slot.
     pub fn set_output_slot(&mut self, slot: u16, value: Val) {
         match self.slot_records.get(slot as usize) {
@@ -256,7 +247,7 @@ impl NodeState {
 
     /// `_created_time`, when set.
     pub fn created_time(&self) -> Option<f64> {
-        self.system(SLOT_CREATED_TIME, "_created_time")
+        self.record_at(SLOT_CREATED_TIME)
             .and_then(Record::json)
             .and_then(Json::as_f64)
     }
@@ -331,7 +322,7 @@ impl NodeState {
     }
 
     pub fn error(&self) -> Option<String> {
-        match self.system(SLOT_ERROR, "_ERROR").map(Record::value_or_null) {
+        match self.record_at(SLOT_ERROR).map(Record::value_or_null) {
             Some(Val::Json(Json::Null)) | None => None,
             Some(Val::Json(v)) => {
                 if py::truthy(&v) {
