@@ -5,9 +5,12 @@ use ::canvasc_runtime::exec::ProgramVisitor;
 use ::std::sync::{Arc, LazyLock};
 /// Every compiled canvas: the DSL file it came from and its fingerprint.
 pub const CANVASES: &[(&str, &str)] = &[
+    (agent_max_rounds::SOURCE, agent_max_rounds::FINGERPRINT),
+    (agent_sub_agents::SOURCE, agent_sub_agents::FINGERPRINT),
     (browser_task::SOURCE, browser_task::FINGERPRINT),
     (cancel_between_batches::SOURCE, cancel_between_batches::FINGERPRINT),
     (cancel_within_batch::SOURCE, cancel_within_batch::FINGERPRINT),
+    (categorize_routing::SOURCE, categorize_routing::FINGERPRINT),
     (data_operations::SOURCE, data_operations::FINGERPRINT),
     (diamond_uneven::SOURCE, diamond_uneven::FINGERPRINT),
     (email_in_agent_tool::SOURCE, email_in_agent_tool::FINGERPRINT),
@@ -17,6 +20,8 @@ pub const CANVASES: &[(&str, &str)] = &[
     (graph_ticket_router::SOURCE, graph_ticket_router::FINGERPRINT),
     (legacy_market_feeds::SOURCE, legacy_market_feeds::FINGERPRINT),
     (list_operations::SOURCE, list_operations::FINGERPRINT),
+    (llm_structured_blocking::SOURCE, llm_structured_blocking::FINGERPRINT),
+    (llm_think_stream::SOURCE, llm_think_stream::FINGERPRINT),
     (loop_with_iteration::SOURCE, loop_with_iteration::FINGERPRINT),
     (order_webhook::SOURCE, order_webhook::FINGERPRINT),
     (report_generator::SOURCE, report_generator::FINGERPRINT),
@@ -44,6 +49,12 @@ pub const CANVASES: &[(&str, &str)] = &[
         type_mismatch_switch_operator_on_string::FINGERPRINT,
     ),
 ];
+static AGENT_MAX_ROUNDS: LazyLock<Arc<agent_max_rounds::Canvas>> = LazyLock::new(|| Arc::new(
+    agent_max_rounds::Canvas::new(),
+));
+static AGENT_SUB_AGENTS: LazyLock<Arc<agent_sub_agents::Canvas>> = LazyLock::new(|| Arc::new(
+    agent_sub_agents::Canvas::new(),
+));
 static BROWSER_TASK: LazyLock<Arc<browser_task::Canvas>> = LazyLock::new(|| Arc::new(
     browser_task::Canvas::new(),
 ));
@@ -51,6 +62,9 @@ static CANCEL_BETWEEN_BATCHES: LazyLock<Arc<cancel_between_batches::Canvas>> = L
 Arc::new(cancel_between_batches::Canvas::new()));
 static CANCEL_WITHIN_BATCH: LazyLock<Arc<cancel_within_batch::Canvas>> = LazyLock::new(||
 Arc::new(cancel_within_batch::Canvas::new()));
+static CATEGORIZE_ROUTING: LazyLock<Arc<categorize_routing::Canvas>> = LazyLock::new(|| Arc::new(
+    categorize_routing::Canvas::new(),
+));
 static DATA_OPERATIONS: LazyLock<Arc<data_operations::Canvas>> = LazyLock::new(|| Arc::new(
     data_operations::Canvas::new(),
 ));
@@ -74,6 +88,11 @@ static LEGACY_MARKET_FEEDS: LazyLock<Arc<legacy_market_feeds::Canvas>> = LazyLoc
 Arc::new(legacy_market_feeds::Canvas::new()));
 static LIST_OPERATIONS: LazyLock<Arc<list_operations::Canvas>> = LazyLock::new(|| Arc::new(
     list_operations::Canvas::new(),
+));
+static LLM_STRUCTURED_BLOCKING: LazyLock<Arc<llm_structured_blocking::Canvas>> = LazyLock::new(||
+Arc::new(llm_structured_blocking::Canvas::new()));
+static LLM_THINK_STREAM: LazyLock<Arc<llm_think_stream::Canvas>> = LazyLock::new(|| Arc::new(
+    llm_think_stream::Canvas::new(),
 ));
 static LOOP_WITH_ITERATION: LazyLock<Arc<loop_with_iteration::Canvas>> = LazyLock::new(||
 Arc::new(loop_with_iteration::Canvas::new()));
@@ -141,12 +160,21 @@ static TYPE_MISMATCH_SWITCH_OPERATOR_ON_STRING: LazyLock<
 /// has that fingerprint.
 pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Output> {
     match fingerprint {
+        agent_max_rounds::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&AGENT_MAX_ROUNDS)))
+        }
+        agent_sub_agents::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&AGENT_SUB_AGENTS)))
+        }
         browser_task::FINGERPRINT => Some(visitor.visit(Arc::clone(&BROWSER_TASK))),
         cancel_between_batches::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&CANCEL_BETWEEN_BATCHES)))
         }
         cancel_within_batch::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&CANCEL_WITHIN_BATCH)))
+        }
+        categorize_routing::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&CATEGORIZE_ROUTING)))
         }
         data_operations::FINGERPRINT => Some(visitor.visit(Arc::clone(&DATA_OPERATIONS))),
         diamond_uneven::FINGERPRINT => Some(visitor.visit(Arc::clone(&DIAMOND_UNEVEN))),
@@ -165,6 +193,12 @@ pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Outp
             Some(visitor.visit(Arc::clone(&LEGACY_MARKET_FEEDS)))
         }
         list_operations::FINGERPRINT => Some(visitor.visit(Arc::clone(&LIST_OPERATIONS))),
+        llm_structured_blocking::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&LLM_STRUCTURED_BLOCKING)))
+        }
+        llm_think_stream::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&LLM_THINK_STREAM)))
+        }
         loop_with_iteration::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&LOOP_WITH_ITERATION)))
         }

@@ -114,7 +114,7 @@ impl Golden {
     pub fn runnable(&self) -> bool {
         self.needs
             .iter()
-            .all(|n| n == "network" || n == "slow-server")
+            .all(|n| matches!(n.as_str(), "network" | "slow-server" | "llm"))
     }
 
     pub fn expected(&self) -> Vec<String> {

@@ -383,10 +383,16 @@ pub async fn run_case_on<P: Program>(case: &Case, make: impl Fn(&Analysis) -> Ar
             _ => {}
         }
     }
-    if let Some(llm) = case.script.as_ref().and_then(|s| s.get("llm")) {
-        if let Ok(script) = Script::parse(llm) {
-            services.llm = Some(Arc::new(ScriptedProvider::new(script)));
-        }
+    // The oracle's scripted model answers every run; without a script it echoes.
+    let llm = case
+        .script
+        .as_ref()
+        .and_then(|s| s.get("llm"))
+        .cloned()
+        .unwrap_or_else(|| serde_json::json!({}));
+    match Script::parse(&llm) {
+        Ok(script) => services.llm = Some(Arc::new(ScriptedProvider::new(script))),
+        Err(e) => panic!("the case's LLM script is invalid: {e}"),
     }
     let rng = Arc::new(Mutex::new(PyRandom::seeded(0)));
     let mut session = Session::new(

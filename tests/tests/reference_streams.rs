@@ -18,6 +18,22 @@ const SUPPORTED: &[&str] = &[
     "td_all_message",
     "td_all_wait_input",
     "td_all_help",
+    "td_agent_msg",
+    "td_all_categorize",
+    "ex_categorize_and_agent_with_tavily_product",
+    "ex_categorize_and_agent_with_tavily_others",
+    "tpl_customer_feedback_dispatcher_negative",
+    "tpl_customer_feedback_dispatcher_exact_negative",
+    "tpl_customer_feedback_dispatcher_positive",
+    "tpl_photo_text_translator",
+    "tpl_deep_research",
+    "tpl_cajal_scientific_paper_agent",
+    "tpl_reflective_academic_paper_generator",
+    "tpl_your_starter_dataset_chatbot",
+    "tpl_seo_article_writer",
+    "tpl_market_seo_article_writer",
+    "tpl_trip_planner",
+    "tpl_user_interaction",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -514,6 +514,9 @@ fn group(kind: Kind) -> Group {
         Kind::ListOperations => Params("list_operations"),
         Kind::DataOperations => Params("data_operations"),
         Kind::Invoke => Params("invoke"),
+        Kind::Llm => Params("llm"),
+        Kind::Agent => Params("agent"),
+        Kind::Categorize => Params("categorize"),
         _ => Unsupported,
     }
 }

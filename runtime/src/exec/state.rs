@@ -594,6 +594,11 @@ impl RunState {
             .unwrap_or_else(|| serde_json::json!({"chunks": {}, "doc_aggs": {}}))
     }
 
+    /// Whether the accumulator has chunks (`get_reference()["chunks"]` is truthy).
+    pub fn has_chunks(&self) -> bool {
+        matches!(self.retrieval.last(), Some(Json::Object(m)) if m.get("chunks").is_some_and(py::truthy))
+    }
+
     /// Whether the accumulator has any chunk or doc agg.
     pub fn has_reference(&self) -> bool {
         match self.retrieval.last() {

@@ -13,7 +13,6 @@
 use super::document::{Component, Document, Form};
 use super::rename::IdMap;
 use serde_json::{Map, Value};
-use std::cmp::Ordering;
 use std::fmt;
 
 /// Why a document cannot be converted.
@@ -87,12 +86,6 @@ fn id_map(
     Ok((map, new_ids))
 }
 
-/// Begin first, then lexical order of ids.
-fn canonical_order(a: &str, b: &str) -> Ordering {
-    let begin = |s: &str| s.eq_ignore_ascii_case("begin");
-    begin(b).cmp(&begin(a)).then_with(|| a.cmp(b))
-}
-
 fn ids(links: &[super::document::Link], map: &IdMap) -> Value {
     Value::Array(
         links
@@ -122,12 +115,10 @@ pub fn to_v2(doc: &Document) -> Result<Value, ConvertError> {
     } else {
         id_map(doc, |c| v2_id(&c.id))?
     };
-    let mut order: Vec<usize> = (0..doc.components.len()).collect();
-    order.sort_by(|&a, &b| canonical_order(&new_ids[a], &new_ids[b]));
     let mut components = Map::new();
-    for i in order {
-        let c = &doc.components[i];
-        let id = &new_ids[i];
+    // Document order: RAGFlow's components dict keeps insertion order, and saved sessions
+    // show it, so a conversion never reorders components.
+    for (c, id) in doc.components.iter().zip(&new_ids) {
         let mut entry = Map::new();
         entry.insert("id".into(), Value::String(id.clone()));
         entry.insert("name".into(), Value::String(c.component_name.clone()));
@@ -161,11 +152,10 @@ pub fn to_v1(doc: &Document) -> Result<Value, ConvertError> {
     } else {
         id_map(doc, |c| c.id.clone())?
     };
-    let mut order: Vec<usize> = (0..doc.components.len()).collect();
-    order.sort_by(|&a, &b| canonical_order(&new_ids[a], &new_ids[b]));
     let mut components = Map::new();
-    for i in order {
-        let c = &doc.components[i];
+    // Document order: RAGFlow's components dict keeps insertion order, and saved sessions
+    // show it, so a conversion never reorders components.
+    for (i, c) in doc.components.iter().enumerate() {
         let mut obj = Map::new();
         obj.insert(
             "component_name".into(),

@@ -22,7 +22,7 @@ const SESSION_KEYS: &[&str] = &[
 
 /// `sha256:<hex>` of the canvas's DSL (components as loaded, with their display names, and the
 /// other top-level keys) after RAGFlow's reset, without session keys, with every object's keys
-/// sorted.
+/// sorted — plus the components' order, which RAGFlow's dicts keep and saved sessions show.
 pub fn fingerprint(doc: &Document) -> String {
     let ids = |links: &[super::document::Link]| -> Value {
         Value::Array(links.iter().map(|l| Value::String(l.id.clone())).collect())
@@ -43,6 +43,8 @@ pub fn fingerprint(doc: &Document) -> String {
     let mut dsl = Value::Object(doc.dsl.clone());
     if let Value::Object(m) = &mut dsl {
         m.insert("components".into(), Value::Object(components));
+        let order = doc.components.iter().map(|c| Value::String(c.id.clone()));
+        m.insert("component_order".into(), Value::Array(order.collect()));
     }
     reset(&mut dsl);
     if let Value::Object(m) = &mut dsl {

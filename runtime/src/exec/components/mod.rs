@@ -1,12 +1,15 @@
 //! Component implementations, one file per component. Each takes its typed parameters
 //! ([`Spec`]) and a [`NodeCx`]; the interpreter and generated programs call them alike.
 
+pub mod agent;
 pub mod begin;
+pub mod categorize;
 pub mod data_operations;
 mod html_text;
 pub mod invoke;
 pub mod iteration;
 pub mod list_operations;
+pub mod llm;
 pub mod loop_;
 pub mod message;
 pub mod py_json;
@@ -96,6 +99,9 @@ pub enum Spec {
     ListOperations(Box<list_operations::Spec>),
     DataOperations(Box<data_operations::Spec>),
     Invoke(Box<invoke::Spec>),
+    Llm(Box<llm::Spec>),
+    Agent(Box<agent::Spec>),
+    Categorize(Box<categorize::Spec>),
     /// A kind this build cannot run yet; running it fails with a clear error.
     Unsupported(unsupported::Spec),
 }
@@ -119,6 +125,9 @@ macro_rules! each {
             Spec::ListOperations($c) => $e,
             Spec::DataOperations($c) => $e,
             Spec::Invoke($c) => $e,
+            Spec::Llm($c) => $e,
+            Spec::Agent($c) => $e,
+            Spec::Categorize($c) => $e,
             Spec::Unsupported($c) => $e,
         }
     };
@@ -158,6 +167,9 @@ impl Spec {
                 Spec::DataOperations(Box::new(data_operations::Spec::from_params(p)))
             }
             Kind::Invoke => Spec::Invoke(Box::new(invoke::Spec::from_params(p))),
+            Kind::Llm => Spec::Llm(Box::new(llm::Spec::from_params(p))),
+            Kind::Agent => Spec::Agent(Box::new(agent::Spec::from_params(p))),
+            Kind::Categorize => Spec::Categorize(Box::new(categorize::Spec::from_params(p))),
             other => Spec::Unsupported(unsupported::Spec(other)),
         }
     }

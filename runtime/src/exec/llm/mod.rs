@@ -1,10 +1,13 @@
 //! The seam between components and chat models: one request/response model that the
 //! OpenAI-compatible client, the scripted provider and the scripted HTTP server all speak.
 
+pub mod bundle;
 pub mod config;
 pub mod error;
 pub mod fit;
+pub mod json_repair;
 pub mod openai;
+pub mod prompts;
 pub mod script;
 pub mod think;
 pub mod think_split;
@@ -143,4 +146,8 @@ impl std::error::Error for LlmError {}
 pub trait ChatProvider: Send + Sync {
     fn chat(&self, request: ChatRequest) -> BoxFuture<'_, Result<ChatResponse, LlmError>>;
     fn chat_stream(&self, request: ChatRequest) -> BoxStream<'static, Result<Delta, LlmError>>;
+
+    /// The context length of the model `llm_id` names (RAGFlow's `max_length`), or why no
+    /// model answers to it.
+    fn context_length(&self, llm_id: &str) -> Result<u64, LlmError>;
 }

@@ -44,6 +44,8 @@ pub struct Script {
     pub default: String,
     pub chunking: Chunking,
     pub usage: bool,
+    /// The context length reported for every model (`max_tokens`, default 8192).
+    pub max_tokens: u64,
     pub entries: Vec<Entry>,
 }
 
@@ -84,6 +86,12 @@ impl Script {
         };
         let chunking = parse_chunking(obj.get("chunking"))?;
         let usage = obj.get("usage").and_then(Json::as_bool).unwrap_or(false);
+        let max_tokens = match obj.get("max_tokens") {
+            None => 8192,
+            Some(v) => v
+                .as_u64()
+                .ok_or("`max_tokens` must be a non-negative integer")?,
+        };
         let mut entries = Vec::new();
         if let Some(list) = obj.get("responses") {
             let Json::Array(list) = list else {
@@ -97,6 +105,7 @@ impl Script {
             default,
             chunking,
             usage,
+            max_tokens,
             entries,
         })
     }
@@ -381,6 +390,10 @@ impl ChatProvider for ScriptedProvider {
             }
             item
         }))
+    }
+
+    fn context_length(&self, _llm_id: &str) -> Result<u64, LlmError> {
+        Ok(self.state.lock().map_or(8192, |s| s.0.max_tokens))
     }
 }
 

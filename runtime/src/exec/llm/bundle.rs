@@ -1,0 +1,440 @@
+//! RAGFlow's `LLMBundle` over its OpenAI-compatible `Base` model (BS §14): what components see
+//! of a chat model. Calls never fail: a failed call is the text `**ERROR**: <code> - <message>`,
+//! which components detect by substring, as RAGFlow's do. Every call adds its tokens to the
+//! run's usage (`workflow_finished.usage`), counted the way `Base` counts them.
+//!
+//! With tools bound the bundle runs RAGFlow's native tool-calling loop: at most
+//! `max_rounds + 1` model calls, the tool calls of one round run concurrently, then one last
+//! call after `Exceed max rounds`.
+
+use super::fit::num_tokens;
+use super::think::{with_think, ThinkTagger};
+use super::{ChatMessage, ChatProvider, ChatRequest, Delta, LlmError, TokenUsage, ToolCall};
+use crate::exec::Shared;
+use crate::value::{py, Json, Map};
+use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use futures::StreamExt;
+use regex::Regex;
+use std::sync::{Arc, LazyLock};
+
+/// `LENGTH_NOTIFICATION_EN`: appended when the provider stopped at its length limit.
+const LENGTH_NOTIFICATION_EN: &str =
+    "...\nThe answer is truncated by your chosen LLM due to its limitation on context length.";
+
+/// What a tool call comes to when the model calls a tool none was bound for (RAGFlow has no
+/// tool session then).
+const UNBOUND: &str = "'NoneType' object has no attribute 'tool_call'";
+
+/// Dispatches the tool calls a model asks for (`LLMToolPluginCallSession`).
+pub trait ToolSession: Send + Sync {
+    /// Run tool `name`; the error text becomes the tool message.
+    fn call(&self, name: String, args: Map<String, Json>) -> BoxFuture<'_, Result<Json, String>>;
+}
+
+/// Tools bound to a model: their OpenAI schemas and who runs them.
+#[derive(Clone)]
+pub struct Tools {
+    pub schemas: Vec<Json>,
+    pub session: Arc<dyn ToolSession>,
+}
+
+/// A model handle (`LLMBundle`) for one component.
+#[derive(Clone)]
+pub struct Bundle {
+    provider: Arc<dyn ChatProvider>,
+    shared: Arc<Shared>,
+    pub llm_id: String,
+    /// `None`: the provider's default (`LLM_MAX_RETRIES`).
+    pub max_retries: Option<u32>,
+    pub retry_delay: Option<f64>,
+    pub max_rounds: usize,
+    /// The model's context length (`max_length`; 8192 when the configuration has none).
+    pub max_length: u64,
+    pub tools: Option<Tools>,
+}
+
+/// What one call used, as `Base` leaves it in `last_usage` and returns as its total.
+#[derive(Clone, Copy, Default)]
+struct Spent {
+    split: TokenUsage,
+    total: u64,
+}
+
+impl Bundle {
+    /// A handle on `llm_id`; fails when no model answers to it.
+    pub fn new(shared: &Arc<Shared>, llm_id: &str) -> Result<Bundle, LlmError> {
+        let provider = shared.services.llm.clone().ok_or_else(|| {
+            LlmError::new(
+                super::error::ERROR_MODEL,
+                "no chat model is configured (see canvasc.toml or --llm-script)",
+            )
+        })?;
+        let max_length = provider.context_length(llm_id)?;
+        Ok(Bundle {
+            provider,
+            shared: Arc::clone(shared),
+            llm_id: llm_id.to_string(),
+            max_retries: None,
+            retry_delay: None,
+            max_rounds: 5,
+            max_length: if max_length == 0 { 8192 } else { max_length },
+            tools: None,
+        })
+    }
+
+    pub fn with_retries(mut self, max_retries: u32, retry_delay: f64) -> Self {
+        self.max_retries = Some(max_retries);
+        self.retry_delay = Some(retry_delay);
+        self
+    }
+
+    fn request(&self, messages: Vec<ChatMessage>, gen_conf: &Map<String, Json>) -> ChatRequest {
+        let mut gen_conf = gen_conf.clone();
+        gen_conf.remove("max_tokens");
+        ChatRequest {
+            llm_id: self.llm_id.clone(),
+            messages,
+            tools: Vec::new(),
+            gen_conf,
+            max_retries: self.max_retries,
+            retry_delay: self.retry_delay,
+        }
+    }
+
+    /// `_report_usage`: the split counts only when it adds up to the call's total.
+    fn report(&self, spent: Spent) {
+        let mut total = spent.total;
+        if total == 0 {
+            total = spent.split.total_tokens;
+        }
+        let (mut prompt, mut completion) =
+            (spent.split.prompt_tokens, spent.split.completion_tokens);
+        if prompt + completion != total {
+            (prompt, completion) = (0, 0);
+        }
+        let mut s = self.shared.state();
+        s.usage.prompt_tokens += prompt;
+        s.usage.completion_tokens += completion;
+        s.usage.total_tokens += total;
+        s.usage.calls += 1;
+    }
+
+    /// `async_chat`: the answer text, reasoning and tool traces removed.
+    pub async fn chat(
+        &self,
+        system: &str,
+        history: Vec<ChatMessage>,
+        gen_conf: &Map<String, Json>,
+    ) -> String {
+        // Chat models are tool-capable (`is_tools`), so RAGFlow answers through the tool loop
+        // even with no tool bound: the text is not stripped and reasoning is wrapped.
+        let history = with_system(system, history);
+        let (txt, spent) = self.chat_with_tools(history, gen_conf).await;
+        let txt = strip_tool_calls(remove_reasoning(&txt));
+        self.report(spent);
+        txt
+    }
+
+    /// `Base._async_chat`.
+    async fn chat_plain(
+        &self,
+        history: Vec<ChatMessage>,
+        gen_conf: &Map<String, Json>,
+    ) -> (String, Spent) {
+        match self.provider.chat(self.request(history, gen_conf)).await {
+            Ok(r) => {
+                let split = r.usage.unwrap_or_default();
+                if r.content.is_empty() {
+                    return (String::new(), Spent { split, total: 0 });
+                }
+                let mut ans = py::strip(&r.content).to_string();
+                if r.finish_reason.as_deref() == Some("length") {
+                    ans.push_str(LENGTH_NOTIFICATION_EN);
+                }
+                let total = r.usage.map_or(0, |u| u.total_tokens);
+                (ans, Spent { split, total })
+            }
+            Err(e) => (e.to_string(), Spent::default()),
+        }
+    }
+
+    /// `Base.async_chat_with_tools`.
+    async fn chat_with_tools(
+        &self,
+        mut history: Vec<ChatMessage>,
+        gen_conf: &Map<String, Json>,
+    ) -> (String, Spent) {
+        let mut ans = String::new();
+        let mut agg = TokenUsage::default();
+        for _ in 0..=self.max_rounds {
+            let mut req = self.request(history.clone(), gen_conf);
+            if let Some(tools) = &self.tools {
+                req.tools = tools.schemas.clone();
+            }
+            let r = match self.provider.chat(req).await {
+                Ok(r) => r,
+                Err(e) => return (e.to_string(), spent_of(agg)),
+            };
+            add_usage(&mut agg, r.usage.unwrap_or_default());
+            if r.tool_calls.is_empty() {
+                ans.push_str(&with_think(&r));
+                if r.finish_reason.as_deref() == Some("length") {
+                    // `_length_stop` tests `is_chinese([ans])`: a one-item list, never Chinese.
+                    ans.push_str(LENGTH_NOTIFICATION_EN);
+                }
+                return (ans, spent_of(agg));
+            }
+            let results = match &self.tools {
+                Some(tools) => run_tools(&tools.session, &r.tool_calls).await,
+                None => vec![UNBOUND.to_string(); r.tool_calls.len()],
+            };
+            append_tool_round(&mut history, &r.tool_calls, &results);
+        }
+        history.push(ChatMessage::new(
+            "user",
+            format!("Exceed max rounds: {}", self.max_rounds),
+        ));
+        let (last, spent) = self.chat_plain(history, gen_conf).await;
+        ans.push_str(&last);
+        add_usage(&mut agg, spent.split);
+        if spent.split.total_tokens == 0 {
+            agg.total_tokens += spent.total;
+        }
+        (ans, spent_of(agg))
+    }
+
+    /// `async_chat_streamly_delta`: the answer as it arrives (reasoning as `<think>…</think>`
+    /// pieces); a failure is one `**ERROR**` piece. Usage is reported when the stream ends.
+    pub fn chat_stream_delta(
+        &self,
+        system: &str,
+        history: Vec<ChatMessage>,
+        gen_conf: &Map<String, Json>,
+    ) -> BoxStream<'static, String> {
+        let history = with_system(system, history);
+        let this = self.clone();
+        let gen_conf = gen_conf.clone();
+        Box::pin(async_stream::stream! {
+            let mut total = 0u64;
+            match this.tools.clone() {
+                None => {
+                    let mut tagger = ThinkTagger::default();
+                    let mut s = this.provider.chat_stream(this.request(history, &gen_conf));
+                    while let Some(item) = s.next().await {
+                        match item {
+                            Ok(Delta::Usage(_)) | Ok(Delta::ToolCall(_)) => {}
+                            Ok(d) => {
+                                if let Delta::Content(c) = &d {
+                                    total += num_tokens(Some(c)) as u64;
+                                }
+                                if let Some(t) = tagger.text(&d) {
+                                    yield strip_tool_calls(t);
+                                }
+                            }
+                            Err(e) => {
+                                yield e.to_string();
+                                break;
+                            }
+                        }
+                    }
+                    this.report(Spent { split: TokenUsage::default(), total });
+                }
+                Some(tools) => {
+                    let mut agg = TokenUsage::default();
+                    let mut history = history;
+                    let mut done = false;
+                    let mut failed = false;
+                    for _ in 0..=this.max_rounds {
+                        let mut req = this.request(history.clone(), &gen_conf);
+                        req.tools = tools.schemas.clone();
+                        let mut s = this.provider.chat_stream(req);
+                        let mut calls: Vec<ToolCall> = Vec::new();
+                        let mut answer = String::new();
+                        let mut estimate = 0u64;
+                        let mut usage: Option<TokenUsage> = None;
+                        let mut tagger = ThinkTagger::default();
+                        while let Some(item) = s.next().await {
+                            match item {
+                                Ok(Delta::ToolCall(c)) => calls.push(c),
+                                Ok(Delta::Usage(u)) => usage = Some(u).filter(|u| u.total_tokens > 0),
+                                Ok(d) => {
+                                    if let Delta::Content(c) = &d {
+                                        answer.push_str(c);
+                                        estimate += num_tokens(Some(c)) as u64;
+                                    }
+                                    if let Some(t) = tagger.text(&d) {
+                                        yield strip_tool_calls(t);
+                                    }
+                                }
+                                Err(e) => {
+                                    yield e.to_string();
+                                    failed = true;
+                                    break;
+                                }
+                            }
+                        }
+                        if failed {
+                            break;
+                        }
+                        commit_round(&mut agg, usage, estimate);
+                        if !answer.is_empty() && calls.is_empty() {
+                            done = true;
+                            break;
+                        }
+                        for c in &calls {
+                            yield format!("<think>Running the {} tool...</think>", c.name);
+                        }
+                        let results = run_tools(&tools.session, &calls).await;
+                        append_tool_round(&mut history, &calls, &results);
+                        // The `<tool_call>` traces, emptied by the bundle.
+                        for _ in &calls {
+                            yield String::new();
+                        }
+                    }
+                    if !done && !failed {
+                        history.push(ChatMessage::new(
+                            "user",
+                            format!("Exceed max rounds: {}", this.max_rounds),
+                        ));
+                        let mut req = this.request(history, &gen_conf);
+                        req.tools = tools.schemas.clone();
+                        let mut s = this.provider.chat_stream(req);
+                        let mut estimate = 0u64;
+                        let mut usage: Option<TokenUsage> = None;
+                        while let Some(item) = s.next().await {
+                            match item {
+                                Ok(Delta::Content(c)) => {
+                                    estimate += num_tokens(Some(&c)) as u64;
+                                    yield strip_tool_calls(c);
+                                }
+                                Ok(Delta::Usage(u)) => usage = Some(u).filter(|u| u.total_tokens > 0),
+                                Ok(_) => {}
+                                Err(e) => {
+                                    yield e.to_string();
+                                    break;
+                                }
+                            }
+                        }
+                        commit_round(&mut agg, usage, estimate);
+                    }
+                    this.report(Spent { split: agg, total: agg.total_tokens });
+                }
+            }
+        })
+    }
+}
+
+fn spent_of(agg: TokenUsage) -> Spent {
+    Spent {
+        split: agg,
+        total: agg.total_tokens,
+    }
+}
+
+fn add_usage(agg: &mut TokenUsage, u: TokenUsage) {
+    agg.prompt_tokens += u.prompt_tokens;
+    agg.completion_tokens += u.completion_tokens;
+    agg.total_tokens += if u.total_tokens > 0 {
+        u.total_tokens
+    } else {
+        u.prompt_tokens + u.completion_tokens
+    };
+}
+
+/// `_commit_round`: the provider's usage when it sent one, else the content token estimate.
+fn commit_round(agg: &mut TokenUsage, usage: Option<TokenUsage>, estimate: u64) {
+    match usage {
+        Some(u) => add_usage(agg, u),
+        None => agg.total_tokens += estimate,
+    }
+}
+
+/// The system message goes first when there is one and the history has none (and is not
+/// empty: `Base` only inserts into a non-empty history).
+fn with_system(system: &str, mut history: Vec<ChatMessage>) -> Vec<ChatMessage> {
+    if !system.is_empty() && history.first().is_some_and(|m| m.role != "system") {
+        history.insert(0, ChatMessage::new("system", system));
+    }
+    history
+}
+
+/// `_remove_reasoning_content`: everything up to the last `</think>` goes when a `<think>`
+/// comes before it.
+fn remove_reasoning(txt: &str) -> &str {
+    let (Some(open), Some(close)) = (txt.find("<think>"), txt.rfind("</think>")) else {
+        return txt;
+    };
+    if close < open {
+        return txt;
+    }
+    &txt[close + "</think>".len()..]
+}
+
+/// `re.sub(r"<tool_call>.*?</tool_call>", "", txt, flags=re.DOTALL)`.
+fn strip_tool_calls(txt: impl Into<String>) -> String {
+    static TOOL_CALL: LazyLock<Regex> = LazyLock::new(|| {
+        Regex::new(r"(?s)<tool_call>.*?</tool_call>").unwrap_or_else(|e| panic!("{e}"))
+    });
+    let txt = txt.into();
+    if !txt.contains("<tool_call>") {
+        return txt;
+    }
+    TOOL_CALL.replace_all(&txt, "").into_owned()
+}
+
+/// Run one round's tool calls concurrently; each result is the tool message's content.
+async fn run_tools(session: &Arc<dyn ToolSession>, calls: &[ToolCall]) -> Vec<String> {
+    let runs = calls.iter().map(|c| async move {
+        let args = match super::json_repair::loads(&c.arguments) {
+            Json::Object(m) => m,
+            other => {
+                return format!(
+                    "Tool arguments for {} must be a JSON object, got {}",
+                    c.name,
+                    py::type_name(&other)
+                )
+            }
+        };
+        match session.call(c.name.clone(), args).await {
+            Ok(Json::Object(m)) => py::json_dumps(&Json::Object(m)),
+            Ok(other) => py::str_of(&other),
+            Err(e) => e,
+        }
+    });
+    futures::future::join_all(runs).await
+}
+
+/// `_append_history_batch`: one assistant message with every call, one tool message each.
+fn append_tool_round(history: &mut Vec<ChatMessage>, calls: &[ToolCall], results: &[String]) {
+    history.push(ChatMessage {
+        role: "assistant".into(),
+        content: None,
+        tool_calls: calls.to_vec(),
+        tool_call_id: None,
+    });
+    for (c, r) in calls.iter().zip(results) {
+        history.push(ChatMessage {
+            role: "tool".into(),
+            content: Some(r.clone()),
+            tool_calls: Vec::new(),
+            tool_call_id: Some(c.id.clone()),
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasoning_and_tool_traces_are_removed_as_the_bundle_does() {
+        assert_eq!(remove_reasoning("<think>a</think>b</think>c"), "c");
+        assert_eq!(remove_reasoning("x</think>y<think>"), "x</think>y<think>");
+        assert_eq!(remove_reasoning("plain"), "plain");
+        assert_eq!(
+            strip_tool_calls("a<tool_call>{\n}</tool_call>b<tool_call>x</tool_call>"),
+            "ab"
+        );
+    }
+}
