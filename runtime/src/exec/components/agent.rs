@@ -5,14 +5,13 @@
 //! inputs and outputs to themselves.
 
 use super::llm::{
-    apply, clean_formatted_answer, comment_default, fit_messages, llm_run, node_role, split_system,
-    structured_record, Llm, Outcome, Prepared, Role,
+    answer_stream, apply, clean_formatted_answer, fail, fit_messages, llm_run, node_role,
+    split_system, structured_record, Llm, Outcome, Prepared, Role,
 };
 use super::Component;
 use crate::exec::binding::Resolve;
 use crate::exec::events::InputKeys;
 use crate::exec::llm::bundle::{Bundle, ToolSession, Tools};
-use crate::exec::llm::think_split::ThinkSplitter;
 use crate::exec::llm::{json_repair, prompts, ChatMessage};
 use crate::exec::meta::Target;
 use crate::exec::{NodeCx, RunError, Shared};
@@ -268,7 +267,7 @@ fn run<'a>(
             None => Cow::Borrowed(&spec.llm),
         };
         let owner = &cx.meta().id;
-        let mut bundle = llm.bundle(cx, owner)?;
+        let mut bundle = llm.bundle(cx)?;
         bundle.max_rounds = spec.max_rounds;
         if !spec.mcp.is_empty() {
             let ids: Vec<String> = spec
@@ -387,8 +386,8 @@ impl ToolSession for Session {
                 Err(e) => return Ok(Json::String(e.to_string())),
             };
             Ok(match outcome {
-                Outcome::Content(Json::String(s)) if !s.is_empty() => Json::String(s),
-                Outcome::Content(v) if !v.is_null() && v != Json::String(String::new()) => v,
+                // `output()["content"]` when it is neither None nor "".
+                Outcome::Content(v) if !v.is_null() && v != "" => v,
                 Outcome::Structured(v) => v,
                 Outcome::Error(e) => serde_json::json!({"content": null, "_ERROR": e}),
                 _ => serde_json::json!({"content": null}),
@@ -425,16 +424,8 @@ fn agent_stream(
             let mut msg = match fit_messages(&prep.sys_prompt, &msg, bundle.max_length) {
                 Ok(m) => m,
                 Err(e) => {
-                    match comment_default(&cx) {
-                        Some(d) => {
-                            cx.set_output("content", d.clone());
-                            yield Ok(py::str_of(&d));
-                        }
-                        None => {
-                            cx.set_output("_ERROR", Json::String(e.clone()));
-                            cx.set_output("content", Json::String(e.clone()));
-                            yield Ok(e);
-                        }
+                    if let Some(shown) = fail(&cx, e, true) {
+                        yield Ok(shown);
                     }
                     return;
                 }
@@ -454,41 +445,11 @@ fn agent_stream(
                 }
             }
             let (system, history) = split_system(msg);
-            let mut deltas = bundle.chat_stream_delta(&system, history, &gen_conf);
-            let mut splitter = ThinkSplitter::new(0);
-            let mut answer = String::new();
-            let mut ended = false;
-            while !ended {
-                let pieces = match deltas.next().await {
-                    Some(d) => splitter.push(&d),
-                    None => {
-                        ended = true;
-                        splitter.finish()
-                    }
-                };
-                for piece in pieces {
-                    if cx.check_canceled() {
-                        return;
-                    }
-                    if piece.contains("**ERROR**") {
-                        match comment_default(&cx) {
-                            Some(d) => {
-                                cx.set_output("content", d.clone());
-                                yield Ok(py::str_of(&d));
-                            }
-                            None => {
-                                cx.set_output("_ERROR", Json::String(piece.clone()));
-                                cx.set_output("content", Json::String(piece.clone()));
-                                yield Ok(piece);
-                            }
-                        }
-                        return;
-                    }
-                    answer.push_str(&piece);
-                    yield Ok(piece);
-                }
+            let deltas = bundle.chat_stream_delta(&system, history, &gen_conf);
+            let mut answer = answer_stream(Arc::clone(&shared), node, deltas, true);
+            while let Some(piece) = answer.next().await {
+                yield piece;
             }
-            cx.set_output("content", Json::String(answer));
         })
     })
 }

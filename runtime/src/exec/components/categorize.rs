@@ -5,7 +5,6 @@ use super::llm::Llm;
 use super::Component;
 use crate::exec::binding::Resolve;
 use crate::exec::events::InputKeys;
-use crate::exec::llm::bundle::Bundle;
 use crate::exec::llm::ChatMessage;
 use crate::exec::meta::Target;
 use crate::exec::render::{in_iteration, Template};
@@ -173,14 +172,8 @@ impl Component for Spec {
         if cx.check_canceled() {
             return Ok(());
         }
-        let bundle = Bundle::new(cx.shared, &self.llm.llm_id).map_err(|e| {
-            RunError::msg(format!(
-                "{}: no model for llm_id `{}`: {}",
-                cx.meta().id,
-                self.llm.llm_id,
-                e.message
-            ))
-        })?;
+        // Categorize's handle keeps the model layer's default retries.
+        let bundle = super::llm::model(cx, &self.llm.llm_id)?;
         let ans = bundle
             .chat(
                 &self.sys_prompt,

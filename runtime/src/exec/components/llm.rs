@@ -7,14 +7,15 @@ use crate::exec::binding::Resolve;
 use crate::exec::events::InputKeys;
 use crate::exec::llm::bundle::Bundle;
 use crate::exec::llm::fit::message_fit_in;
-use crate::exec::llm::think_split::ThinkSplitter;
+use crate::exec::llm::think_split::think_pieces;
 use crate::exec::llm::{json_repair, prompts, ChatMessage};
 use crate::exec::meta::Target;
 use crate::exec::render::{elements_of, in_iteration, string_format, Template};
 use crate::exec::{NodeCx, RunError, Shared};
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
-use crate::value::{py, Json, LazyStream, Map, Val};
+use crate::value::{py, Json, LazyStream, Map, TextStream, Val};
+use futures::stream::BoxStream;
 use futures::StreamExt;
 use regex::Regex;
 use std::borrow::Cow;
@@ -137,15 +138,8 @@ impl Llm {
     }
 
     /// A model handle for this component, with its retry settings.
-    pub fn bundle(&self, cx: &NodeCx<'_>, owner: &str) -> Result<Bundle, RunError> {
-        Bundle::new(cx.shared, &self.llm_id)
-            .map(|b| b.with_retries(self.max_retries, self.delay_after_error))
-            .map_err(|e| {
-                RunError::msg(format!(
-                    "{owner}: no model for llm_id `{}`: {}",
-                    self.llm_id, e.message
-                ))
-            })
+    pub fn bundle(&self, cx: &NodeCx<'_>) -> Result<Bundle, RunError> {
+        model(cx, &self.llm_id).map(|b| b.with_retries(self.max_retries, self.delay_after_error))
     }
 
     /// `thoughts()`: runs the preparation and shows the last prompt message.
@@ -267,6 +261,17 @@ impl Llm {
     pub fn bind(&mut self, r: &dyn Resolve) {
         self.elements.bind(r);
     }
+}
+
+/// A model handle for the node, or an error naming the node and its `llm_id`.
+pub fn model(cx: &NodeCx<'_>, llm_id: &str) -> Result<Bundle, RunError> {
+    Bundle::new(cx.shared, llm_id).map_err(|e| {
+        RunError::msg(format!(
+            "{}: no model for llm_id `{llm_id}`: {}",
+            cx.meta().id,
+            e.message
+        ))
+    })
 }
 
 fn elements_of_texts(sys_prompt: &str, prompts: &[(String, String)]) -> Template {
@@ -546,7 +551,7 @@ pub async fn invoke_llm(llm: &Llm, cx: &NodeCx<'_>) -> Result<(), RunError> {
     }
     let role = node_role(cx)?;
     let structured = structured_record(cx);
-    let bundle = llm.bundle(cx, &cx.meta().id)?;
+    let bundle = llm.bundle(cx)?;
     let outcome = llm_run(llm, cx, &role, bundle, structured).await?;
     apply(cx, outcome);
     Ok(())
@@ -599,49 +604,68 @@ pub(super) fn llm_stream(
             let fitted = match fit_messages(&prep.sys_prompt, &prep.msg, bundle.max_length) {
                 Ok(f) => f,
                 Err(e) => {
-                    match comment_default(&cx) {
-                        Some(d) => {
-                            cx.set_output("content", d.clone());
-                            yield Ok(py::str_of(&d));
-                        }
-                        None => cx.set_output("_ERROR", Json::String(e)),
+                    if let Some(shown) = fail(&cx, e, false) {
+                        yield Ok(shown);
                     }
                     return;
                 }
             };
             let (system, history) = split_system(fitted);
-            let mut deltas = bundle.chat_stream_delta(&system, history, &gen_conf);
-            let mut splitter = ThinkSplitter::new(0);
-            let mut answer = String::new();
-            let mut ended = false;
-            while !ended {
-                let pieces = match deltas.next().await {
-                    Some(d) => splitter.push(&d),
-                    None => {
-                        ended = true;
-                        splitter.finish()
-                    }
-                };
-                for piece in pieces {
-                    if cx.check_canceled() {
-                        return;
-                    }
-                    if piece.contains("**ERROR**") {
-                        match comment_default(&cx) {
-                            Some(d) => {
-                                cx.set_output("content", d.clone());
-                                yield Ok(py::str_of(&d));
-                            }
-                            None => cx.set_output("_ERROR", Json::String(piece)),
-                        }
-                        return;
-                    }
-                    answer.push_str(&piece);
-                    yield Ok(piece);
-                }
+            let deltas = bundle.chat_stream_delta(&system, history, &gen_conf);
+            let mut answer = answer_stream(Arc::clone(&shared), node, deltas, false);
+            while let Some(piece) = answer.next().await {
+                yield piece;
             }
-            cx.set_output("content", Json::String(answer));
         })
+    })
+}
+
+/// A streamed body's failure: the comment default becomes the content and is shown; otherwise
+/// `_ERROR` is set, and an Agent (`show`) also makes the error its content and shows it.
+pub(super) fn fail(cx: &NodeCx<'_>, error: String, show: bool) -> Option<String> {
+    match comment_default(cx) {
+        Some(d) => {
+            cx.set_output("content", d.clone());
+            Some(py::str_of(&d))
+        }
+        None => {
+            cx.set_output("_ERROR", Json::String(error.clone()));
+            if !show {
+                return None;
+            }
+            cx.set_output("content", Json::String(error.clone()));
+            Some(error)
+        }
+    }
+}
+
+/// The answer part of the LLM and Agent streams: the model's deltas split at think tags,
+/// stopped by cancellation or an `**ERROR**` piece ([`fail`]), and the text yielded (markers
+/// included) becoming `content` at the end.
+pub(super) fn answer_stream(
+    shared: Arc<Shared>,
+    node: NodeId,
+    deltas: BoxStream<'static, String>,
+    show_errors: bool,
+) -> TextStream {
+    Box::pin(async_stream::stream! {
+        let cx = NodeCx::new(node, &shared);
+        let mut pieces = think_pieces(deltas);
+        let mut answer = String::new();
+        while let Some(piece) = pieces.next().await {
+            if cx.check_canceled() {
+                return;
+            }
+            if piece.contains("**ERROR**") {
+                if let Some(shown) = fail(&cx, piece, show_errors) {
+                    yield Ok(shown);
+                }
+                return;
+            }
+            answer.push_str(&piece);
+            yield Ok(piece);
+        }
+        cx.set_output("content", Json::String(answer));
     })
 }
 

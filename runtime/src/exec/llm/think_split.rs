@@ -9,6 +9,8 @@
 
 use super::fit::num_tokens;
 use crate::value::py;
+use futures::stream::BoxStream;
+use futures::StreamExt;
 
 const OPEN: &str = "<think>";
 const CLOSE: &str = "</think>";
@@ -139,6 +141,21 @@ impl ThinkSplitter {
         }
         out
     }
+}
+
+/// `_stream_with_think_delta(stream, min_tokens=0)`: the pieces of a stream of deltas.
+pub fn think_pieces(mut deltas: BoxStream<'static, String>) -> BoxStream<'static, String> {
+    Box::pin(async_stream::stream! {
+        let mut splitter = ThinkSplitter::new(0);
+        while let Some(d) = deltas.next().await {
+            for piece in splitter.push(&d) {
+                yield piece;
+            }
+        }
+        for piece in splitter.finish() {
+            yield piece;
+        }
+    })
 }
 
 #[cfg(test)]
