@@ -3,6 +3,8 @@
 #[rustfmt::skip]
 pub mod agent_max_rounds;
 #[rustfmt::skip]
+pub mod agent_mcp_tools;
+#[rustfmt::skip]
 pub mod agent_sub_agents;
 #[rustfmt::skip]
 pub mod browser_task;

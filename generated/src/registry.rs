@@ -6,6 +6,7 @@ use ::std::sync::{Arc, LazyLock};
 /// Every compiled canvas: the DSL file it came from and its fingerprint.
 pub const CANVASES: &[(&str, &str)] = &[
     (agent_max_rounds::SOURCE, agent_max_rounds::FINGERPRINT),
+    (agent_mcp_tools::SOURCE, agent_mcp_tools::FINGERPRINT),
     (agent_sub_agents::SOURCE, agent_sub_agents::FINGERPRINT),
     (browser_task::SOURCE, browser_task::FINGERPRINT),
     (cancel_between_batches::SOURCE, cancel_between_batches::FINGERPRINT),
@@ -51,6 +52,9 @@ pub const CANVASES: &[(&str, &str)] = &[
 ];
 static AGENT_MAX_ROUNDS: LazyLock<Arc<agent_max_rounds::Canvas>> = LazyLock::new(|| Arc::new(
     agent_max_rounds::Canvas::new(),
+));
+static AGENT_MCP_TOOLS: LazyLock<Arc<agent_mcp_tools::Canvas>> = LazyLock::new(|| Arc::new(
+    agent_mcp_tools::Canvas::new(),
 ));
 static AGENT_SUB_AGENTS: LazyLock<Arc<agent_sub_agents::Canvas>> = LazyLock::new(|| Arc::new(
     agent_sub_agents::Canvas::new(),
@@ -163,6 +167,7 @@ pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Outp
         agent_max_rounds::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&AGENT_MAX_ROUNDS)))
         }
+        agent_mcp_tools::FINGERPRINT => Some(visitor.visit(Arc::clone(&AGENT_MCP_TOOLS))),
         agent_sub_agents::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&AGENT_SUB_AGENTS)))
         }

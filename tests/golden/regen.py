@@ -127,19 +127,61 @@ class SlowServer:
             self.proc.wait()
 
 
+class McpFixtureServer:
+    """Runs the fixture MCP server (the Rust `mcp-fixture-server` the tests start in-process) while
+    a case that needs it runs. $MCP_FIXTURE_SERVER names a built binary; otherwise cargo runs it."""
+
+    def __init__(self, case):
+        self.wanted = "mcp-server" in case.get("needs", [])
+        self.proc = None
+
+    def __enter__(self):
+        if self.wanted:
+            import socket
+            import time
+            cmd = [os.environ["MCP_FIXTURE_SERVER"]] if os.environ.get("MCP_FIXTURE_SERVER") else \
+                ["cargo", "run", "-q", "-p", "canvasc-tests", "--bin", "mcp-fixture-server"]
+            self.proc = subprocess.Popen(cmd, cwd=REPO)
+            for _ in range(3000):
+                try:
+                    socket.create_connection(("127.0.0.1", 18766), timeout=0.1).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc:
+            self.proc.terminate()
+            self.proc.wait()
+
+
 def run_oracle(case, canvas_rel):
-    with SlowServer(case):
+    with SlowServer(case), McpFixtureServer(case):
         return run_oracle_now(case, canvas_rel)
+
+
+def driver_args(case, repo):
+    """The oracle entry point: run_canvas, or a driver of ours around it."""
+    if "cancel_after" in case:
+        return [os.path.join(repo, "tests", "golden", "cancel_after.py"), str(case["cancel_after"])]
+    if "mcp_servers" in case:
+        return [os.path.join(repo, "tests", "golden", "oracle_mcp.py")]
+    return ["-m", "ragflow_ref.run_canvas"]
+
+
+def case_env(case):
+    env = dict(case.get("env") or {})
+    if "mcp_servers" in case:
+        env["CANVASC_MCP_SERVERS"] = json.dumps(case["mcp_servers"], separators=(",", ":"))
+    return env
 
 
 def run_oracle_now(case, canvas_rel):
     env = dict(os.environ)
     env["RAGFLOW_SRC"] = ragflow_src()
-    env.update(case.get("env") or {})
-    driver = ["-m", "ragflow_ref.run_canvas"]
-    if "cancel_after" in case:
-        driver = [os.path.join(HERE, "cancel_after.py"), str(case["cancel_after"])]
-    cmd = [ragflow_py()] + driver + [a for a, _ in oracle_args(case, canvas_rel)]
+    env.update(case_env(case))
+    cmd = [ragflow_py()] + driver_args(case, REPO) + [a for a, _ in oracle_args(case, canvas_rel)]
     timeout = float(os.environ.get("GOLDEN_TIMEOUT", "300"))
     res = subprocess.run(cmd, cwd=oracle_dir(), env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=timeout)
     return res.stdout
@@ -182,10 +224,8 @@ def shell_command(case):
     """The command as a shell line, run from the oracle folder, with $REPO for the repo root."""
     canvas = converted_path(case) if case.get("converted") else case["canvas"]
     parts = [f'"{a}"' if is_path else shlex.quote(a) for a, is_path in oracle_args(case, canvas, "$REPO")]
-    env = "".join(f"{k}={shlex.quote(v)} " for k, v in (case.get("env") or {}).items())
-    driver = "-m ragflow_ref.run_canvas"
-    if "cancel_after" in case:
-        driver = f'"$REPO/tests/golden/cancel_after.py" {case["cancel_after"]}'
+    env = "".join(f"{k}={shlex.quote(v)} " for k, v in case_env(case).items())
+    driver = " ".join(f'"{a.replace(REPO, "$REPO", 1)}"' if a.startswith(REPO) else a for a in driver_args(case, REPO))
     return f"{env}$RAGFLOW_PY {driver} " + " ".join(parts) + f' > "$REPO/tests/golden/{case["name"]}.jsonl"'
 
 

@@ -72,6 +72,8 @@ pub fn display_path(p: &Path) -> String {
     rel.to_string_lossy().replace('\\', "/")
 }
 
+pub mod mcp_server;
+use canvasc_runtime::exec::mcp::McpServer;
 pub mod reference;
 pub mod scripted_server;
 pub mod slow_server;
@@ -114,7 +116,7 @@ impl Golden {
     pub fn runnable(&self) -> bool {
         self.needs
             .iter()
-            .all(|n| matches!(n.as_str(), "network" | "slow-server" | "llm"))
+            .all(|n| matches!(n.as_str(), "network" | "slow-server" | "llm" | "mcp-server"))
     }
 
     pub fn expected(&self) -> Vec<String> {
@@ -124,6 +126,41 @@ impl Golden {
             .map(str::to_string)
             .collect()
     }
+}
+
+/// A case's `mcp_servers`: id → `{url, server_type, headers, variables}`.
+fn mcp_servers(records: Option<&serde_json::Value>) -> Vec<McpServer> {
+    use serde_json::Value;
+    let strings = |v: Option<&Value>| -> Vec<(String, String)> {
+        v.and_then(Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let Some(records) = records.and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    records
+        .iter()
+        .map(|(id, r)| McpServer {
+            id: id.clone(),
+            url: r
+                .get("url")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            server_type: r
+                .get("server_type")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            headers: strings(r.get("headers")),
+            variables: strings(r.get("variables")).into_iter().collect(),
+        })
+        .collect()
 }
 
 /// The golden cases of `tests/golden/cases.json`.
@@ -215,6 +252,7 @@ fn golden_case(root: &Path, dir: &Path, c: &serde_json::Value) -> Option<Golden>
             .get("cancel_after")
             .and_then(Value::as_f64)
             .map(std::time::Duration::from_secs_f64),
+        mcp_servers: mcp_servers(c.get("mcp_servers")),
     };
     let needs = c
         .get("needs")

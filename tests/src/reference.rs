@@ -4,6 +4,7 @@
 
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
+use canvasc_runtime::exec::mcp::{McpServer, Registry as McpRegistry};
 use canvasc_runtime::exec::random::PyRandom;
 use canvasc_runtime::exec::{Program, RunInput, RunOutcome, Services, Session};
 use canvasc_runtime::frontend::{analyze, Analysis};
@@ -34,6 +35,8 @@ pub struct Case {
     pub env: Vec<(String, String)>,
     /// Cancel the task this long after each run starts (`tests/golden/cancel_after.py`).
     pub cancel_after: Option<std::time::Duration>,
+    /// The MCP server records the oracle's driver answered `MCPServerService` with.
+    pub mcp_servers: Vec<McpServer>,
 }
 
 fn split_words(line: &str) -> Vec<String> {
@@ -373,7 +376,10 @@ pub async fn run_case_on<P: Program>(case: &Case, make: impl Fn(&Analysis) -> Ar
     };
     let program = make(&analysis);
     let base_dsl = analysis.document.dsl.clone();
-    let mut services = Services::default();
+    let mut services = Services {
+        mcp: Arc::new(McpRegistry::new(case.mcp_servers.iter().cloned())),
+        ..Services::default()
+    };
     for (k, v) in &case.env {
         let on = matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on");
         match k.as_str() {

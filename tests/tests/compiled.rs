@@ -9,7 +9,7 @@ use canvasc_runtime::exec::{Program, ProgramVisitor};
 use canvasc_runtime::frontend::analyze;
 use canvasc_runtime::frontend::fingerprint::fingerprint;
 use canvasc_tests::reference::{first_difference, run_case_on, Case, CaseRun};
-use canvasc_tests::{golden_cases, slow_server};
+use canvasc_tests::{golden_cases, mcp_server, slow_server};
 use std::sync::Arc;
 use tokio::runtime::Runtime;
 
@@ -38,6 +38,9 @@ fn compiled_fixtures_match_ragflow_and_the_interpreter() {
     let _status_service = rt
         .block_on(slow_server::start())
         .expect("the timeout fixtures' status service binds 127.0.0.1:18765");
+    let _mcp_server = rt
+        .block_on(mcp_server::start())
+        .expect("the MCP fixtures' server binds 127.0.0.1:18766");
     let mut failures = Vec::new();
     let mut compiled = 0;
     for g in golden_cases() {

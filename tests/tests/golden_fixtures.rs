@@ -3,7 +3,7 @@
 
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_tests::reference::{first_difference, run_case, run_case_on};
-use canvasc_tests::{golden_cases, slow_server};
+use canvasc_tests::{golden_cases, mcp_server, slow_server};
 use std::sync::Arc;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -16,6 +16,9 @@ async fn fixture_goldens_match() {
     let _status_service = slow_server::start()
         .await
         .expect("the timeout fixtures' status service binds 127.0.0.1:18765");
+    let _mcp_server = mcp_server::start()
+        .await
+        .expect("the MCP fixtures' server binds 127.0.0.1:18766");
     let mut failures = Vec::new();
     let mut ran = 0;
     for g in &cases {

@@ -21,7 +21,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Run one turn of a canvas: compiled when it was compiled in, else interpreted.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// List the compiled canvases: source file and fingerprint.
     List,
 }
@@ -72,7 +72,7 @@ pub fn main(
             }
             ExitCode::SUCCESS
         }
-        Command::Run(args) => run_one(args, find),
+        Command::Run(args) => run_one(*args, find),
     }
 }
 

@@ -5,6 +5,7 @@ use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::llm::config::LlmConfig;
 use canvasc_runtime::exec::llm::openai::OpenAiProvider;
 use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
+use canvasc_runtime::exec::mcp::Registry as McpRegistry;
 use canvasc_runtime::exec::random::PyRandom;
 use canvasc_runtime::exec::{Program, RunInput, RunOutcome, Services, Session};
 use canvasc_runtime::frontend::{analyze, Analysis, Severity};
@@ -39,19 +40,27 @@ pub struct Args {
     pub state: Option<PathBuf>,
     #[arg(long, value_enum, default_value_t = Format::Jsonl)]
     pub format: Format,
-    /// Answer every LLM call from this script (scripted-llm.md), whatever the `llm_id`.
-    #[arg(long, conflicts_with = "config")]
+    /// Answer every LLM call from this script (scripted-llm.md), whatever the `llm_id`; the
+    /// configuration's models are then not used.
+    #[arg(long)]
     pub llm_script: Option<PathBuf>,
-    /// The model configuration (`llm_id` → OpenAI-compatible endpoint); default
+    /// The configuration (`llm_id` → OpenAI-compatible endpoint, MCP servers); default
     /// `$CANVASC_CONFIG`, else `./canvasc.toml` when present, else the environment alone.
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// A run header `NAME=VALUE` (RAGFlow's `custom_header`), sent to MCP servers; repeatable.
+    #[arg(long = "custom-header", value_name = "NAME=VALUE")]
+    pub custom_header: Vec<String>,
     /// Seed Python's `random` (which Message alternative is picked) for reproducible runs.
     #[arg(long)]
     pub seed: Option<u64>,
     /// `sys.user_id`.
     #[arg(long)]
     pub user_id: Option<String>,
+    /// `sys.chat_template_kwargs` as JSON (e.g. `{"enable_thinking": false}`): sent with LLM
+    /// requests to servers that read it (vLLM, SGLang).
+    #[arg(long)]
+    pub chat_template_kwargs: Option<String>,
 }
 
 pub(crate) fn fail(message: String) -> ExitCode {
@@ -96,6 +105,16 @@ pub fn prepare(args: &Args) -> Result<Prepared, String> {
             Arc::new(OpenAiProvider::new(services.http.clone(), config))
         }
     });
+    services.mcp = Arc::new(McpRegistry::load(args.config.as_deref()).map_err(|e| e.to_string())?);
+    services.custom_header = args
+        .custom_header
+        .iter()
+        .map(|h| match h.split_once('=') {
+            Some((n, v)) if !n.trim().is_empty() => Ok((n.trim().to_string(), v.to_string())),
+            _ => Err(format!("--custom-header `{h}` is not NAME=VALUE")),
+        })
+        .collect::<Result<Vec<_>, _>>()?
+        .into();
     let saved = match &args.state {
         Some(p) if p.exists() => match read_json(p, "the state file")? {
             Json::Object(m) => Some(m),
@@ -114,7 +133,13 @@ pub fn prepare(args: &Args) -> Result<Prepared, String> {
             user_id: args.user_id.clone().map(Json::String),
             files: Vec::new(),
             inputs: Some(inputs.unwrap_or_else(|| Json::Object(Map::new()))),
-            chat_template_kwargs: None,
+            chat_template_kwargs: match &args.chat_template_kwargs {
+                None => None,
+                Some(text) => Some(
+                    serde_json::from_str(text)
+                        .map_err(|e| format!("--chat-template-kwargs is not JSON: {e}"))?,
+                ),
+            },
             webhook_payload: None,
         },
         services,

@@ -9,8 +9,10 @@ pub mod binding;
 pub mod components;
 mod error;
 pub mod events;
+pub mod http;
 pub mod interp;
 pub mod llm;
+pub mod mcp;
 pub mod persist;
 pub mod random;
 pub mod render;
@@ -112,17 +114,21 @@ impl Settings {
     }
 }
 
-/// Services components call: the model provider, HTTP, settings.
+/// Services components call: the model provider, HTTP, MCP servers, settings.
 #[derive(Clone)]
 pub struct Services {
     pub llm: Option<Arc<dyn llm::ChatProvider>>,
     pub http: reqwest::Client,
+    /// The MCP servers Agents may name in `mcp`.
+    pub mcp: Arc<mcp::Registry>,
+    /// The run's `custom_header` (HTTP API): sent to MCP servers, never stored.
+    pub custom_header: Arc<[(String, String)]>,
     pub settings: Settings,
 }
 
 /// One HTTP client per process (connection pools and TLS set-up are shared), built on first use.
 static HTTP: std::sync::LazyLock<reqwest::Client> = std::sync::LazyLock::new(|| {
-    reqwest::Client::builder()
+    http::client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
         .unwrap_or_default()
@@ -133,6 +139,8 @@ impl Default for Services {
         Services {
             llm: None,
             http: HTTP.clone(),
+            mcp: Arc::default(),
+            custom_header: Arc::new([]),
             settings: Settings::from_env(),
         }
     }

@@ -13,6 +13,7 @@ use crate::exec::binding::Resolve;
 use crate::exec::events::InputKeys;
 use crate::exec::llm::bundle::{Bundle, ToolSession, Tools};
 use crate::exec::llm::{json_repair, prompts, ChatMessage};
+use crate::exec::mcp::McpSession;
 use crate::exec::meta::Target;
 use crate::exec::{NodeCx, RunError, Shared};
 use crate::frontend::catalog::tool_meta::tool_meta;
@@ -22,6 +23,7 @@ use crate::value::{py, Json, LazyStream, Map};
 use futures::future::BoxFuture;
 use futures::StreamExt;
 use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// An Agent's parameters, as a canvas node or as a tool of another Agent.
@@ -29,8 +31,8 @@ use std::sync::Arc;
 pub struct Spec {
     pub llm: Llm,
     pub tools: Arc<[Tool]>,
-    /// `mcp`: servers whose tools the model may call.
-    pub mcp: Vec<Json>,
+    /// The tools of the MCP servers `mcp` names, numbered after `tools`.
+    pub mcp: Arc<[McpTool]>,
     pub max_rounds: usize,
     /// `description` (the function description when used as a tool).
     pub description: String,
@@ -74,11 +76,8 @@ impl Spec {
             .map(str::to_string);
         Spec {
             llm: Llm::from_params(p),
+            mcp: mcp_tools(p.get("mcp"), tools.len()).into(),
             tools: tools.into(),
-            mcp: match p.get("mcp") {
-                Some(Json::Array(m)) => m.clone(),
-                _ => Vec::new(),
-            },
             max_rounds: p
                 .get("max_rounds")
                 .and_then(Json::as_u64)
@@ -174,6 +173,47 @@ impl Tool {
     }
 }
 
+/// One tool of an MCP server, as the model sees it.
+#[derive(Clone, Debug)]
+pub struct McpTool {
+    /// `<tool name>_<index>`, continuing the component tools' numbering.
+    pub name: String,
+    /// The server's id (`mcp_id`).
+    pub server: String,
+    /// The name the server knows the tool by.
+    pub original: String,
+    /// `mcp_tool_metadata_to_openai_tool`: the server's description and input schema.
+    pub schema: Json,
+}
+
+/// The `mcp` parameter: `[{"mcp_id", "tools": {name: {name, description, inputSchema}}}]`.
+fn mcp_tools(mcp: Option<&Json>, first_index: usize) -> Vec<McpTool> {
+    let mut out = Vec::new();
+    for entry in mcp
+        .and_then(Json::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        let server = entry.get("mcp_id").map(py::str_of).unwrap_or_default();
+        let Some(tools) = entry.get("tools").and_then(Json::as_object) else {
+            continue;
+        };
+        for (original, meta) in tools {
+            let name = format!("{original}_{}", first_index + out.len());
+            let field = |k: &str| meta.get(k).cloned().unwrap_or(Json::Null);
+            out.push(McpTool {
+                schema: serde_json::json!({"type": "function", "function": {
+                    "name": name, "description": field("description"),
+                    "parameters": field("inputSchema")}}),
+                name,
+                server: server.clone(),
+                original: original.clone(),
+            });
+        }
+    }
+    out
+}
+
 /// `ToolParamBase.get_meta()`: name, description (the parameter's when set), and each
 /// parameter's type, description and enum.
 fn meta_schema(kind: Kind, function_name: &str, description: &str) -> Json {
@@ -266,31 +306,27 @@ fn run<'a>(
             Some(p) => Cow::Owned(spec.llm.with_prompts(vec![("user".into(), p)])),
             None => Cow::Borrowed(&spec.llm),
         };
-        let owner = &cx.meta().id;
         let mut bundle = llm.bundle(cx)?;
         bundle.max_rounds = spec.max_rounds;
-        if !spec.mcp.is_empty() {
-            let ids: Vec<String> = spec
-                .mcp
-                .iter()
-                .map(|m| m.get("mcp_id").map(py::str_of).unwrap_or_default())
-                .collect();
-            return Err(RunError::msg(format!(
-                "{owner}: MCP servers ({}) are not available: canvasc does not connect to MCP servers yet",
-                ids.join(", ")
-            )));
-        }
         if !spec.has_tools() {
             return llm_run(&llm, cx, &role, bundle, structured).await;
         }
         let prep = llm.prepare(cx, role.node)?;
         let schema = output_schema(structured.as_ref());
+        let servers = mcp_sessions(spec, cx)?;
         bundle.tools = Some(Tools {
-            schemas: spec.tools.iter().map(|t| t.schema.clone()).collect(),
+            schemas: spec
+                .tools
+                .iter()
+                .map(|t| t.schema.clone())
+                .chain(spec.mcp.iter().map(|t| t.schema.clone()))
+                .collect(),
             session: Arc::new(Session {
                 shared: Arc::clone(cx.shared),
                 node: cx.node,
                 tools: Arc::clone(&spec.tools),
+                mcp: Arc::clone(&spec.mcp),
+                servers,
             }),
         });
         if role.streams && schema.is_none() {
@@ -352,18 +388,52 @@ fn append_system(msg: &mut [ChatMessage], extra: &str) {
     }
 }
 
+/// One session per MCP server the Agent names. RAGFlow fails to load a canvas that names an
+/// unknown server; canvasc fails the Agent with what to configure.
+fn mcp_sessions(spec: &Spec, cx: &NodeCx<'_>) -> Result<BTreeMap<String, McpSession>, RunError> {
+    let services = &cx.shared.services;
+    let mut out = BTreeMap::new();
+    for tool in spec.mcp.iter() {
+        if out.contains_key(&tool.server) {
+            continue;
+        }
+        let Some(server) = services.mcp.get(&tool.server) else {
+            return Err(RunError::msg(format!(
+                "{}: parameter `mcp` names the MCP server `{}`, which is not configured: add a [mcp_servers.\"{}\"] section with its url to canvasc.toml",
+                cx.meta().id,
+                tool.server,
+                tool.server
+            )));
+        };
+        out.insert(
+            tool.server.clone(),
+            McpSession::new(server.clone(), &services.custom_header),
+        );
+    }
+    Ok(out)
+}
+
 /// The tools of one Agent (`LLMToolPluginCallSession`).
 struct Session {
     shared: Arc<Shared>,
     node: NodeId,
     tools: Arc<[Tool]>,
+    mcp: Arc<[McpTool]>,
+    /// Closed (dropped) with the session, when the Agent's answer is complete.
+    servers: BTreeMap<String, McpSession>,
 }
 
 impl ToolSession for Session {
     fn call(&self, name: String, args: Map<String, Json>) -> BoxFuture<'_, Result<Json, String>> {
         Box::pin(async move {
             let Some(tool) = self.tools.iter().find(|t| t.name == name) else {
-                return Err(format!("LLM tool {name} does not exist"));
+                let Some(tool) = self.mcp.iter().find(|t| t.name == name) else {
+                    return Err(format!("LLM tool {name} does not exist"));
+                };
+                let Some(server) = self.servers.get(&tool.server) else {
+                    return Err(format!("LLM tool {name} does not exist"));
+                };
+                return Ok(Json::String(server.call(&tool.original, args).await));
             };
             let Some(sub) = &tool.agent else {
                 return Ok(Json::String(format!(

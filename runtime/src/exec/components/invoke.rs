@@ -459,7 +459,7 @@ async fn attempt(
     if timeout.is_some_and(|t| t <= 0.0) {
         return Err(Failure::Invalid);
     }
-    let mut builder = reqwest::Client::builder()
+    let mut builder = crate::exec::http::client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .resolve(&target.hostname, SocketAddr::new(target.ip, 0));
     if let Some(t) = timeout {

@@ -406,9 +406,8 @@ pub(crate) mod testkit {
         let analysis = crate::frontend::analyze(&dsl.to_string()).expect("canvas loads");
         let program = Arc::new(Interpreter::from_analysis(&analysis));
         let services = Services {
-            llm: None,
-            http: reqwest::Client::new(),
             settings,
+            ..Services::default()
         };
         let rng = Arc::new(Mutex::new(PyRandom::seeded(0)));
         let map = analysis.document.dsl.clone();

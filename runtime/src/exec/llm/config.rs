@@ -236,6 +236,14 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+impl ConfigError {
+    /// The same error, naming the file it is in.
+    pub fn at(mut self, path: &Path) -> ConfigError {
+        self.path = Some(path.to_path_buf());
+        self
+    }
+}
+
 /// An llm_id the configuration cannot serve. The caller adds which component asked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LookupError {
@@ -347,6 +355,32 @@ struct RawModel {
 /// Environment lookup, injectable so tests need not touch the process environment.
 pub type EnvFn<'a> = &'a dyn Fn(&str) -> Option<String>;
 
+/// The configuration file's path and text: `explicit`, else `$CANVASC_CONFIG`, else
+/// `./canvasc.toml` when present; `None` when there is no file (environment variables alone).
+pub fn read_config_file(
+    explicit: Option<&Path>,
+    env: EnvFn<'_>,
+    cwd: &Path,
+) -> Result<Option<(PathBuf, String)>, ConfigError> {
+    let path = match explicit {
+        Some(p) => Some(p.to_path_buf()),
+        None => match env("CANVASC_CONFIG") {
+            Some(p) => Some(PathBuf::from(p)),
+            None => Some(cwd.join("canvasc.toml")).filter(|p| p.is_file()),
+        },
+    };
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(Some((path, text))),
+        Err(e) => Err(ConfigError {
+            path: Some(path),
+            message: format!("cannot read the configuration: {e}"),
+        }),
+    }
+}
+
 /// The process environment, with empty values treated as unset.
 pub fn process_env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
@@ -366,24 +400,10 @@ impl LlmConfig {
         env: EnvFn<'_>,
         cwd: &Path,
     ) -> Result<LlmConfig, ConfigError> {
-        let path = match explicit {
-            Some(p) => Some(p.to_path_buf()),
-            None => match env("CANVASC_CONFIG") {
-                Some(p) => Some(PathBuf::from(p)),
-                None => Some(cwd.join("canvasc.toml")).filter(|p| p.is_file()),
-            },
-        };
-        match path {
+        match read_config_file(explicit, env, cwd)? {
             None => Self::from_toml_str("", env),
-            Some(path) => {
-                let text = std::fs::read_to_string(&path).map_err(|e| ConfigError {
-                    path: Some(path.clone()),
-                    message: format!("cannot read the LLM configuration: {e}"),
-                })?;
-                let mut config = Self::from_toml_str(&text, env).map_err(|mut e| {
-                    e.path = Some(path.clone());
-                    e
-                })?;
+            Some((path, text)) => {
+                let mut config = Self::from_toml_str(&text, env).map_err(|e| e.at(&path))?;
                 config.source = Some(path);
                 Ok(config)
             }
