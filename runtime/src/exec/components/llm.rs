@@ -468,14 +468,33 @@ impl Role {
     }
 }
 
+/// `_get_chat_template_kwargs`: `sys.chat_template_kwargs` when it is an object, or a string
+/// that reads as one; anything else is ignored.
+fn chat_template_kwargs(cx: &NodeCx<'_>) -> Option<Map<String, Json>> {
+    let value = cx
+        .state()
+        .globals
+        .get("sys.chat_template_kwargs")
+        .cloned()?;
+    match value {
+        Json::Object(m) => Some(m),
+        Json::String(s) => match json_repair::loads(&s) {
+            Json::Object(m) => Some(m),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The LLM body (an Agent without tools), reporting to `role`.
 pub async fn llm_run(
     llm: &Llm,
     cx: &NodeCx<'_>,
     role: &Role,
-    bundle: Bundle,
+    mut bundle: Bundle,
     structured: Option<Json>,
 ) -> Result<Outcome, RunError> {
+    bundle.chat_template_kwargs = chat_template_kwargs(cx);
     let prep = llm.prepare(cx, role.node)?;
     let structured = structured.filter(|s| {
         s.get("properties")

@@ -18,9 +18,33 @@ use futures::StreamExt;
 use regex::Regex;
 use std::sync::{Arc, LazyLock};
 
-/// `LENGTH_NOTIFICATION_EN`: appended when the provider stopped at its length limit.
+/// `LENGTH_NOTIFICATION_EN` / `_CN`: appended when the provider stopped at its length limit.
 const LENGTH_NOTIFICATION_EN: &str =
     "...\nThe answer is truncated by your chosen LLM due to its limitation on context length.";
+const LENGTH_NOTIFICATION_CN: &str =
+    "······\n由于大模型的上下文窗口大小限制，回答已经被大模型截断。";
+
+/// `_length_stop(ans)`. It tests `is_chinese([ans])`: the loop over a one-item list compares
+/// the whole answer with `"\u4e00" <= ch <= "\u9fff"`, so an answer that sorts between the
+/// two (one starting with a CJK ideograph) counts as Chinese.
+fn length_stop(ans: &str) -> &'static str {
+    if ("\u{4e00}"..="\u{9fff}").contains(&ans) {
+        LENGTH_NOTIFICATION_CN
+    } else {
+        LENGTH_NOTIFICATION_EN
+    }
+}
+
+/// `async_chat_streamly`'s test of one streamed piece: `is_chinese(piece)`, more than a fifth
+/// of its characters CJK ideographs.
+fn piece_is_chinese(piece: &str) -> bool {
+    let n = piece.chars().count();
+    let cjk = piece
+        .chars()
+        .filter(|c| ('\u{4e00}'..='\u{9fff}').contains(c))
+        .count();
+    n > 0 && cjk as f64 / n as f64 > 0.2
+}
 
 /// What a tool call comes to when the model calls a tool none was bound for (RAGFlow has no
 /// tool session then).
@@ -52,6 +76,7 @@ pub struct Bundle {
     /// The model's context length (`max_length`; 8192 when the configuration has none).
     pub max_length: u64,
     pub tools: Option<Tools>,
+    pub chat_template_kwargs: Option<Map<String, Json>>,
 }
 
 /// What one call used, as `Base` leaves it in `last_usage` and returns as its total.
@@ -80,6 +105,7 @@ impl Bundle {
             max_rounds: 5,
             max_length: if max_length == 0 { 8192 } else { max_length },
             tools: None,
+            chat_template_kwargs: None,
         })
     }
 
@@ -99,6 +125,7 @@ impl Bundle {
             gen_conf,
             max_retries: self.max_retries,
             retry_delay: self.retry_delay,
+            chat_template_kwargs: self.chat_template_kwargs.clone(),
         }
     }
 
@@ -150,7 +177,7 @@ impl Bundle {
                 }
                 let mut ans = py::strip(&r.content).to_string();
                 if r.finish_reason.as_deref() == Some("length") {
-                    ans.push_str(LENGTH_NOTIFICATION_EN);
+                    ans.push_str(length_stop(&ans));
                 }
                 let total = r.usage.map_or(0, |u| u.total_tokens);
                 (ans, Spent { split, total })
@@ -180,8 +207,7 @@ impl Bundle {
             if r.tool_calls.is_empty() {
                 ans.push_str(&with_think(&r));
                 if r.finish_reason.as_deref() == Some("length") {
-                    // `_length_stop` tests `is_chinese([ans])`: a one-item list, never Chinese.
-                    ans.push_str(LENGTH_NOTIFICATION_EN);
+                    ans.push_str(length_stop(&ans));
                 }
                 return (ans, spent_of(agg));
             }
@@ -221,22 +247,45 @@ impl Bundle {
                 None => {
                     let mut tagger = ThinkTagger::default();
                     let mut s = this.provider.chat_stream(this.request(history, &gen_conf));
+                    // One piece held back: the notice of a truncated answer joins the piece of
+                    // the chunk that said so, as RAGFlow appends it to that chunk's text.
+                    let mut held: Option<String> = None;
                     while let Some(item) = s.next().await {
                         match item {
                             Ok(Delta::Usage(_)) | Ok(Delta::ToolCall(_)) => {}
+                            Ok(Delta::Truncated { bare }) => {
+                                let piece = if bare { String::new() } else { held.take().unwrap_or_default() };
+                                if let Some(h) = held.take() {
+                                    yield h;
+                                }
+                                let notice = if piece_is_chinese(&piece) {
+                                    LENGTH_NOTIFICATION_CN
+                                } else {
+                                    LENGTH_NOTIFICATION_EN
+                                };
+                                yield piece + notice;
+                            }
                             Ok(d) => {
                                 if let Delta::Content(c) = &d {
                                     total += num_tokens(Some(c)) as u64;
                                 }
                                 if let Some(t) = tagger.text(&d) {
-                                    yield strip_tool_calls(t);
+                                    if let Some(h) = held.replace(strip_tool_calls(t)) {
+                                        yield h;
+                                    }
                                 }
                             }
                             Err(e) => {
+                                if let Some(h) = held.take() {
+                                    yield h;
+                                }
                                 yield e.to_string();
                                 break;
                             }
                         }
+                    }
+                    if let Some(h) = held.take() {
+                        yield h;
                     }
                     this.report(Spent { split: TokenUsage::default(), total });
                 }
@@ -258,6 +307,7 @@ impl Bundle {
                             match item {
                                 Ok(Delta::ToolCall(c)) => calls.push(c),
                                 Ok(Delta::Usage(u)) => usage = Some(u).filter(|u| u.total_tokens > 0),
+                                Ok(Delta::Truncated { .. }) => yield length_stop("").to_string(),
                                 Ok(d) => {
                                     if let Delta::Content(c) = &d {
                                         answer.push_str(c);
@@ -436,5 +486,17 @@ mod tests {
             strip_tool_calls("a<tool_call>{\n}</tool_call>b<tool_call>x</tool_call>"),
             "ab"
         );
+    }
+
+    #[test]
+    fn truncation_notices_follow_ragflows_language_tests() {
+        // `is_chinese([ans])`: the whole answer compared with the ideograph range.
+        assert_eq!(length_stop(""), LENGTH_NOTIFICATION_EN);
+        assert_eq!(length_stop("Hello 你好"), LENGTH_NOTIFICATION_EN);
+        assert_eq!(length_stop("你好, hello world"), LENGTH_NOTIFICATION_CN);
+        // `is_chinese(piece)`: more than a fifth of the characters.
+        assert!(piece_is_chinese("ab你"));
+        assert!(!piece_is_chinese("abcde你"));
+        assert!(!piece_is_chinese(""));
     }
 }

@@ -64,6 +64,9 @@ pub struct ChatRequest {
     /// Base delay in seconds before a retry (the component's `delay_after_error`); `None`: the
     /// provider's default.
     pub retry_delay: Option<f64>,
+    /// `sys.chat_template_kwargs` (the run's, for LLM components): sent as the request field
+    /// vLLM and SGLang read (`enable_thinking`, …).
+    pub chat_template_kwargs: Option<Map<String, Json>>,
 }
 
 impl ChatRequest {
@@ -116,6 +119,11 @@ pub enum Delta {
     /// A complete tool call (streamed fragments are assembled by the client).
     ToolCall(ToolCall),
     Usage(TokenUsage),
+    /// The provider stopped at its output limit (`finish_reason == "length"`), after the
+    /// content of the chunk that said so; `true` when that chunk carried no content.
+    Truncated {
+        bare: bool,
+    },
 }
 
 /// Why a call failed.

@@ -5,8 +5,9 @@
 //!
 //! Where RAGFlow's behaviour is an accident of its stack, this client is deliberate instead:
 //! it retries 429, 5xx and connection failures (the OpenAI SDK under RAGFlow retries those
-//! too) with a deterministic exponential backoff (`retry_delay · 2^attempt`, capped) instead of
-//! `base_delay · uniform(10, 150)`; and it never retries a stream that has already yielded
+//! too) with a jittered exponential backoff (`retry_delay · 2^attempt · uniform(0.5, 1)`, never
+//! shorter than the server's `Retry-After`, capped) instead of `base_delay · uniform(10, 150)`;
+//! and it never retries a stream that has already yielded
 //! something (RAGFlow re-streams the answer from the start), so a stream broken mid-answer is
 //! an error, not duplicated text.
 //!
@@ -42,13 +43,20 @@ struct Inner {
 struct Failure {
     message: String,
     retryable: bool,
+    /// The server's `Retry-After`, in seconds.
+    retry_after: Option<Duration>,
 }
 
 impl Failure {
     fn connection(e: reqwest::Error) -> Self {
+        Self::transient(format!("Connection error: {}", error_chain(e)))
+    }
+
+    fn transient(message: String) -> Self {
         Failure {
-            message: format!("Connection error: {}", error_chain(e)),
+            message,
             retryable: true,
+            retry_after: None,
         }
     }
 
@@ -56,6 +64,7 @@ impl Failure {
         Failure {
             message: format!("Request timed out after {:.1}s.", limit.as_secs_f64()),
             retryable: false,
+            retry_after: None,
         }
     }
 
@@ -63,6 +72,7 @@ impl Failure {
         Failure {
             message,
             retryable: false,
+            retry_after: None,
         }
     }
 }
@@ -129,13 +139,18 @@ impl Inner {
         request.max_retries.unwrap_or(self.options().max_retries)
     }
 
-    /// The wait before retry number `attempt + 1`.
-    fn delay(&self, request: &ChatRequest, attempt: u32) -> Duration {
+    /// The wait before retry number `attempt + 1`: jittered so clients that failed together
+    /// do not retry together, and at least what the server asked for.
+    fn delay(&self, request: &ChatRequest, attempt: u32, failure: &Failure) -> Duration {
         let base = request
             .retry_delay
             .and_then(|s| Duration::try_from_secs_f64(s).ok())
             .unwrap_or(self.options().retry_delay);
-        base.saturating_mul(1u32 << attempt.min(20))
+        let backoff = base
+            .saturating_mul(1u32 << attempt.min(20))
+            .mul_f64(rand::Rng::gen_range(&mut rand::thread_rng(), 0.5..=1.0));
+        backoff
+            .max(failure.retry_after.unwrap_or_default())
             .min(self.options().max_retry_delay)
     }
 
@@ -162,10 +177,18 @@ impl Inner {
         if status.is_success() {
             return Ok(resp);
         }
+        // Seconds only: the HTTP-date form is rare from model servers.
+        let retry_after = resp
+            .headers()
+            .get(reqwest::header::RETRY_AFTER)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .and_then(|s| Duration::try_from_secs_f64(s).ok());
         let body = resp.text().await.unwrap_or_default();
         Err(Failure {
             message: status_message(status, &body),
             retryable: status.as_u16() == 429 || status.is_server_error(),
+            retry_after,
         })
     }
 
@@ -210,7 +233,7 @@ impl Inner {
                     failure.message,
                 ));
             }
-            tokio::time::sleep(self.delay(&request, attempt)).await;
+            tokio::time::sleep(self.delay(&request, attempt, &failure)).await;
             attempt += 1;
         }
     }
@@ -289,19 +312,13 @@ impl ChatProvider for OpenAiProvider {
                             let next = match next {
                                 Err(_) => Err(Failure::timeout(opts.timeout)),
                                 Ok(None) if asm.finished => Ok(None),
-                                Ok(None) => Err(Failure {
-                                    message: BROKEN_STREAM.into(),
-                                    retryable: true,
-                                }),
-                                Ok(Some(Err(e))) => Err(Failure {
-                                    message: match e {
-                                        eventsource_stream::EventStreamError::Transport(e) => {
-                                            format!("{BROKEN_STREAM}: {}", error_chain(e))
-                                        }
-                                        other => format!("{BROKEN_STREAM}: {other}"),
-                                    },
-                                    retryable: true,
-                                }),
+                                Ok(None) => Err(Failure::transient(BROKEN_STREAM.into())),
+                                Ok(Some(Err(e))) => Err(Failure::transient(match e {
+                                    eventsource_stream::EventStreamError::Transport(e) => {
+                                        format!("{BROKEN_STREAM}: {}", error_chain(e))
+                                    }
+                                    other => format!("{BROKEN_STREAM}: {other}"),
+                                })),
                                 Ok(Some(Ok(event))) if event.data.trim() == "[DONE]" => Ok(None),
                                 Ok(Some(Ok(event))) => Ok(Some(event)),
                             };
@@ -359,7 +376,7 @@ impl ChatProvider for OpenAiProvider {
                             yield Err(LlmError::new(code, f.message));
                             return;
                         }
-                        tokio::time::sleep(inner.delay(&request, attempt)).await;
+                        tokio::time::sleep(inner.delay(&request, attempt, &f)).await;
                         attempt += 1;
                     }
                 }
@@ -406,4 +423,33 @@ fn by_lines<E>(
         };
         futures::stream::iter(pieces)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_is_jittered_doubled_capped_and_honours_retry_after() {
+        let mut config = LlmConfig::single("http://127.0.0.1:9", None);
+        config.client.max_retry_delay = Duration::from_secs(5);
+        let http = crate::exec::http::client_builder().build().expect("client");
+        let p = OpenAiProvider::new(http, config);
+        let request = ChatRequest {
+            retry_delay: Some(1.0),
+            ..ChatRequest::default()
+        };
+        let plain = Failure::transient("x".into());
+        for attempt in 0..2 {
+            let d = p.inner.delay(&request, attempt, &plain).as_secs_f64();
+            let full = f64::from(1u32 << attempt);
+            assert!((full / 2.0..=full).contains(&d), "{attempt}: {d}");
+        }
+        assert_eq!(p.inner.delay(&request, 10, &plain), Duration::from_secs(5));
+        let asked = Failure {
+            retry_after: Some(Duration::from_secs(3)),
+            ..Failure::transient("429".into())
+        };
+        assert!(p.inner.delay(&request, 0, &asked) >= Duration::from_secs(3));
+    }
 }

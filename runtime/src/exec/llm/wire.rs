@@ -63,6 +63,9 @@ pub(crate) fn request_body(
         let on = lower.contains("-preview") || lower.contains("2.4t-a95b");
         body.insert("enable_thinking".into(), Json::Bool(on));
     }
+    if let Some(kwargs) = &request.chat_template_kwargs {
+        body.insert("chat_template_kwargs".into(), Json::Object(kwargs.clone()));
+    }
     if stream {
         body.insert("stream".into(), Json::Bool(true));
         if stream_usage {
@@ -299,8 +302,12 @@ impl Assembler {
             if let Some(r) = reasoning {
                 out.push(Delta::Reasoning(r.to_string()));
             }
+            let bare = content.is_none();
             if let Some(c) = content {
                 out.push(Delta::Content(c));
+            }
+            if choice.finish_reason.as_deref() == Some("length") {
+                out.push(Delta::Truncated { bare });
             }
             if choice.finish_reason.is_some() {
                 self.finished = true;
@@ -434,6 +441,42 @@ mod tests {
             ]
         );
         assert!(a.finished);
+    }
+
+    #[test]
+    fn chat_template_kwargs_travel_in_the_body() {
+        let ep = LlmConfig::single("http://h:1", None)
+            .resolve("m")
+            .expect("ok");
+        let kwargs = json!({"enable_thinking": false});
+        let req = ChatRequest {
+            chat_template_kwargs: kwargs.as_object().cloned(),
+            ..ChatRequest::default()
+        };
+        let (body, _) = request_body(&ep, &req, false, false);
+        assert_eq!(body["chat_template_kwargs"], kwargs);
+        let (body, _) = request_body(&ep, &ChatRequest::default(), false, false);
+        assert!(body.get("chat_template_kwargs").is_none());
+    }
+
+    #[test]
+    fn a_length_stop_follows_its_chunks_content() {
+        let mut a = Assembler::default();
+        let mut out = Vec::new();
+        for c in [
+            json!({"choices": [{"delta": {"content": "cut"}, "finish_reason": "length"}]}),
+            json!({"choices": [{"delta": {}, "finish_reason": "length"}]}),
+        ] {
+            a.push(chunk(c), &mut out);
+        }
+        assert_eq!(
+            out,
+            vec![
+                Delta::Content("cut".into()),
+                Delta::Truncated { bare: false },
+                Delta::Truncated { bare: true },
+            ]
+        );
     }
 
     #[test]
