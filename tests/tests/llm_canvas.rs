@@ -1,6 +1,6 @@
 //! LLM components over the real client path: canvases run against the scripted
 //! OpenAI-compatible server on 127.0.0.1 (429 then success, a stream broken mid-answer,
-//! cancellation mid-stream). The event-stream goldens of the same components, derived from
+//! cancellation mid-stream, images for a vision model). The event-stream goldens of the same components, derived from
 //! RAGFlow's engine, are in `tests/golden/` (`llm-*`, `categorize-*`, `agent-*`).
 
 use canvasc_runtime::exec::events::Event;
@@ -17,6 +17,12 @@ use std::time::Duration;
 
 /// A session of `fixture` whose LLM gets `params` merged into its parameters.
 fn session(fixture: &str, server: &ScriptedServer, params: Json) -> Session<Interpreter> {
+    let mut config = LlmConfig::single(&server.base_url(), Some("sk-test"));
+    config.client.timeout = Duration::from_secs(20);
+    session_with(fixture, config, params)
+}
+
+fn session_with(fixture: &str, config: LlmConfig, params: Json) -> Session<Interpreter> {
     let path = workspace_root().join("fixtures/valid").join(fixture);
     let text = std::fs::read_to_string(&path).expect("fixture exists");
     let mut dsl: Json = serde_json::from_str(&text).expect("fixture is JSON");
@@ -28,8 +34,6 @@ fn session(fixture: &str, server: &ScriptedServer, params: Json) -> Session<Inte
     }
     let analysis = canvasc_runtime::frontend::analyze(&dsl.to_string()).expect("fixture loads");
     let program = Arc::new(Interpreter::from_analysis(&analysis));
-    let mut config = LlmConfig::single(&server.base_url(), Some("sk-test"));
-    config.client.timeout = Duration::from_secs(20);
     let services = Services {
         llm: Some(Arc::new(OpenAiProvider::new(
             Services::default().http,
@@ -147,4 +151,50 @@ async fn cancel_mid_stream_stops_the_answer_and_the_request() {
         server.wait_for_disconnects(1, Duration::from_secs(5)).await,
         "the HTTP request was dropped"
     );
+}
+
+#[tokio::test]
+async fn images_go_to_a_vision_model_as_a_cv_request() {
+    let server = ScriptedServer::from_json(&json!({"responses": [
+        {"match": "Question:", "content": "A red square.", "times": -1}
+    ]}))
+    .expect("script");
+    let image = "data:image/png;base64,iVBORw0KGgo=";
+    let turn = || RunInput {
+        files: vec![json!(image)],
+        ..query("What is in the picture?")
+    };
+    let text = |vision: bool| {
+        format!(
+            "[[models]]\nid = \"scripted-chat\"\nbase_url = \"{}\"\nvision = {vision}\n",
+            server.base_url()
+        )
+    };
+    for vision in [true, false] {
+        server.clear_requests();
+        let config = LlmConfig::from_toml_str(&text(vision), &|_| None).expect("config");
+        let s = session_with("llm-think-stream.json", config, json!({}));
+        let mut events: Vec<Json> = Vec::new();
+        let outcome = s.run(turn(), &mut events).await;
+        assert!(matches!(outcome, RunOutcome::Finished), "{outcome:?}");
+        assert_eq!(message_text(&events), "A red square.");
+        let requests = server.requests();
+        let body = &requests[0].body;
+        let user = &body["messages"][1];
+        if vision {
+            // RAGFlow's CV model: the image joins the first user message; no settings.
+            assert_eq!(
+                user["content"][1],
+                json!({"type": "image_url", "image_url": {"url": image}})
+            );
+            assert!(user["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("Question:"));
+            assert!(body.get("temperature").is_none(), "{body}");
+        } else {
+            assert!(user["content"].is_string(), "{body}");
+            assert!(body.get("temperature").is_some(), "{body}");
+        }
+    }
 }

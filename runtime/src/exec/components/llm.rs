@@ -45,6 +45,9 @@ pub struct Prepared {
     pub msg: Vec<ChatMessage>,
     /// The user-defined tagged sections, lower-case tag → text.
     pub user_defined: Vec<(String, String)>,
+    /// `self.imgs`: the `data:image/` URLs of `visual_files_var`, the arguments and `sys.files`,
+    /// each once, for an image-to-text model.
+    pub images: Vec<String>,
 }
 
 /// Python `float(v)` of a numeric parameter (0 when it is not a number).
@@ -161,9 +164,11 @@ impl Llm {
     /// `_prepare_prompt_variables`. `record` stores each argument as the node's input value
     /// (a sub-agent keeps its inputs to itself).
     pub fn prepare(&self, cx: &NodeCx<'_>, record: bool) -> Result<Prepared, RunError> {
+        let mut images = Vec::new();
         if let Some(var) = &self.visual_files_var {
-            // Images are collected for vision models; the value must resolve either way.
-            cx.value(var)?;
+            if let Val::Json(v) = cx.value(var)? {
+                extract_data_images(&v, &mut images);
+            }
         }
         let mut args: Vec<(String, Json)> = Vec::new();
         for e in elements_of(cx, &self.elements)? {
@@ -171,6 +176,7 @@ impl Llm {
                 Val::Json(j) => j.clone(),
                 Val::Stream(_) => Json::String("<stream>".into()),
             };
+            extract_data_images(&raw, &mut images);
             let arg = match remove_data_images(&raw) {
                 None | Some(Json::Null) => String::new(),
                 Some(Json::String(s)) => s,
@@ -184,7 +190,10 @@ impl Llm {
                 None => args.push((e.exp.to_string(), Json::String(arg))),
             }
         }
-        let file_texts = self.sys_file_texts(cx);
+        let (file_texts, file_images) = self.sys_files(cx);
+        images.extend(file_images);
+        let mut seen = std::collections::HashSet::new();
+        images.retain(|i| seen.insert(i.clone()));
         let (history, mut msg) = {
             let s = cx.state();
             let mut h = s.get_history(self.history_window);
@@ -227,26 +236,27 @@ impl Llm {
             sys_prompt,
             msg,
             user_defined,
+            images,
         })
     }
 
-    /// `_collect_sys_files`: the text attachments, unless a prompt places `{sys.files}` itself.
-    fn sys_file_texts(&self, cx: &NodeCx<'_>) -> Vec<String> {
+    /// `_collect_sys_files`: the text attachments and the images, unless a prompt places
+    /// `{sys.files}` itself.
+    fn sys_files(&self, cx: &NodeCx<'_>) -> (Vec<String>, Vec<String>) {
         let explicit = self.sys_prompt.contains("{sys.files}")
             || self.prompts.iter().any(|(_, c)| c.contains("{sys.files}"));
         if explicit {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         }
         let s = cx.state();
         let Some(Json::Array(files)) = s.globals.get("sys.files") else {
-            return Vec::new();
+            return (Vec::new(), Vec::new());
         };
         files
             .iter()
             .filter_map(Json::as_str)
-            .filter(|f| !f.starts_with("data:image/"))
             .map(str::to_string)
-            .collect()
+            .partition(|f| !f.starts_with("data:image/"))
     }
 
     /// The references as dependencies of the node.
@@ -336,7 +346,7 @@ fn remove_data_images(v: &Json) -> Option<Json> {
                 .get("type")
                 .and_then(Json::as_str)
                 .is_some_and(|t| matches!(t, "image_url" | "input_image" | "image"));
-            if typed && has_data_image(v) {
+            if typed && !data_images(v).is_empty() {
                 return None;
             }
             Some(Json::Object(
@@ -350,17 +360,29 @@ fn remove_data_images(v: &Json) -> Option<Json> {
     }
 }
 
-/// Whether `_extract_data_images` finds any image in the value.
-fn has_data_image(v: &Json) -> bool {
+/// `_extract_data_images`: every `data:image/` string in the value (stripped), in order; a
+/// dict with `content` is searched there only.
+fn extract_data_images(v: &Json, out: &mut Vec<String>) {
     match v {
-        Json::String(s) => py::strip(s).starts_with("data:image/"),
-        Json::Array(items) => items.iter().any(has_data_image),
+        Json::String(s) => {
+            let s = py::strip(s);
+            if s.starts_with("data:image/") {
+                out.push(s.to_string());
+            }
+        }
+        Json::Array(items) => items.iter().for_each(|i| extract_data_images(i, out)),
         Json::Object(m) => match m.get("content") {
-            Some(c) => has_data_image(c),
-            None => m.values().any(has_data_image),
+            Some(c) => extract_data_images(c, out),
+            None => m.values().for_each(|i| extract_data_images(i, out)),
         },
-        _ => false,
+        _ => {}
     }
+}
+
+fn data_images(v: &Json) -> Vec<String> {
+    let mut out = Vec::new();
+    extract_data_images(v, &mut out);
+    out
 }
 
 /// `get_exception_default_value()` when truthy.
@@ -496,6 +518,11 @@ pub async fn llm_run(
 ) -> Result<Outcome, RunError> {
     bundle.chat_template_kwargs = chat_template_kwargs(cx);
     let prep = llm.prepare(cx, role.node)?;
+    // With images RAGFlow calls the model as image-to-text when it is one; canvasc sends a
+    // chat-only model the text alone.
+    if !prep.images.is_empty() && bundle.is_vision() {
+        bundle.images = prep.images.clone();
+    }
     let structured = structured.filter(|s| {
         s.get("properties")
             .and_then(Json::as_object)

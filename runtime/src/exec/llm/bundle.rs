@@ -35,6 +35,19 @@ fn length_stop(ans: &str) -> &'static str {
     }
 }
 
+/// A CV model's notices on a truncated streamed answer.
+const CV_LENGTH_NOTIFICATION_EN: &str = "...\nFor the content length reason, it stopped, continue?";
+const CV_LENGTH_NOTIFICATION_CN: &str = "······\n由于长度的原因，回答被截断了，要继续吗？";
+
+/// `is_english([piece])`: the piece, stripped, is made only of ASCII letters, digits,
+/// whitespace and common punctuation.
+fn is_english(piece: &str) -> bool {
+    static ENGLISH: LazyLock<Regex> =
+        LazyLock::new(|| Regex::new(r#"^[`a-zA-Z0-9\s.,':;/"?<>!()\-]+$"#).expect("valid pattern"));
+    let t = py::strip(piece);
+    !t.is_empty() && ENGLISH.is_match(t)
+}
+
 /// `async_chat_streamly`'s test of one streamed piece: `is_chinese(piece)`, more than a fifth
 /// of its characters CJK ideographs.
 fn piece_is_chinese(piece: &str) -> bool {
@@ -77,6 +90,9 @@ pub struct Bundle {
     pub max_length: u64,
     pub tools: Option<Tools>,
     pub chat_template_kwargs: Option<Map<String, Json>>,
+    /// The prompt's images, set only for an image-to-text model: the calls are then a CV
+    /// model's (`rag/llm/cv_model.py`).
+    pub images: Vec<String>,
 }
 
 /// What one call used, as `Base` leaves it in `last_usage` and returns as its total.
@@ -106,6 +122,7 @@ impl Bundle {
             max_length: if max_length == 0 { 8192 } else { max_length },
             tools: None,
             chat_template_kwargs: None,
+            images: Vec::new(),
         })
     }
 
@@ -123,9 +140,15 @@ impl Bundle {
             messages,
             tools: Vec::new(),
             gen_conf,
-            max_retries: self.max_retries,
+            // A CV model makes one attempt.
+            max_retries: if self.images.is_empty() {
+                self.max_retries
+            } else {
+                Some(0)
+            },
             retry_delay: self.retry_delay,
             chat_template_kwargs: self.chat_template_kwargs.clone(),
+            images: self.images.clone(),
         }
     }
 
@@ -157,10 +180,33 @@ impl Bundle {
         // Chat models are tool-capable (`is_tools`), so RAGFlow answers through the tool loop
         // even with no tool bound: the text is not stripped and reasoning is wrapped.
         let history = with_system(system, history);
+        if !self.images.is_empty() {
+            return self.chat_vision(history).await;
+        }
         let (txt, spent) = self.chat_with_tools(history, gen_conf).await;
         let txt = strip_tool_calls(remove_reasoning(&txt));
         self.report(spent);
         txt
+    }
+
+    /// A CV model's `async_chat`: the stripped text, no notices, no reasoning.
+    async fn chat_vision(&self, history: Vec<ChatMessage>) -> String {
+        match self.provider.chat(self.request(history, &Map::new())).await {
+            Ok(r) => {
+                let total = r.usage.map_or(0, |u| u.total_tokens);
+                self.report(Spent {
+                    split: TokenUsage::default(),
+                    total,
+                });
+                py::strip(&r.content).to_string()
+            }
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// Whether the model is also image-to-text.
+    pub fn is_vision(&self) -> bool {
+        self.provider.is_vision(&self.llm_id)
     }
 
     /// `Base._async_chat`.
@@ -245,6 +291,8 @@ impl Bundle {
             let mut total = 0u64;
             match this.tools.clone() {
                 None => {
+                    let vision = !this.images.is_empty();
+                    let gen_conf = if vision { Map::new() } else { gen_conf };
                     let mut tagger = ThinkTagger::default();
                     let mut s = this.provider.chat_stream(this.request(history, &gen_conf));
                     // One piece held back: the notice of a truncated answer joins the piece of
@@ -253,6 +301,17 @@ impl Bundle {
                     while let Some(item) = s.next().await {
                         match item {
                             Ok(Delta::Usage(_)) | Ok(Delta::ToolCall(_)) => {}
+                            // A CV model skips chunks without content, reasoning included.
+                            Ok(Delta::Reasoning(_)) | Ok(Delta::Truncated { bare: true }) if vision => {}
+                            Ok(Delta::Truncated { .. }) if vision => {
+                                let piece = held.take().unwrap_or_default();
+                                let notice = if is_english(&piece) {
+                                    CV_LENGTH_NOTIFICATION_EN
+                                } else {
+                                    CV_LENGTH_NOTIFICATION_CN
+                                };
+                                yield piece + notice;
+                            }
                             Ok(Delta::Truncated { bare }) => {
                                 let piece = if bare { String::new() } else { held.take().unwrap_or_default() };
                                 if let Some(h) = held.take() {

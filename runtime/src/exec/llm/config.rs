@@ -19,6 +19,7 @@
 //! base_url = "http://gpu-box:8000/v1"
 //! model = "Qwen/Qwen2.5-7B-Instruct"    # the name sent on the wire (default: id)
 //! max_tokens = 32768         # context length (default 8192, as RAGFlow's LLMBundle)
+//! vision = true              # also image-to-text: a prompt's images are sent with it
 //! ```
 //!
 //! Lookup of `model@Factory`: a `[[models]]` entry with that id and factory (or whose id is the
@@ -133,6 +134,7 @@ struct Model {
     key: Key,
     model: Option<String>,
     max_tokens: Option<u64>,
+    vision: bool,
 }
 
 #[derive(Clone, PartialEq)]
@@ -193,6 +195,8 @@ pub struct Endpoint {
     pub api_key: Option<String>,
     /// The model's context length (RAGFlow's `max_tokens` / `LLMBundle.max_length`).
     pub max_tokens: u64,
+    /// Also an image-to-text model (RAGFlow's `image2text` type): images go with the prompt.
+    pub vision: bool,
     pub source: Source,
 }
 
@@ -213,6 +217,7 @@ impl fmt::Debug for Endpoint {
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
             .field("max_tokens", &self.max_tokens)
+            .field("vision", &self.vision)
             .field("source", &self.source)
             .finish()
     }
@@ -350,6 +355,8 @@ struct RawModel {
     api_key_env: Option<String>,
     model: Option<String>,
     max_tokens: Option<u64>,
+    #[serde(default)]
+    vision: bool,
 }
 
 /// Environment lookup, injectable so tests need not touch the process environment.
@@ -473,6 +480,7 @@ impl LlmConfig {
                 factory: m.factory,
                 model: m.model,
                 max_tokens: m.max_tokens,
+                vision: m.vision,
             });
         }
         let secs = |what: &str, v: Option<f64>, default: f64| -> Result<Duration, ConfigError> {
@@ -637,6 +645,7 @@ impl LlmConfig {
                 .and_then(|m| m.max_tokens)
                 .or_else(|| factory_section.and_then(|f| f.max_tokens))
                 .unwrap_or(DEFAULT_MAX_TOKENS),
+            vision: entry.is_some_and(|m| m.vision),
             source,
         })
     }

@@ -67,6 +67,9 @@ pub struct ChatRequest {
     /// `sys.chat_template_kwargs` (the run's, for LLM components): sent as the request field
     /// vLLM and SGLang read (`enable_thinking`, …).
     pub chat_template_kwargs: Option<Map<String, Json>>,
+    /// `data:image/…` URLs for an image-to-text model: they join the first user message, and
+    /// the request is a CV model's (no generation settings, no tools, no retries).
+    pub images: Vec<String>,
 }
 
 impl ChatRequest {
@@ -158,4 +161,9 @@ pub trait ChatProvider: Send + Sync {
     /// The context length of the model `llm_id` names (RAGFlow's `max_length`), or why no
     /// model answers to it.
     fn context_length(&self, llm_id: &str) -> Result<u64, LlmError>;
+
+    /// Whether `llm_id` is also an image-to-text model, so a prompt's images are sent.
+    fn is_vision(&self, _llm_id: &str) -> bool {
+        false
+    }
 }

@@ -387,6 +387,10 @@ impl ChatProvider for OpenAiProvider {
     fn context_length(&self, llm_id: &str) -> Result<u64, LlmError> {
         self.inner.endpoint(llm_id).map(|e| e.max_tokens)
     }
+
+    fn is_vision(&self, llm_id: &str) -> bool {
+        self.inner.endpoint(llm_id).is_ok_and(|e| e.vision)
+    }
 }
 
 fn is_event_stream(resp: &reqwest::Response) -> bool {

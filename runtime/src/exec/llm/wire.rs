@@ -39,6 +39,25 @@ pub(crate) fn request_body(
 ) -> (Json, Vec<(String, String)>) {
     let mut body = Map::new();
     body.insert("model".into(), Json::String(endpoint.model.clone()));
+    if !request.images.is_empty() {
+        // A CV model's request (`_form_history`): the images join the first user message;
+        // no generation settings, no tools.
+        let mut images = Some(&request.images);
+        let messages = request.messages.iter().map(|m| {
+            let mut j = message_json(m);
+            if m.role == "user" {
+                if let Some(imgs) = images.take() {
+                    j["content"] = image_prompt(m.content.as_deref().unwrap_or(""), imgs);
+                }
+            }
+            j
+        });
+        body.insert("messages".into(), Json::Array(messages.collect()));
+        if stream {
+            body.insert("stream".into(), Json::Bool(true));
+        }
+        return (Json::Object(body), Vec::new());
+    }
     body.insert(
         "messages".into(),
         Json::Array(request.messages.iter().map(message_json).collect()),
@@ -81,6 +100,17 @@ pub(crate) fn request_body(
             .or_insert_with(|| Json::String("auto".into()));
     }
     (Json::Object(body), headers)
+}
+
+/// `_image_prompt`: the text, then each image as an `image_url` part.
+fn image_prompt(text: &str, images: &[String]) -> Json {
+    let mut parts = vec![serde_json::json!({"type": "text", "text": text})];
+    parts.extend(
+        images
+            .iter()
+            .map(|url| serde_json::json!({"type": "image_url", "image_url": {"url": url}})),
+    );
+    Json::Array(parts)
 }
 
 fn message_json(m: &ChatMessage) -> Json {
@@ -457,6 +487,36 @@ mod tests {
         assert_eq!(body["chat_template_kwargs"], kwargs);
         let (body, _) = request_body(&ep, &ChatRequest::default(), false, false);
         assert!(body.get("chat_template_kwargs").is_none());
+    }
+
+    #[test]
+    fn images_join_the_first_user_message_of_a_cv_request() {
+        let ep = LlmConfig::single("http://h:1", None)
+            .resolve("m")
+            .expect("ok");
+        let mut gen_conf = Map::new();
+        gen_conf.insert("temperature".into(), json!(0.1));
+        let req = ChatRequest {
+            messages: vec![
+                ChatMessage::new("system", "s"),
+                ChatMessage::new("user", "what is this?"),
+                ChatMessage::new("user", "again"),
+            ],
+            gen_conf,
+            images: vec!["data:image/png;base64,AA".into()],
+            ..ChatRequest::default()
+        };
+        let (body, _) = request_body(&ep, &req, true, true);
+        assert_eq!(
+            body,
+            json!({"model": "m", "messages": [
+                {"role": "system", "content": "s"},
+                {"role": "user", "content": [
+                    {"type": "text", "text": "what is this?"},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA"}}]},
+                {"role": "user", "content": "again"}],
+                "stream": true})
+        );
     }
 
     #[test]
