@@ -89,6 +89,7 @@ pub struct Bundle {
     /// The model's context length (`max_length`; 8192 when the configuration has none).
     pub max_length: u64,
     pub tools: Option<Tools>,
+    /// `sys.chat_template_kwargs`, which only the LLM body passes on.
     pub chat_template_kwargs: Option<Map<String, Json>>,
     /// The prompt's images, set only for an image-to-text model: the calls are then a CV
     /// model's (`rag/llm/cv_model.py`).
