@@ -2,7 +2,10 @@
 //! engine, and printing the same normalised lines, so a golden stream from RAGFlow can be
 //! compared byte for byte with ours.
 
+use crate::scripted_server::ScriptedServer;
 use canvasc_runtime::exec::interp::Interpreter;
+use canvasc_runtime::exec::llm::config::LlmConfig;
+use canvasc_runtime::exec::llm::openai::OpenAiProvider;
 use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
 use canvasc_runtime::exec::mcp::{McpServer, Registry as McpRegistry};
 use canvasc_runtime::exec::random::PyRandom;
@@ -363,8 +366,34 @@ pub fn case_analysis(case: &Case) -> Result<Analysis, String> {
     analyze(&text).map_err(|e| e.to_string())
 }
 
-/// Run a case like the oracle with the program `make` gives for its canvas.
+/// Run a case like the oracle with the program `make` gives for its canvas, the script
+/// answering in-process.
 pub async fn run_case_on<P: Program>(case: &Case, make: impl Fn(&Analysis) -> Arc<P>) -> CaseRun {
+    run_case_with(case, make, Model::InProcess).await
+}
+
+/// Run a case interpreted with the script served by the scripted OpenAI-compatible server on
+/// 127.0.0.1, through the real HTTP client.
+pub async fn run_case_over_http(case: &Case) -> CaseRun {
+    run_case_with(
+        case,
+        |a| Arc::new(Interpreter::from_analysis(a)),
+        Model::OverHttp,
+    )
+    .await
+}
+
+/// Where the case's scripted model answers.
+enum Model {
+    InProcess,
+    OverHttp,
+}
+
+async fn run_case_with<P: Program>(
+    case: &Case,
+    make: impl Fn(&Analysis) -> Arc<P>,
+    model: Model,
+) -> CaseRun {
     let mut run = CaseRun::default();
     let lines = &mut run.lines;
     let analysis = match case_analysis(case) {
@@ -396,10 +425,22 @@ pub async fn run_case_on<P: Program>(case: &Case, make: impl Fn(&Analysis) -> Ar
         .and_then(|s| s.get("llm"))
         .cloned()
         .unwrap_or_else(|| serde_json::json!({}));
-    match Script::parse(&llm) {
-        Ok(script) => services.llm = Some(Arc::new(ScriptedProvider::new(script))),
+    let script = match Script::parse(&llm) {
+        Ok(script) => script,
         Err(e) => panic!("the case's LLM script is invalid: {e}"),
-    }
+    };
+    // Kept until the run ends.
+    let mut _server = None;
+    services.llm = Some(match model {
+        Model::InProcess => Arc::new(ScriptedProvider::new(script)),
+        Model::OverHttp => {
+            let server = ScriptedServer::start(script);
+            let config = LlmConfig::single(&server.base_url(), Some("sk-test"));
+            let provider = OpenAiProvider::new(services.http.clone(), config);
+            _server = Some(server);
+            Arc::new(provider)
+        }
+    });
     let rng = Arc::new(Mutex::new(PyRandom::seeded(0)));
     let mut session = Session::new(
         Arc::clone(&program),

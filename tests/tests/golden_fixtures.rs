@@ -2,7 +2,7 @@
 //! `tests/golden/README.md`): our interpreter must reproduce them line for line.
 
 use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_tests::reference::{first_difference, run_case, run_case_on};
+use canvasc_tests::reference::{first_difference, run_case, run_case_on, run_case_over_http};
 use canvasc_tests::{golden_cases, mcp_server, slow_server};
 use std::sync::Arc;
 
@@ -40,6 +40,13 @@ async fn fixture_goldens_match() {
         .lines;
         if let Some(diff) = first_difference(&expected, &bound) {
             failures.push(format!("{name} (bound): {diff}"));
+        }
+        // Model-driven cases again with the script served over HTTP to the real client.
+        if g.needs.iter().any(|n| n == "llm") {
+            let http = run_case_over_http(case).await.lines;
+            if let Some(diff) = first_difference(&expected, &http) {
+                failures.push(format!("{name} (over HTTP): {diff}"));
+            }
         }
     }
     assert!(

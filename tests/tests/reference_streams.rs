@@ -1,8 +1,9 @@
 //! Golden event streams from RAGFlow's own engine (`../shared/reference-streams`): our
-//! interpreter must reproduce them line for line after the oracle's normalisation.
+//! interpreter must reproduce them line for line after the oracle's normalisation, with the
+//! scripted model in-process and served over HTTP to the real client.
 
 use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_tests::reference::{first_difference, run_case, run_case_on};
+use canvasc_tests::reference::{first_difference, run_case, run_case_on, run_case_over_http};
 use canvasc_tests::{reference_cases, shared_dir};
 use std::sync::Arc;
 
@@ -65,6 +66,11 @@ async fn supported_reference_streams_match() {
         .lines;
         if let Some(diff) = first_difference(&expected, &bound) {
             failures.push(format!("{name} (bound): {diff}"));
+        }
+        // The same script served over HTTP: the real client path gives the same stream.
+        let http = run_case_over_http(&case).await.lines;
+        if let Some(diff) = first_difference(&expected, &http) {
+            failures.push(format!("{name} (over HTTP): {diff}"));
         }
     }
     assert_eq!(ran, SUPPORTED.len(), "every supported case is in INDEX.md");
