@@ -128,18 +128,23 @@ impl Golden {
     }
 }
 
+/// A JSON object's entries as text (strings as they are, other values as JSON).
+fn string_pairs(v: Option<&serde_json::Value>) -> Vec<(String, String)> {
+    v.and_then(serde_json::Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| {
+                    let text = v.as_str().map(str::to_string);
+                    (k.clone(), text.unwrap_or_else(|| v.to_string()))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// A case's `mcp_servers`: id → `{url, server_type, headers, variables}`.
 fn mcp_servers(records: Option<&serde_json::Value>) -> Vec<McpServer> {
     use serde_json::Value;
-    let strings = |v: Option<&Value>| -> Vec<(String, String)> {
-        v.and_then(Value::as_object)
-            .map(|m| {
-                m.iter()
-                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
     let Some(records) = records.and_then(Value::as_object) else {
         return Vec::new();
     };
@@ -157,8 +162,8 @@ fn mcp_servers(records: Option<&serde_json::Value>) -> Vec<McpServer> {
                 .and_then(Value::as_str)
                 .unwrap_or_default()
                 .to_string(),
-            headers: strings(r.get("headers")),
-            variables: strings(r.get("variables")).into_iter().collect(),
+            headers: string_pairs(r.get("headers")),
+            variables: string_pairs(r.get("variables")).into_iter().collect(),
         })
         .collect()
 }
@@ -216,23 +221,6 @@ fn golden_case(root: &Path, dir: &Path, c: &serde_json::Value) -> Option<Golden>
         .and_then(Value::as_str)
         .and_then(|s| std::fs::read_to_string(root.join(s)).ok())
         .and_then(|t| serde_json::from_str(&t).ok());
-    let strings = |key: &str| -> Vec<(String, String)> {
-        c.get(key)
-            .and_then(Value::as_object)
-            .map(|m| {
-                m.iter()
-                    .map(|(k, v)| {
-                        (
-                            k.clone(),
-                            v.as_str()
-                                .map(str::to_string)
-                                .unwrap_or_else(|| v.to_string()),
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
     let case = reference::Case {
         dsl: root.join(canvas).to_string_lossy().to_string(),
         turns,
@@ -247,7 +235,7 @@ fn golden_case(root: &Path, dir: &Path, c: &serde_json::Value) -> Option<Golden>
             .and_then(Value::as_object)
             .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
             .unwrap_or_default(),
-        env: strings("env"),
+        env: string_pairs(c.get("env")),
         cancel_after: c
             .get("cancel_after")
             .and_then(Value::as_f64)

@@ -427,10 +427,12 @@ impl ToolSession for Session {
     fn call(&self, name: String, args: Map<String, Json>) -> BoxFuture<'_, Result<Json, String>> {
         Box::pin(async move {
             let Some(tool) = self.tools.iter().find(|t| t.name == name) else {
-                let Some(tool) = self.mcp.iter().find(|t| t.name == name) else {
-                    return Err(format!("LLM tool {name} does not exist"));
-                };
-                let Some(server) = self.servers.get(&tool.server) else {
+                let mcp = self
+                    .mcp
+                    .iter()
+                    .find(|t| t.name == name)
+                    .and_then(|t| Some((t, self.servers.get(&t.server)?)));
+                let Some((tool, server)) = mcp else {
                     return Err(format!("LLM tool {name} does not exist"));
                 };
                 return Ok(Json::String(server.call(&tool.original, args).await));

@@ -132,10 +132,6 @@ impl Registry {
     pub fn get(&self, id: &str) -> Option<&McpServer> {
         self.servers.get(id)
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.servers.is_empty()
-    }
 }
 
 impl McpServer {
