@@ -2,9 +2,8 @@
 //! so the next turn — or the answer to a UserFillUp — continues where this one stopped.
 
 use super::meta::{CanvasMeta, Target};
-use super::state::{NodeState, Record, RunState};
+use super::state::{NodeState, Record, RunState, Table};
 use crate::value::{Json, Map};
-use indexmap::IndexMap;
 
 /// RAGFlow's default globals when a DSL has none.
 fn default_globals(now: &str) -> Map<String, Json> {
@@ -54,7 +53,7 @@ pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
             st.inputs = inputs
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
-                .collect::<IndexMap<_, _>>();
+                .collect::<Table<_>>();
         }
         if let Some(saved) = saved {
             for key in ["prompts", "sys_prompt"] {

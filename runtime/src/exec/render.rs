@@ -77,6 +77,45 @@ pub struct Element<'a> {
 pub struct Renamed {
     pub script: String,
     pub names: Vec<String>,
+    /// Whether `script` is Jinja (`is_jinja`), which only the text decides.
+    pub jinja: bool,
+    /// Per name, a substring searcher built once: the merge loop looks each name up in a text
+    /// that grows with every substitution.
+    finders: Vec<memchr::memmem::Finder<'static>>,
+}
+
+impl Renamed {
+    fn new(script: String, names: Vec<String>) -> Self {
+        Renamed {
+            jinja: super::components::message::is_jinja(&script),
+            finders: names
+                .iter()
+                .map(|n| memchr::memmem::Finder::new(n.as_bytes()).into_owned())
+                .collect(),
+            script,
+            names,
+        }
+    }
+
+    /// `text.replace(names[i], value)`, or `None` when the name does not occur.
+    pub fn replace(&self, i: usize, text: &str, value: &str) -> Option<String> {
+        let finder = self.finders.get(i)?;
+        let name_len = finder.needle().len();
+        if name_len == 0 {
+            return Some(text.replace("", value));
+        }
+        let mut hits = finder.find_iter(text.as_bytes()).peekable();
+        hits.peek()?;
+        let mut out = String::with_capacity(text.len() + value.len());
+        let mut last = 0;
+        for at in hits {
+            out.push_str(&text[last..at]);
+            out.push_str(value);
+            last = at + name_len;
+        }
+        out.push_str(&text[last..]);
+        Some(out)
+    }
 }
 
 /// A text with its reference matches found once, when the canvas is loaded (RAGFlow rescans the
@@ -202,10 +241,10 @@ impl Template {
                     (exp.clone(), name)
                 })
                 .collect();
-            Renamed {
-                script: replace_braced(&self.text, &renames),
-                names: renames.into_iter().map(|(_, name)| name).collect(),
-            }
+            Renamed::new(
+                replace_braced(&self.text, &renames),
+                renames.into_iter().map(|(_, name)| name).collect(),
+            )
         })
     }
 
@@ -441,6 +480,26 @@ pub fn to_object(pairs: Vec<(String, Json)>) -> Json {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn renamed_replace_is_str_replace() {
+        let t = Template::new("{a@b} and {a@b}, {sys.query}!");
+        let r = t.renamed(false);
+        assert_eq!(r.script, "a_b and a_b, sys_query!");
+        assert_eq!(r.names, ["a_b", "sys_query"]);
+        assert!(!r.jinja);
+        for (text, value) in [
+            ("a_b and a_b, sys_query!", "xa_bx"),
+            ("no match here", "v"),
+            ("a_ba_b", ""),
+            ("ünïcode a_b ✓", "→"),
+        ] {
+            let expected = text.contains("a_b").then(|| text.replace("a_b", value));
+            assert_eq!(r.replace(0, text, value), expected, "{text:?}");
+        }
+        assert_eq!(r.replace(2, "a_b", "v"), None, "no such name");
+        assert!(Template::new("{{ x }} {a@b}").renamed(false).jinja);
+    }
 
     #[test]
     fn replacement_templates_behave_like_python() {

@@ -167,18 +167,22 @@ impl Record {
     }
 }
 
+/// A name-keyed table in insertion order (Python dict order). Keys are a canvas's own output and
+/// input names, looked up on every invocation, so a fast hash beats SipHash's flood resistance.
+pub type Table<V> = IndexMap<String, V, foldhash::fast::RandomState>;
+
 /// A component's run-time tables.
 #[derive(Clone, Debug, Default)]
 pub struct NodeState {
     /// Output records in dict order. Records are never removed, so a record keeps its index.
-    outputs: IndexMap<String, Record>,
+    outputs: Table<Record>,
     /// The node's declared output names ([`super::NodeMeta::outputs`]) and, per name, the
     /// index of its record in `outputs` ([`NO_RECORD`] until it exists): bound reads index
     /// twice instead of hashing a name.
     slot_names: Arc<[String]>,
     slot_records: Vec<u32>,
     /// The inputs table: field/element name → record (a dict with `value`, often a form field).
-    pub inputs: IndexMap<String, Json>,
+    pub inputs: Table<Json>,
     /// IterationItem/LoopItem private counter `_idx` (not reset, not saved).
     pub counter: i64,
     /// Parameters changed at run time that RAGFlow persists with the params (e.g. the prompts an
@@ -199,6 +203,8 @@ impl NodeState {
     /// Empty tables for a node with these declared outputs.
     pub fn with_slots(slot_names: Arc<[String]>) -> Self {
         NodeState {
+            // Every run makes the declared records, so room for them is taken at once.
+            outputs: Table::with_capacity_and_hasher(slot_names.len(), Default::default()),
             slot_records: vec![NO_RECORD; slot_names.len()],
             slot_names,
             ..NodeState::default()
@@ -206,7 +212,7 @@ impl NodeState {
     }
 
     /// The output records, in dict order.
-    pub fn outputs(&self) -> &IndexMap<String, Record> {
+    pub fn outputs(&self) -> &Table<Record> {
         &self.outputs
     }
 
@@ -234,14 +240,14 @@ impl NodeState {
                     r.set(value);
                 }
             }
-            _ => {
-                let name = self
-                    .slot_names
-                    .get(slot as usize)
-                    .cloned()
-                    .unwrap_or_default();
-                self.set_output(&name, value);
+            // Records are only made by `insert_record`, which maps a declared name to its
+            // slot, so a slot without a record means no record of that name exists yet.
+            Some(_) => {
+                let name = self.slot_names[slot as usize].clone();
+                let (index, _) = self.outputs.insert_full(name, Record::created(value));
+                self.slot_records[slot as usize] = index as u32;
             }
+            None => {}
         }
     }
 

@@ -5,7 +5,7 @@ use super::Component;
 use crate::exec::binding::Resolve;
 use crate::exec::events::InputKeys;
 use crate::exec::meta::Target;
-use crate::exec::render::{elements_of, expand_replacement, in_iteration, Template};
+use crate::exec::render::{elements_of, expand_replacement, in_iteration, Renamed, Template};
 use crate::exec::{NodeCx, RunError, Shared};
 use crate::frontend::ir::NodeId;
 use crate::value::{py, Json, LazyStream, Map, Val};
@@ -111,7 +111,8 @@ async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
         return Ok(());
     }
     let mut downloads = Vec::new();
-    let (script, kwargs) = kwargs_of(cx, &chosen.rendered, None, &mut downloads).await?;
+    let (renamed, kwargs) = kwargs_of(cx, &chosen.rendered, None, &mut downloads).await?;
+    let script = renamed.script.as_str();
     let mut content = render_jinja(script, &kwargs).unwrap_or_else(|| script.to_string());
     if cx.check_canceled() {
         return Ok(());
@@ -152,7 +153,7 @@ pub async fn kwargs_of<'t>(
     template: &'t Template,
     delimiter: Option<&str>,
     downloads: &mut Vec<Json>,
-) -> Result<(&'t str, Vec<(&'t str, String)>), RunError> {
+) -> Result<(&'t Renamed, Vec<(&'t str, String)>), RunError> {
     let elements = elements_of(cx, template)?;
     let renamed = template.renamed(elements.len() > template.exprs().len());
     let mut kwargs = Vec::with_capacity(elements.len());
@@ -160,12 +161,24 @@ pub async fn kwargs_of<'t>(
         let ans = match e.value {
             Val::Stream(s) => s.collect().await?,
             Val::Json(Json::Null) => String::new(),
+            // What `stringify` returns for such a text, without copying it.
+            Val::Json(Json::String(s)) if !opens_container(&s) => s,
             Val::Json(v) => stringify(&v, delimiter, Some(downloads)),
         };
         cx.set_input_value(e.exp, Json::String(ans.clone()));
         kwargs.push((name.as_str(), ans));
     }
-    Ok((&renamed.script, kwargs))
+    Ok((renamed, kwargs))
+}
+
+/// Whether a JSON text would parse to an object or an array (JSON whitespace first).
+fn opens_container(s: &str) -> bool {
+    matches!(
+        s.trim_start_matches([' ', '\t', '\n', '\r'])
+            .as_bytes()
+            .first(),
+        Some(b'{' | b'[')
+    )
 }
 
 fn is_download_info(v: &Json) -> bool {
@@ -196,6 +209,8 @@ pub fn stringify(
 ) -> String {
     let parsed;
     let candidate = match value {
+        // Only a dict or a list can carry download info: other JSON texts need no parse.
+        Json::String(s) if !opens_container(s) => None,
         Json::String(s) => match serde_json::from_str::<Json>(s) {
             Ok(p) => {
                 parsed = p;
@@ -330,4 +345,26 @@ fn stream_of(shared: Arc<Shared>, node: NodeId, template: Arc<Template>) -> Lazy
             }
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_container_texts_are_parsed_for_downloads() {
+        assert!(opens_container(" \n\t{\"a\": 1}"));
+        assert!(opens_container("[1]"));
+        assert!(!opens_container("42"));
+        assert!(!opens_container("\u{a0}[1]"), "not JSON whitespace");
+        let info = json!({"doc_id": "d", "filename": "f.txt", "mime_type": "text/plain"});
+        let mut downloads = Vec::new();
+        let text = format!("\r\n {info}");
+        assert_eq!(stringify(&json!(text), None, Some(&mut downloads)), "");
+        assert_eq!(downloads, [info]);
+        let mut none = Vec::new();
+        assert_eq!(stringify(&json!("42"), None, Some(&mut none)), "42");
+        assert!(none.is_empty());
+    }
 }

@@ -1,7 +1,7 @@
 //! StringTransform: split a string on literal delimiters, or merge references into a template
 //! (components.md §17, `agent/component/string_transform.py`, which reuses Message's helpers).
 
-use super::message::{is_jinja, kwargs_of};
+use super::message::kwargs_of;
 use super::Component;
 use crate::exec::binding::{Bound, Resolve};
 use crate::exec::events::InputKeys;
@@ -162,16 +162,16 @@ async fn merge(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     }
     let delimiter = spec.delimiters.first().map(String::as_str);
     let mut downloads = Vec::new();
-    let (script, kwargs) = kwargs_of(cx, &spec.script, delimiter, &mut downloads).await?;
-    let mut script = if is_jinja(script) {
-        render(script, &kwargs)?
+    let (renamed, kwargs) = kwargs_of(cx, &spec.script, delimiter, &mut downloads).await?;
+    let mut script = if renamed.jinja {
+        render(&renamed.script, &kwargs)?
     } else {
-        script.to_string()
+        renamed.script.clone()
     };
     // Each safe name is a literal pattern (`[A-Za-z0-9_-]`), replaced by its value verbatim.
-    for (name, value) in &kwargs {
-        if script.contains(name) {
-            script = script.replace(name, value);
+    for (i, (_, value)) in kwargs.iter().enumerate() {
+        if let Some(replaced) = renamed.replace(i, &script, value) {
+            script = replaced;
         }
     }
     cx.set_output("result", Json::String(script));
