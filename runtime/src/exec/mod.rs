@@ -31,8 +31,7 @@ use crate::value::{Json, Map};
 use std::borrow::Cow;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
-use std::time::Instant;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A canvas-specific program the scheduler drives: per node, the component to run.
 ///
@@ -263,10 +262,34 @@ impl<'a> NodeCx<'a> {
     }
 }
 
-/// Python's `time.perf_counter()`: seconds on a monotonic clock with an arbitrary origin.
+/// Python's `time.perf_counter()`: seconds on a monotonic clock with an arbitrary origin. On
+/// Unix it is the clock Python reads (`CLOCK_MONOTONIC`), read directly: the scheduler reads
+/// it several times per component.
+#[cfg(unix)]
 pub fn perf_counter() -> f64 {
-    static ORIGIN: OnceLock<Instant> = OnceLock::new();
-    ORIGIN.get_or_init(Instant::now).elapsed().as_secs_f64()
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists on Unix.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+#[cfg(not(unix))]
+pub fn perf_counter() -> f64 {
+    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    ORIGIN
+        .get_or_init(std::time::Instant::now)
+        .elapsed()
+        .as_secs_f64()
+}
+
+/// `int(time.time())`: whole seconds since the Unix epoch.
+pub fn unix_seconds() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
 }
 
 /// One conversation with a canvas: the program, its live state, and the DSL it saves into.

@@ -2,7 +2,7 @@
 //! so the next turn — or the answer to a UserFillUp — continues where this one stopped.
 
 use super::meta::{CanvasMeta, Target};
-use super::state::{NodeState, Record, RunState, Table};
+use super::state::{Input, NodeState, Record, RunState, Table};
 use crate::value::{Json, Map};
 
 /// RAGFlow's default globals when a DSL has none.
@@ -52,7 +52,7 @@ pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
         if let Some(Json::Object(inputs)) = params.get("inputs") {
             st.inputs = inputs
                 .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
+                .map(|(k, v)| (k.clone(), Input::Dict(v.clone())))
                 .collect::<Table<_>>();
         }
         if let Some(saved) = saved {
@@ -145,13 +145,13 @@ pub fn state_to_dsl(meta: &CanvasMeta, state: &RunState, original: &Map<String, 
             Json::Object(
                 st.inputs
                     .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .map(|(k, v)| (k.clone(), v.to_json()))
                     .collect(),
             ),
         );
         let mut outputs = Map::new();
         for (k, r) in st.outputs() {
-            outputs.insert(k.clone(), Json::Object(r.to_map()));
+            outputs.insert(k.to_string(), Json::Object(r.to_map()));
         }
         params.insert("outputs".into(), Json::Object(outputs));
         let mut obj = Map::new();

@@ -5,7 +5,7 @@
 use super::events::{float, obj, Envelope, Event, EventSink, Payload};
 use super::meta::Target;
 use super::state::{RunState, SLOT_CREATED_TIME, SLOT_ELAPSED_TIME, SLOT_ERROR};
-use super::{perf_counter, NodeCx, Program, RunError, Shared, CANCELED};
+use super::{perf_counter, unix_seconds, NodeCx, Program, RunError, Shared, CANCELED};
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
 use crate::value::{py, Json, Map, Val};
@@ -58,7 +58,7 @@ pub async fn run<P: Program>(
         sink,
         env: Envelope {
             message_id: uuid::Uuid::new_v4().simple().to_string(),
-            created_at: chrono::Utc::now().timestamp(),
+            created_at: unix_seconds(),
             task_id,
         },
         partials: Vec::new(),
@@ -260,7 +260,7 @@ impl<P: Program> Runner<'_, P> {
                 let thoughts = self.program.thoughts(&cx)?;
                 let payload = Payload::NodeStarted {
                     node: meta.node(n),
-                    created_at: chrono::Utc::now().timestamp(),
+                    created_at: unix_seconds(),
                     thoughts,
                 };
                 self.sink.emit(Event {
@@ -612,8 +612,9 @@ impl<P: Program> Runner<'_, P> {
             invoke(self.program, &cx).await;
             let s = self.shared.state();
             for (k, field) in &s.node(*n).inputs {
-                if !field_satisfied(field) {
-                    unsatisfied.insert(k.clone(), field.clone());
+                let field = field.to_json();
+                if !field_satisfied(&field) {
+                    unsatisfied.insert(k.clone(), field);
                 }
             }
             if meta.node(*n).param("enable_tips").is_some_and(py::truthy) {

@@ -167,6 +167,64 @@ impl Record {
     }
 }
 
+/// One entry of a component's inputs table. Most are `{"value": v}`, which `set_input_value`
+/// makes for every element a text component reads, so that shape is kept without building a
+/// dict; form fields and entries loaded from a DSL keep theirs.
+#[derive(Clone, Debug)]
+pub enum Input {
+    /// `{"value": v}`.
+    Value(Json),
+    /// Any other entry, as written.
+    Dict(Json),
+}
+
+impl Input {
+    /// `entry.get("value")`.
+    pub fn value(&self) -> Option<&Json> {
+        match self {
+            Input::Value(v) => Some(v),
+            Input::Dict(Json::Object(m)) => m.get("value"),
+            Input::Dict(_) => None,
+        }
+    }
+
+    /// `entry["value"] = v`.
+    pub fn set_value(&mut self, value: Json) {
+        match self {
+            Input::Value(v) => *v = value,
+            Input::Dict(Json::Object(m)) => {
+                m.insert("value".into(), value);
+            }
+            Input::Dict(_) => *self = Input::Value(value),
+        }
+    }
+
+    /// The entry as a dict, for edits beyond its value (`None` when it is no dict).
+    pub fn dict_mut(&mut self) -> Option<&mut Map<String, Json>> {
+        if let Input::Value(v) = self {
+            let mut m = Map::with_capacity(1);
+            m.insert("value".into(), std::mem::take(v));
+            *self = Input::Dict(Json::Object(m));
+        }
+        match self {
+            Input::Dict(Json::Object(m)) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The entry as the DSL and events write it.
+    pub fn to_json(&self) -> Json {
+        match self {
+            Input::Value(v) => {
+                let mut m = Map::with_capacity(1);
+                m.insert("value".into(), v.clone());
+                Json::Object(m)
+            }
+            Input::Dict(j) => j.clone(),
+        }
+    }
+}
+
 /// A name-keyed table in insertion order (Python dict order). Keys are a canvas's own output and
 /// input names, looked up on every invocation, so a fast hash beats SipHash's flood resistance.
 pub type Table<V> = IndexMap<String, V, foldhash::fast::RandomState>;
@@ -175,19 +233,29 @@ pub type Table<V> = IndexMap<String, V, foldhash::fast::RandomState>;
 #[derive(Clone, Debug, Default)]
 pub struct NodeState {
     /// Output records in dict order. Records are never removed, so a record keeps its index.
-    outputs: Table<Record>,
+    /// A node has a handful of outputs, so a name is found by scanning, without hashing; a
+    /// declared output's record is reached through its slot and names it by that slot.
+    outputs: Vec<(Name, Record)>,
     /// The node's declared output names ([`super::NodeMeta::outputs`]) and, per name, the
     /// index of its record in `outputs` ([`NO_RECORD`] until it exists): bound reads index
     /// twice instead of hashing a name.
     slot_names: Arc<[String]>,
     slot_records: Vec<u32>,
     /// The inputs table: field/element name → record (a dict with `value`, often a form field).
-    pub inputs: Table<Json>,
+    pub inputs: Table<Input>,
     /// IterationItem/LoopItem private counter `_idx` (not reset, not saved).
     pub counter: i64,
     /// Parameters changed at run time that RAGFlow persists with the params (e.g. the prompts an
     /// Agent invoked as a tool rewrites).
     pub param_overrides: Map<String, Json>,
+}
+
+/// An output record's name: a declared output's is the node's shared slot name, so making its
+/// record allocates no name.
+#[derive(Clone, Debug)]
+enum Name {
+    Slot(u16),
+    Own(String),
 }
 
 /// A slot whose output has no record yet.
@@ -204,7 +272,7 @@ impl NodeState {
     pub fn with_slots(slot_names: Arc<[String]>) -> Self {
         NodeState {
             // Every run makes the declared records, so room for them is taken at once.
-            outputs: Table::with_capacity_and_hasher(slot_names.len(), Default::default()),
+            outputs: Vec::with_capacity(slot_names.len()),
             slot_records: vec![NO_RECORD; slot_names.len()],
             slot_names,
             ..NodeState::default()
@@ -212,40 +280,73 @@ impl NodeState {
     }
 
     /// The output records, in dict order.
-    pub fn outputs(&self) -> &Table<Record> {
-        &self.outputs
+    pub fn outputs(&self) -> impl Iterator<Item = (&str, &Record)> + '_ {
+        self.outputs.iter().map(|(name, r)| (self.name(name), r))
+    }
+
+    fn name<'s>(&'s self, name: &'s Name) -> &'s str {
+        match name {
+            Name::Slot(slot) => &self.slot_names[*slot as usize],
+            Name::Own(name) => name,
+        }
+    }
+
+    fn slot_of(&self, key: &str) -> Option<usize> {
+        self.slot_names.iter().position(|n| n == key)
+    }
+
+    /// The index of the record named `key`.
+    fn index_of(&self, key: &str) -> Option<usize> {
+        match self.slot_of(key) {
+            Some(slot) => match self.slot_records[slot] {
+                NO_RECORD => None,
+                i => Some(i as usize),
+            },
+            None => self
+                .outputs
+                .iter()
+                .position(|(n, _)| matches!(n, Name::Own(own) if own == key)),
+        }
     }
 
     pub fn record(&self, key: &str) -> Option<&Record> {
-        self.outputs.get(key)
+        self.index_of(key).map(|i| &self.outputs[i].1)
     }
 
     pub fn record_mut(&mut self, key: &str) -> Option<&mut Record> {
-        self.outputs.get_mut(key)
+        self.index_of(key).map(|i| &mut self.outputs[i].1)
     }
 
     /// Add a record (or replace one, keeping its place).
     pub fn insert_record(&mut self, key: &str, record: Record) {
-        let (index, _) = self.outputs.insert_full(key.to_string(), record);
-        if let Some(slot) = self.slot_names.iter().position(|n| n == key) {
-            self.slot_records[slot] = index as u32;
+        if let Some(i) = self.index_of(key) {
+            self.outputs[i].1 = record;
+            return;
         }
+        let name = match self.slot_of(key) {
+            Some(slot) => {
+                self.slot_records[slot] = self.outputs.len() as u32;
+                Name::Slot(slot as u16)
+            }
+            None => Name::Own(key.to_string()),
+        };
+        self.outputs.push((name, record));
     }
 
     /// `set_output(name, value)` for a declared output, by its slot.
     pub fn set_output_slot(&mut self, slot: u16, value: Val) {
         match self.slot_records.get(slot as usize) {
             Some(&i) if i != NO_RECORD => {
-                if let Some((_, r)) = self.outputs.get_index_mut(i as usize) {
+                if let Some((_, r)) = self.outputs.get_mut(i as usize) {
                     r.set(value);
                 }
             }
             // Records are only made by `insert_record`, which maps a declared name to its
             // slot, so a slot without a record means no record of that name exists yet.
             Some(_) => {
-                let name = self.slot_names[slot as usize].clone();
-                let (index, _) = self.outputs.insert_full(name, Record::created(value));
-                self.slot_records[slot as usize] = index as u32;
+                self.slot_records[slot as usize] = self.outputs.len() as u32;
+                self.outputs
+                    .push((Name::Slot(slot), Record::created(value)));
             }
             None => {}
         }
@@ -281,7 +382,7 @@ impl NodeState {
     /// The record of a declared output, by its slot.
     pub fn record_at(&self, slot: u16) -> Option<&Record> {
         match self.slot_records.get(slot as usize) {
-            Some(&i) if i != NO_RECORD => self.outputs.get_index(i as usize).map(|(_, r)| r),
+            Some(&i) if i != NO_RECORD => self.outputs.get(i as usize).map(|(_, r)| r),
             _ => None,
         }
     }
@@ -296,7 +397,7 @@ impl NodeState {
 
     /// `output(key)`: `""` for a missing record.
     pub fn output(&self, key: &str) -> Val {
-        match self.outputs.get(key) {
+        match self.record(key) {
             Some(r) => r.value(),
             None => Val::Json(Json::String(String::new())),
         }
@@ -304,25 +405,27 @@ impl NodeState {
 
     /// `set_output(key, value)`: creates `{"value": None, "type": "<class 'T'>"}` when missing.
     pub fn set_output(&mut self, key: &str, value: Val) {
-        match self.outputs.get_mut(key) {
-            Some(record) => record.set(value),
-            None => self.insert_record(key, Record::created(value)),
+        match self.slot_of(key) {
+            Some(slot) => self.set_output_slot(slot as u16, value),
+            None => match self.record_mut(key) {
+                Some(record) => record.set(value),
+                None => self.insert_record(key, Record::created(value)),
+            },
         }
     }
 
     /// `output()`: every record's value (`None` when a record has no value key).
     pub fn outputs_map(&self) -> Vec<(String, Val)> {
-        self.outputs
-            .iter()
-            .map(|(k, r)| (k.clone(), r.value_or_null()))
+        self.outputs()
+            .map(|(k, r)| (k.to_string(), r.value_or_null()))
             .collect()
     }
 
     /// The outputs as event JSON (an unconsumed stream is `null`).
     pub fn outputs_json(&self) -> Json {
         let mut m = Map::new();
-        for (k, r) in &self.outputs {
-            m.insert(k.clone(), r.value_or_null().to_event_json());
+        for (k, r) in self.outputs() {
+            m.insert(k.to_string(), r.value_or_null().to_event_json());
         }
         Json::Object(m)
     }
@@ -347,12 +450,9 @@ impl NodeState {
     /// `set_input_value(key, value)`.
     pub fn set_input_value(&mut self, key: &str, value: Json) {
         match self.inputs.get_mut(key) {
-            Some(Json::Object(m)) => {
-                m.insert("value".into(), value);
-            }
-            Some(other) => *other = value_record(value),
+            Some(entry) => entry.set_value(value),
             None => {
-                self.inputs.insert(key.to_string(), value_record(value));
+                self.inputs.insert(key.to_string(), Input::Value(value));
             }
         }
     }
@@ -360,32 +460,25 @@ impl NodeState {
     pub fn get_input_value(&self, key: &str) -> Json {
         self.inputs
             .get(key)
-            .and_then(|r| r.get("value"))
+            .and_then(Input::value)
             .cloned()
             .unwrap_or(Json::Null)
     }
 
     /// `reset(only_output)`: every value becomes `None`.
     pub fn reset(&mut self, only_output: bool) {
-        for r in self.outputs.values_mut() {
+        for (_, r) in &mut self.outputs {
             r.set(Val::NULL);
         }
         if only_output {
             return;
         }
         for r in self.inputs.values_mut() {
-            if let Json::Object(m) = r {
-                m.insert("value".into(), Json::Null);
+            if let Input::Value(_) | Input::Dict(Json::Object(_)) = r {
+                r.set_value(Json::Null);
             }
         }
     }
-}
-
-/// `{"value": v}`.
-fn value_record(value: Json) -> Json {
-    let mut m = Map::with_capacity(1);
-    m.insert("value".into(), value);
-    Json::Object(m)
 }
 
 /// Token usage of a run, reported in `workflow_finished`.
@@ -457,7 +550,7 @@ impl RunState {
                 let node = meta
                     .find(cpn)
                     .ok_or_else(|| RunError::msg(format!("Can't find variable: '{cpn}@{var}'")))?;
-                Ok(match self.nodes[node.index()].outputs.get(var) {
+                Ok(match self.nodes[node.index()].record(var) {
                     Some(r) if r.stream.is_some() => f(None),
                     Some(r) => match r.json() {
                         Some(v) => f(Some(v)),
@@ -664,4 +757,66 @@ pub fn walk_path_parts<S: AsRef<str>>(root: Val, parts: impl IntoIterator<Item =
         };
     }
     cur
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(st: &NodeState) -> Vec<&str> {
+        st.outputs().map(|(k, _)| k).collect()
+    }
+
+    /// Declared and undeclared records share one dict order: first made, first listed, and a
+    /// replaced or re-set record keeps its place (Python dict semantics).
+    #[test]
+    fn output_records_keep_dict_order() {
+        let declared: Arc<[String]> = ["_created_time", "_elapsed_time", "_ERROR", "result"]
+            .map(String::from)
+            .into();
+        let mut st = NodeState::with_slots(declared);
+        st.insert_record("result", Record::with_value(Json::from("saved")));
+        st.set_output("extra", Val::Json(Json::from(1)));
+        st.set_output_slot(SLOT_CREATED_TIME, Val::Json(Json::from(2.5)));
+        st.set_output("result", Val::Json(Json::from("new")));
+        st.insert_record("extra", Record::with_value(Json::from(3)));
+        assert_eq!(names(&st), ["result", "extra", "_created_time"]);
+        assert_eq!(st.output("result").to_event_json(), Json::from("new"));
+        assert_eq!(st.output("extra").to_event_json(), Json::from(3));
+        assert_eq!(st.created_time(), Some(2.5));
+        assert_eq!(st.output("missing").to_event_json(), Json::from(""));
+        assert!(st.record("_ERROR").is_none());
+    }
+
+    /// `{"value": v}` entries and form fields read, write and save alike.
+    #[test]
+    fn input_entries_save_as_dicts() {
+        let mut st = NodeState::default();
+        st.set_input_value("env.x", Json::from("a"));
+        st.inputs.insert(
+            "field".into(),
+            Input::Dict(serde_json::json!({"type": "line", "value": 1})),
+        );
+        st.set_input_value("field", Json::from(2));
+        st.inputs.insert("odd".into(), Input::Dict(Json::from(5)));
+        assert_eq!(st.get_input_value("env.x"), Json::from("a"));
+        assert_eq!(st.get_input_value("odd"), Json::Null);
+        st.reset(false);
+        let saved: Vec<Json> = st.inputs.values().map(Input::to_json).collect();
+        assert_eq!(
+            saved,
+            [
+                serde_json::json!({"value": null}),
+                serde_json::json!({"type": "line", "value": null}),
+                Json::from(5),
+            ]
+        );
+        st.set_input_value("odd", Json::from(6));
+        assert_eq!(st.inputs["odd"].to_json(), serde_json::json!({"value": 6}));
+        let dict = st.inputs["env.x"].clone().dict_mut().cloned();
+        assert_eq!(
+            dict,
+            serde_json::json!({"value": null}).as_object().cloned()
+        );
+    }
 }

@@ -4,6 +4,7 @@
 use super::{exp_str, json_of, py_get, py_strip, value_with_variable_json, Component};
 use crate::exec::binding::{Bound, Resolve};
 use crate::exec::render::{value_with_template, Template};
+use crate::exec::state::Input;
 use crate::exec::{NodeCx, RunError};
 use crate::value::{py, Json, Map};
 use std::borrow::Cow;
@@ -182,7 +183,12 @@ fn write_back(cx: &NodeCx<'_>, origin: &Origin, key: &str, value: &Json) {
     if let Some(live) = live_value(&mut s, meta, &origin.exp) {
         put(live);
     }
-    if let Some(Json::Object(record)) = s.node_mut(cx.node).inputs.get_mut(&origin.exp) {
+    if let Some(record) = s
+        .node_mut(cx.node)
+        .inputs
+        .get_mut(&origin.exp)
+        .and_then(Input::dict_mut)
+    {
         if let Some(v) = record.get_mut("value") {
             put(v);
         }

@@ -103,7 +103,7 @@ pub async fn apply_inputs(
     if provided.is_empty() && clear_when_empty {
         let mut s = cx.state();
         for field in s.node_mut(cx.node).inputs.values_mut() {
-            let Json::Object(f) = field else { continue };
+            let Some(f) = field.dict_mut() else { continue };
             let ty = f
                 .get("type")
                 .map(py::str_of)
