@@ -3,9 +3,11 @@
 
 use super::Component;
 use crate::exec::binding::{Bound, Resolve};
-use crate::exec::{NodeCx, RunError};
+use crate::exec::{CanvasMeta, NodeCx, RunError};
+use crate::frontend::ir::NodeId;
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 /// The Iteration's `items_ref`, which its IterationItem reads too.
 #[derive(Clone, Debug, Default)]
@@ -77,6 +79,16 @@ impl Component for Spec {
 #[derive(Clone, Debug)]
 pub struct ItemSpec {
     pub items: Items,
+    /// What `output_collation` appends after each pass, worked out from the canvas once.
+    collation: OnceLock<Vec<Collated>>,
+}
+
+/// One declared output of the Iteration and the body output it collects.
+#[derive(Clone, Debug)]
+struct Collated {
+    body: NodeId,
+    var: String,
+    key: String,
 }
 
 impl ItemSpec {
@@ -84,7 +96,37 @@ impl ItemSpec {
     pub fn from_params(parent: &Map<String, Json>) -> Self {
         ItemSpec {
             items: Items::from_params(parent),
+            collation: OnceLock::new(),
         }
+    }
+
+    /// For each body component in document order, each declared output whose `ref` names it.
+    fn collation(&self, meta: &CanvasMeta, iteration: NodeId) -> &[Collated] {
+        self.collation.get_or_init(|| {
+            let Some(Json::Object(decls)) = meta.node(iteration).params.get("outputs") else {
+                return Vec::new();
+            };
+            let mut plan = Vec::new();
+            for (i, node) in meta.nodes.iter().enumerate() {
+                if node.parent != Some(iteration) {
+                    continue;
+                }
+                for (k, decl) in decls {
+                    let Some(r) = decl.get("ref").and_then(Json::as_str) else {
+                        continue;
+                    };
+                    match r.split_once('@') {
+                        Some((cid, var)) if cid == node.id => plan.push(Collated {
+                            body: NodeId(i as u32),
+                            var: var.to_string(),
+                            key: k.clone(),
+                        }),
+                        _ => {}
+                    }
+                }
+            }
+            plan
+        })
     }
 }
 
@@ -180,7 +222,7 @@ fn item_body(spec: &ItemSpec, cx: &NodeCx<'_>) -> Result<(), RunError> {
         if cx.check_canceled() {
             return Ok(());
         }
-        collate(cx, parent);
+        collate(cx, parent, spec.collation(&cx.shared.meta, parent));
     }
     if idx >= len {
         cx.state().node_mut(cx.node).counter = -1;
@@ -201,38 +243,20 @@ fn item_body(spec: &ItemSpec, cx: &NodeCx<'_>) -> Result<(), RunError> {
 
 /// `output_collation`: append each body component's referenced output to the Iteration's
 /// declared collected outputs.
-fn collate(cx: &NodeCx<'_>, iteration: crate::frontend::ir::NodeId) {
-    let meta = &cx.shared.meta;
-    let Some(Json::Object(decls)) = meta.node(iteration).params.get("outputs") else {
-        return;
-    };
+fn collate(cx: &NodeCx<'_>, iteration: NodeId, plan: &[Collated]) {
     let mut s = cx.state();
-    for (i, node) in meta.nodes.iter().enumerate() {
-        if node.parent != Some(iteration) {
+    for Collated { body, var, key } in plan {
+        let value = s.node(*body).output(var).to_event_json();
+        let st = s.node_mut(iteration);
+        // Python appends to the same list object in place.
+        if let Some(Json::Array(list)) = st.record_mut(key).and_then(|r| r.json_mut()) {
+            list.push(value);
             continue;
         }
-        for (k, decl) in decls {
-            let Some(r) = decl.get("ref").and_then(Json::as_str) else {
-                continue;
-            };
-            let Some((cid, var)) = r.split_once('@') else {
-                continue;
-            };
-            if cid != node.id {
-                continue;
-            }
-            let value = s.nodes[i].output(var).to_event_json();
-            let st = s.node_mut(iteration);
-            // Python appends to the same list object in place.
-            if let Some(Json::Array(list)) = st.record_mut(k.as_str()).and_then(|r| r.json_mut()) {
-                list.push(value);
-                continue;
-            }
-            let list = match st.output(k) {
-                Val::Json(v) if py::truthy(&v) => vec![v, value],
-                _ => vec![value],
-            };
-            st.set_output(k, Val::Json(Json::Array(list)));
-        }
+        let list = match st.output(key) {
+            Val::Json(v) if py::truthy(&v) => vec![v, value],
+            _ => vec![value],
+        };
+        st.set_output(key, Val::Json(Json::Array(list)));
     }
 }
