@@ -202,9 +202,7 @@ impl Input {
     /// The entry as a dict, for edits beyond its value (`None` when it is no dict).
     pub fn dict_mut(&mut self) -> Option<&mut Map<String, Json>> {
         if let Input::Value(v) = self {
-            let mut m = Map::with_capacity(1);
-            m.insert("value".into(), std::mem::take(v));
-            *self = Input::Dict(Json::Object(m));
+            *self = Input::Dict(value_dict(std::mem::take(v)));
         }
         match self {
             Input::Dict(Json::Object(m)) => Some(m),
@@ -215,18 +213,21 @@ impl Input {
     /// The entry as the DSL and events write it.
     pub fn to_json(&self) -> Json {
         match self {
-            Input::Value(v) => {
-                let mut m = Map::with_capacity(1);
-                m.insert("value".into(), v.clone());
-                Json::Object(m)
-            }
+            Input::Value(v) => value_dict(v.clone()),
             Input::Dict(j) => j.clone(),
         }
     }
 }
 
-/// A name-keyed table in insertion order (Python dict order). Keys are a canvas's own output and
-/// input names, looked up on every invocation, so a fast hash beats SipHash's flood resistance.
+/// `{"value": v}`.
+fn value_dict(value: Json) -> Json {
+    let mut m = Map::with_capacity(1);
+    m.insert("value".into(), value);
+    Json::Object(m)
+}
+
+/// A name-keyed table in insertion order (Python dict order). Keys are a canvas's own input
+/// names, looked up on every invocation, so a fast hash beats SipHash's flood resistance.
 pub type Table<V> = IndexMap<String, V, foldhash::fast::RandomState>;
 
 /// A component's run-time tables.
@@ -302,11 +303,15 @@ impl NodeState {
                 NO_RECORD => None,
                 i => Some(i as usize),
             },
-            None => self
-                .outputs
-                .iter()
-                .position(|(n, _)| matches!(n, Name::Own(own) if own == key)),
+            None => self.own_index(key),
         }
+    }
+
+    /// The index of the record of an undeclared output named `key`.
+    fn own_index(&self, key: &str) -> Option<usize> {
+        self.outputs
+            .iter()
+            .position(|(n, _)| matches!(n, Name::Own(own) if own == key))
     }
 
     pub fn record(&self, key: &str) -> Option<&Record> {
@@ -407,9 +412,11 @@ impl NodeState {
     pub fn set_output(&mut self, key: &str, value: Val) {
         match self.slot_of(key) {
             Some(slot) => self.set_output_slot(slot as u16, value),
-            None => match self.record_mut(key) {
-                Some(record) => record.set(value),
-                None => self.insert_record(key, Record::created(value)),
+            None => match self.own_index(key) {
+                Some(i) => self.outputs[i].1.set(value),
+                None => self
+                    .outputs
+                    .push((Name::Own(key.to_string()), Record::created(value))),
             },
         }
     }
