@@ -285,7 +285,24 @@ pub fn perf_counter() -> f64 {
         .as_secs_f64()
 }
 
+/// `int(time.time())`: whole seconds since the Unix epoch. On Linux the coarse clock (the
+/// last tick, a few milliseconds old) serves: only whole seconds are reported, and reading it
+/// costs no clock-source access.
+#[cfg(target_os = "linux")]
+pub fn unix_seconds() -> i64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; CLOCK_REALTIME_COARSE exists on Linux.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) };
+    #[allow(clippy::unnecessary_cast)] // `time_t` is 32 bits wide on some targets
+    let secs = ts.tv_sec as i64;
+    secs
+}
+
 /// `int(time.time())`: whole seconds since the Unix epoch.
+#[cfg(not(target_os = "linux"))]
 pub fn unix_seconds() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

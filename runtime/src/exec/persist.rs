@@ -2,7 +2,7 @@
 //! so the next turn — or the answer to a UserFillUp — continues where this one stopped.
 
 use super::meta::{CanvasMeta, Target};
-use super::state::{Input, NodeState, Record, RunState, Table};
+use super::state::{Input, Inputs, NodeState, Record, RunState};
 use crate::value::{Json, Map};
 
 /// RAGFlow's default globals when a DSL has none.
@@ -53,7 +53,7 @@ pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
             st.inputs = inputs
                 .iter()
                 .map(|(k, v)| (k.clone(), Input::Dict(v.clone())))
-                .collect::<Table<_>>();
+                .collect::<Inputs>();
         }
         if let Some(saved) = saved {
             for key in ["prompts", "sys_prompt"] {

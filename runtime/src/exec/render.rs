@@ -82,16 +82,25 @@ pub struct Renamed {
     /// Per name, a substring searcher built once: the merge loop looks each name up in a text
     /// that grows with every substitution.
     finders: Vec<memchr::memmem::Finder<'static>>,
+    /// Where the first name occurs in `script`: the first substitution always works on the
+    /// script itself, so it needs no search.
+    first_hits: Vec<usize>,
 }
 
 impl Renamed {
     fn new(script: String, names: Vec<String>) -> Self {
+        let finders: Vec<_> = names
+            .iter()
+            .map(|n| memchr::memmem::Finder::new(n.as_bytes()).into_owned())
+            .collect();
+        let first_hits = match finders.first() {
+            Some(f) if !f.needle().is_empty() => f.find_iter(script.as_bytes()).collect(),
+            _ => Vec::new(),
+        };
         Renamed {
             jinja: super::components::message::is_jinja(&script),
-            finders: names
-                .iter()
-                .map(|n| memchr::memmem::Finder::new(n.as_bytes()).into_owned())
-                .collect(),
+            finders,
+            first_hits,
             script,
             names,
         }
@@ -106,16 +115,35 @@ impl Renamed {
         }
         let mut hits = finder.find_iter(text.as_bytes()).peekable();
         hits.peek()?;
-        let mut out = String::with_capacity(text.len() + value.len());
-        let mut last = 0;
-        for at in hits {
-            out.push_str(&text[last..at]);
-            out.push_str(value);
-            last = at + name_len;
-        }
-        out.push_str(&text[last..]);
-        Some(out)
+        Some(splice(text, hits, name_len, value))
     }
+
+    /// `script.replace(names[0], value)` (or the script itself when the name does not occur).
+    pub fn replace_first_in_script(&self, value: &str) -> String {
+        match self.finders.first() {
+            Some(f) if f.needle().is_empty() => self.script.replace("", value),
+            Some(f) => splice(
+                &self.script,
+                self.first_hits.iter().copied(),
+                f.needle().len(),
+                value,
+            ),
+            None => self.script.clone(),
+        }
+    }
+}
+
+/// `text` with the `len` bytes at each of `hits` replaced by `value`.
+fn splice(text: &str, hits: impl Iterator<Item = usize>, len: usize, value: &str) -> String {
+    let mut out = String::with_capacity(text.len() + value.len());
+    let mut last = 0;
+    for at in hits {
+        out.push_str(&text[last..at]);
+        out.push_str(value);
+        last = at + len;
+    }
+    out.push_str(&text[last..]);
+    out
 }
 
 /// A text with its reference matches found once, when the canvas is loaded (RAGFlow rescans the
@@ -128,6 +156,8 @@ pub struct Template {
     matches: Vec<(Range<usize>, usize)>,
     /// Distinct expressions in first-occurrence order.
     exprs: Vec<String>,
+    /// Per expression, the length of its component id (the text before `@`; 0 for globals).
+    cpn_id_lens: Vec<usize>,
     aliases: Vec<Alias>,
     /// `exprs` then the aliases' names.
     keys_with_aliases: Vec<String>,
@@ -176,6 +206,7 @@ impl Template {
         Template {
             text,
             matches,
+            cpn_id_lens: exprs.iter().map(|e| e.find('@').unwrap_or(0)).collect(),
             keys_with_aliases: exprs.clone(),
             exprs,
             aliases: Vec::new(),
@@ -310,10 +341,7 @@ pub fn elements_of<'a>(
 ) -> Result<Vec<Element<'a>>, RunError> {
     let mut out: Vec<Element> = Vec::with_capacity(tpl.exprs.len());
     for (i, exp) in tpl.exprs.iter().enumerate() {
-        let cpn_id = match exp.split_once('@') {
-            Some((c, _)) => c,
-            None => "",
-        };
+        let cpn_id = &exp[..tpl.cpn_id_lens[i]];
         // RAGFlow also reads `<cpn>@_references` here, which can only fail when this does.
         let value = tpl.read(cx, i)?;
         out.push(Element { exp, value, cpn_id });
@@ -498,6 +526,18 @@ mod tests {
             assert_eq!(r.replace(0, text, value), expected, "{text:?}");
         }
         assert_eq!(r.replace(2, "a_b", "v"), None, "no such name");
+        for value in ["", "v", "a_b", "sys_query"] {
+            assert_eq!(
+                r.replace_first_in_script(value),
+                r.script.replace("a_b", value)
+            );
+        }
+        assert_eq!(
+            Template::new("plain")
+                .renamed(false)
+                .replace_first_in_script("v"),
+            "plain"
+        );
         assert!(Template::new("{{ x }} {a@b}").renamed(false).jinja);
     }
 

@@ -406,12 +406,7 @@ impl<P: Program> Runner<'_, P> {
             }
         }
         if !matches!(node.kind, Kind::Iteration | Kind::Loop) {
-            let streaming = self
-                .shared
-                .state()
-                .node(n)
-                .record("content")
-                .is_some_and(|r| r.stream.is_some());
+            let streaming = self.shared.state().node(n).content_streams();
             if streaming {
                 if !error.is_empty() {
                     self.shared

@@ -6,7 +6,7 @@ use super::meta::{CanvasMeta, Target};
 use super::RunError;
 use crate::frontend::ir::NodeId;
 use crate::value::{py, Json, LazyStream, Map, Val};
-use indexmap::IndexMap;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// One output record: RAGFlow keeps `{"value": …, "type": …, …}` dicts. The value is held apart
@@ -226,9 +226,113 @@ fn value_dict(value: Json) -> Json {
     Json::Object(m)
 }
 
-/// A name-keyed table in insertion order (Python dict order). Keys are a canvas's own input
-/// names, looked up on every invocation, so a fast hash beats SipHash's flood resistance.
-pub type Table<V> = IndexMap<String, V, foldhash::fast::RandomState>;
+/// A component's inputs table, in insertion order (Python dict order). Most hold a few
+/// entries, found by scanning, so making one costs a single allocation; a large one (a Message
+/// joining hundreds of references) gets a hash index once it grows past [`INDEXED_FROM`]
+/// entries, so its lookups stay constant-time.
+#[derive(Clone, Debug, Default)]
+pub struct Inputs {
+    entries: Vec<(String, Input)>,
+    /// Key → position in `entries`; only for large tables. Keys are the canvas's own names, so
+    /// a fast hash beats SipHash's flood resistance.
+    index: Option<HashMap<String, usize, foldhash::fast::RandomState>>,
+}
+
+/// Tables with more entries than this are indexed.
+const INDEXED_FROM: usize = 16;
+
+impl Inputs {
+    fn position(&self, key: &str) -> Option<usize> {
+        match &self.index {
+            Some(index) => index.get(key).copied(),
+            None => self.entries.iter().position(|(k, _)| k == key),
+        }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Input> {
+        self.position(key).map(|i| &self.entries[i].1)
+    }
+
+    pub fn get_mut(&mut self, key: &str) -> Option<&mut Input> {
+        self.position(key).map(|i| &mut self.entries[i].1)
+    }
+
+    /// `table[key] = entry`: an existing key keeps its place.
+    pub fn insert(&mut self, key: String, entry: Input) {
+        if let Some(i) = self.position(&key) {
+            self.entries[i].1 = entry;
+            return;
+        }
+        let at = self.entries.len();
+        match &mut self.index {
+            Some(index) => {
+                index.insert(key.clone(), at);
+            }
+            None if at >= INDEXED_FROM => {
+                let mut index: HashMap<_, _, _> = self
+                    .entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (k, _))| (k.clone(), i))
+                    .collect();
+                index.insert(key.clone(), at);
+                self.index = Some(index);
+            }
+            None => {}
+        }
+        self.entries.push((key, entry));
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &Input)> + '_ {
+        self.into_iter()
+    }
+
+    pub fn keys(&self) -> impl Iterator<Item = &String> + '_ {
+        self.entries.iter().map(|(k, _)| k)
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &Input> + '_ {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut Input> + '_ {
+        self.entries.iter_mut().map(|(_, v)| v)
+    }
+}
+
+impl FromIterator<(String, Input)> for Inputs {
+    fn from_iter<I: IntoIterator<Item = (String, Input)>>(iter: I) -> Self {
+        let mut table = Inputs::default();
+        for (k, v) in iter {
+            table.insert(k, v);
+        }
+        table
+    }
+}
+
+fn split_entry((k, v): &(String, Input)) -> (&String, &Input) {
+    (k, v)
+}
+
+impl<'a> IntoIterator for &'a Inputs {
+    type Item = (&'a String, &'a Input);
+    type IntoIter = std::iter::Map<
+        std::slice::Iter<'a, (String, Input)>,
+        fn(&'a (String, Input)) -> (&'a String, &'a Input),
+    >;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.entries.iter().map(split_entry)
+    }
+}
 
 /// A component's run-time tables.
 #[derive(Clone, Debug, Default)]
@@ -243,7 +347,7 @@ pub struct NodeState {
     slot_names: Arc<[String]>,
     slot_records: Vec<u32>,
     /// The inputs table: field/element name → record (a dict with `value`, often a form field).
-    pub inputs: Table<Input>,
+    pub inputs: Inputs,
     /// IterationItem/LoopItem private counter `_idx` (not reset, not saved).
     pub counter: i64,
     /// Parameters changed at run time that RAGFlow persists with the params (e.g. the prompts an
@@ -355,6 +459,14 @@ impl NodeState {
             }
             None => {}
         }
+    }
+
+    /// Whether the `content` output is an unconsumed stream (then its `node_finished` waits
+    /// for the Message that consumes it). Most nodes have no stream at all, which is checked
+    /// without looking for the name.
+    pub fn content_streams(&self) -> bool {
+        self.outputs.iter().any(|(_, r)| r.stream.is_some())
+            && self.record("content").is_some_and(|r| r.stream.is_some())
     }
 
     /// `_created_time`, when set.
@@ -819,11 +931,34 @@ mod tests {
             ]
         );
         st.set_input_value("odd", Json::from(6));
-        assert_eq!(st.inputs["odd"].to_json(), serde_json::json!({"value": 6}));
-        let dict = st.inputs["env.x"].clone().dict_mut().cloned();
+        let entry = |key| st.inputs.get(key).cloned().expect("an entry");
+        assert_eq!(entry("odd").to_json(), serde_json::json!({"value": 6}));
+        let dict = entry("env.x").dict_mut().cloned();
         assert_eq!(
             dict,
             serde_json::json!({"value": null}).as_object().cloned()
         );
+    }
+
+    /// A table keeps insertion order and finds every key, before and after it grows an index;
+    /// re-setting a key keeps its place.
+    #[test]
+    fn inputs_tables_of_any_size_behave_like_dicts() {
+        for size in [3, INDEXED_FROM, INDEXED_FROM + 1, 200] {
+            let mut st = NodeState::default();
+            let key = |i: usize| format!("Cpn:{}@out", (i * 7919) % 1009);
+            for i in 0..size {
+                st.set_input_value(&key(i), Json::from(i));
+            }
+            st.set_input_value(&key(0), Json::from("again"));
+            assert_eq!(st.inputs.len(), size);
+            let keys: Vec<String> = st.inputs.keys().cloned().collect();
+            assert_eq!(keys, (0..size).map(key).collect::<Vec<_>>(), "{size}");
+            assert_eq!(st.get_input_value(&key(0)), Json::from("again"));
+            for i in 1..size {
+                assert_eq!(st.get_input_value(&key(i)), Json::from(i), "{size}");
+            }
+            assert!(st.inputs.get("Cpn:missing@out").is_none());
+        }
     }
 }

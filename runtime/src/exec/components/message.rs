@@ -112,17 +112,31 @@ async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     }
     let mut downloads = Vec::new();
     let (renamed, kwargs) = kwargs_of(cx, &chosen.rendered, None, &mut downloads).await?;
-    let script = renamed.script.as_str();
-    let mut content = render_jinja(script, &kwargs).unwrap_or_else(|| script.to_string());
-    if cx.check_canceled() {
+    let content = substitute(cx, renamed, &kwargs.pairs);
+    kwargs.record(cx);
+    let Some(content) = content? else {
         return Ok(());
-    }
-    for (name, value) in &kwargs {
-        content = sub_name(&content, name, value)?;
-    }
+    };
     cx.set_output("downloads", Json::Array(downloads));
     cx.set_output("content", Json::String(content));
     Ok(())
+}
+
+/// The content with every safe name substituted (`None` when the run was canceled meanwhile).
+fn substitute(
+    cx: &NodeCx<'_>,
+    renamed: &Renamed,
+    kwargs: &[(&str, String)],
+) -> Result<Option<String>, RunError> {
+    let script = renamed.script.as_str();
+    let mut content = render_jinja(script, kwargs).unwrap_or_else(|| script.to_string());
+    if cx.check_canceled() {
+        return Ok(None);
+    }
+    for (name, value) in kwargs {
+        content = sub_name(&content, name, value)?;
+    }
+    Ok(Some(content))
 }
 
 /// `re.sub(name, value, content)`: the safe name is a literal pattern, the value a replacement
@@ -153,22 +167,50 @@ pub async fn kwargs_of<'t>(
     template: &'t Template,
     delimiter: Option<&str>,
     downloads: &mut Vec<Json>,
-) -> Result<(&'t Renamed, Vec<(&'t str, String)>), RunError> {
+) -> Result<(&'t Renamed, Kwargs<'t>), RunError> {
     let elements = elements_of(cx, template)?;
-    let renamed = template.renamed(elements.len() > template.exprs().len());
-    let mut kwargs = Vec::with_capacity(elements.len());
+    let in_iteration = elements.len() > template.exprs().len();
+    let renamed = template.renamed(in_iteration);
+    let mut kwargs = Kwargs {
+        pairs: Vec::with_capacity(elements.len()),
+        exps: template.keys(in_iteration),
+    };
     for (e, name) in elements.into_iter().zip(&renamed.names) {
         let ans = match e.value {
-            Val::Stream(s) => s.collect().await?,
+            Val::Stream(s) => match s.collect().await {
+                Ok(text) => text,
+                Err(err) => {
+                    kwargs.record(cx);
+                    return Err(err);
+                }
+            },
             Val::Json(Json::Null) => String::new(),
             // What `stringify` returns for such a text, without copying it.
             Val::Json(Json::String(s)) if !opens_container(&s) => s,
             Val::Json(v) => stringify(&v, delimiter, Some(downloads)),
         };
-        cx.set_input_value(e.exp, Json::String(ans.clone()));
-        kwargs.push((name.as_str(), ans));
+        kwargs.pairs.push((name.as_str(), ans));
     }
     Ok((renamed, kwargs))
+}
+
+/// The keyword arguments `get_kwargs` builds: per element its safe name and its text.
+pub struct Kwargs<'t> {
+    pub pairs: Vec<(&'t str, String)>,
+    /// Per element, the expression it records its text under.
+    exps: &'t [String],
+}
+
+impl Kwargs<'_> {
+    /// `set_input_value(exp, text)` for every element, as `get_kwargs` does while it builds
+    /// them: callers record once they are done with the texts, so nothing is copied.
+    pub fn record(self, cx: &NodeCx<'_>) {
+        let mut state = cx.state();
+        let node = state.node_mut(cx.node);
+        for (exp, (_, text)) in self.exps.iter().zip(self.pairs) {
+            node.set_input_value(exp, Json::String(text));
+        }
+    }
 }
 
 /// Whether a JSON text would parse to an object or an array (JSON whitespace first).

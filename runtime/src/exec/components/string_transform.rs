@@ -6,7 +6,7 @@ use super::Component;
 use crate::exec::binding::{Bound, Resolve};
 use crate::exec::events::InputKeys;
 use crate::exec::meta::Target;
-use crate::exec::render::{in_iteration, Template};
+use crate::exec::render::{in_iteration, Renamed, Template};
 use crate::exec::{NodeCx, RunError};
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
@@ -163,19 +163,26 @@ async fn merge(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     let delimiter = spec.delimiters.first().map(String::as_str);
     let mut downloads = Vec::new();
     let (renamed, kwargs) = kwargs_of(cx, &spec.script, delimiter, &mut downloads).await?;
-    let mut script = if renamed.jinja {
-        render(&renamed.script, &kwargs)?
-    } else {
-        renamed.script.clone()
+    let merged = substitute(renamed, &kwargs.pairs);
+    kwargs.record(cx);
+    cx.set_output("result", Json::String(merged?));
+    Ok(())
+}
+
+/// The script rendered (when Jinja) with each safe name, a literal pattern
+/// (`[A-Za-z0-9_-]`), replaced by its value verbatim.
+fn substitute(renamed: &Renamed, kwargs: &[(&str, String)]) -> Result<String, RunError> {
+    let (mut script, done) = match kwargs.first() {
+        _ if renamed.jinja => (render(&renamed.script, kwargs)?, 0),
+        Some((_, value)) => (renamed.replace_first_in_script(value), 1),
+        None => (renamed.script.clone(), 0),
     };
-    // Each safe name is a literal pattern (`[A-Za-z0-9_-]`), replaced by its value verbatim.
-    for (i, (_, value)) in kwargs.iter().enumerate() {
+    for (i, (_, value)) in kwargs.iter().enumerate().skip(done) {
         if let Some(replaced) = renamed.replace(i, &script, value) {
             script = replaced;
         }
     }
-    cx.set_output("result", Json::String(script));
-    Ok(())
+    Ok(script)
 }
 
 /// Jinja2 in a sandbox: a template that does not parse raises; a render error keeps the
