@@ -267,13 +267,21 @@ impl<'a> NodeCx<'a> {
 /// it several times per component.
 #[cfg(unix)]
 pub fn perf_counter() -> f64 {
+    let ts = clock(libc::CLOCK_MONOTONIC);
+    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+}
+
+/// Read a clock the platform always has (the callers name `CLOCK_MONOTONIC` and, on Linux,
+/// `CLOCK_REALTIME_COARSE`).
+#[cfg(unix)]
+fn clock(id: libc::clockid_t) -> libc::timespec {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
-    // SAFETY: `ts` is a valid, writable timespec; CLOCK_MONOTONIC always exists on Unix.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as f64 + ts.tv_nsec as f64 * 1e-9
+    // SAFETY: `ts` is a valid, writable timespec and `id` a clock the platform provides.
+    unsafe { libc::clock_gettime(id, &mut ts) };
+    ts
 }
 
 #[cfg(not(unix))]
@@ -289,16 +297,9 @@ pub fn perf_counter() -> f64 {
 /// last tick, a few milliseconds old) serves: only whole seconds are reported, and reading it
 /// costs no clock-source access.
 #[cfg(target_os = "linux")]
+#[allow(clippy::unnecessary_cast)] // `time_t` is 32 bits wide on some targets
 pub fn unix_seconds() -> i64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `ts` is a valid, writable timespec; CLOCK_REALTIME_COARSE exists on Linux.
-    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME_COARSE, &mut ts) };
-    #[allow(clippy::unnecessary_cast)] // `time_t` is 32 bits wide on some targets
-    let secs = ts.tv_sec as i64;
-    secs
+    clock(libc::CLOCK_REALTIME_COARSE).tv_sec as i64
 }
 
 /// `int(time.time())`: whole seconds since the Unix epoch.
