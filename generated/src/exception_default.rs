@@ -7,7 +7,7 @@
 use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
 use ::canvasc_runtime::exec::events::InputKeys;
-use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};
 use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;
 use ::canvasc_runtime::frontend::NodeId;
@@ -516,6 +516,20 @@ impl Program for Canvas {
             Impl::ListOperations => c.list_operations[i].body(cx).await,
             Impl::Message => c.message[i].body(cx).await,
             Impl::Invoke => c.invoke[i].body(cx).await,
+        }
+    }
+    fn body_now(
+        &self,
+        cx: &NodeCx<'_>,
+        s: &mut RunState,
+    ) -> Option<Result<(), RunError>> {
+        let c = &self.components;
+        let (implementation, i) = SLOTS[cx.node.index()];
+        match implementation {
+            Impl::Begin => c.begin[i].body_now(cx, s),
+            Impl::ListOperations => c.list_operations[i].body_now(cx, s),
+            Impl::Message => c.message[i].body_now(cx, s),
+            Impl::Invoke => c.invoke[i].body_now(cx, s),
         }
     }
     fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {

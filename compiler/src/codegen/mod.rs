@@ -154,6 +154,7 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
         }
     };
     let body = dispatch(quote!(body(cx)), true);
+    let body_now = dispatch(quote!(body_now(cx, s)), false);
     let thoughts = dispatch(quote!(thoughts(cx)), false);
     let dependencies = dispatch(quote!(dependencies(cx)), false);
     let get_input = dispatch(quote!(get_input(cx)), false);
@@ -176,7 +177,7 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
         use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
         use ::canvasc_runtime::exec::components::{self as c, Component};
         use ::canvasc_runtime::exec::events::InputKeys;
-        use ::canvasc_runtime::exec::{NodeCx, Program, RunError};
+        use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};
         use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
         use ::canvasc_runtime::frontend::catalog::Kind;
         use ::canvasc_runtime::frontend::NodeId;
@@ -284,6 +285,10 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
 
             async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
                 #body
+            }
+
+            fn body_now(&self, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<(), RunError>> {
+                #body_now
             }
 
             fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {

@@ -5,7 +5,7 @@ use super::binding;
 use super::components::{Component, Spec};
 use super::events::InputKeys;
 use super::meta::{CanvasMeta, Target};
-use super::{NodeCx, Program, RunError};
+use super::{NodeCx, Program, RunError, RunState};
 use crate::frontend::ir::NodeId;
 use crate::frontend::{Analysis, Document, Ir};
 use crate::value::{Json, Map};
@@ -56,6 +56,10 @@ impl Program for Interpreter {
 
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         self.spec(cx).body(cx).await
+    }
+
+    fn body_now(&self, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<(), RunError>> {
+        self.spec(cx).body_now(cx, s)
     }
 
     fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {

@@ -46,6 +46,10 @@ pub trait Program: Send + Sync + 'static {
         cx: &'a NodeCx<'a>,
     ) -> impl Future<Output = Result<(), RunError>> + Send + 'a;
 
+    /// The body run at once under the caller's state lock, when it has nothing to wait for
+    /// ([`components::Component::body_now`]); `None`: run [`Program::body`].
+    fn body_now(&self, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<(), RunError>>;
+
     /// `thoughts()`, shown in `node_started`.
     fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError>;
 
@@ -232,6 +236,19 @@ impl<'a> NodeCx<'a> {
         }
     }
 
+    /// [`NodeCx::read`] in a state the caller has locked.
+    pub fn read_in(
+        &self,
+        s: &RunState,
+        bound: Option<&binding::Bound>,
+        exp: &str,
+    ) -> Result<crate::value::Val, RunError> {
+        match bound {
+            Some(b) => b.read(s),
+            None => s.get_variable_value(&self.shared.meta, exp),
+        }
+    }
+
     pub fn set_output(&self, key: &str, value: impl Into<crate::value::Val>) {
         self.state()
             .node_mut(self.node)
@@ -254,6 +271,16 @@ impl<'a> NodeCx<'a> {
         } else {
             false
         }
+    }
+
+    /// [`NodeCx::check_canceled`] in a state the caller has locked.
+    pub fn check_canceled_in(&self, s: &mut RunState) -> bool {
+        let canceled = self.shared.is_canceled();
+        if canceled {
+            s.node_mut(self.node)
+                .set_output("_ERROR", Json::String(CANCELED.into()).into());
+        }
+        canceled
     }
 
     /// A parameter of this node.

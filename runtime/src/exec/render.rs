@@ -2,8 +2,9 @@
 //! `string_format`, input elements, and Python's `re.sub` replacement templates.
 
 use super::binding::{iteration_item_of, Bound, Resolve};
-use super::meta::Target;
-use super::{NodeCx, RunError};
+use super::meta::{CanvasMeta, Target};
+use super::{NodeCx, RunError, RunState};
+use crate::frontend::ir::NodeId;
 use crate::frontend::refs::{
     alias_refs, template_refs, template_refs_exact_case, Alias, TemplateMatch,
 };
@@ -289,6 +290,14 @@ impl Template {
         cx.read(self.binding(i), &self.exprs[i])
     }
 
+    /// [`Template::read`] in a state the caller has locked.
+    fn read_in(&self, s: &RunState, meta: &CanvasMeta, i: usize) -> Result<Val, RunError> {
+        match self.binding(i) {
+            Some(b) => b.read(s),
+            None => s.get_variable_value(meta, &self.exprs[i]),
+        }
+    }
+
     /// The components of the input elements (`_cpn_id`), as the deferral check needs them.
     /// Evaluates the references as `get_input_elements()` does, unless all are bound (then
     /// only a missing global can fail, as it would).
@@ -339,20 +348,29 @@ pub fn elements_of<'a>(
     cx: &'a NodeCx<'_>,
     tpl: &'a Template,
 ) -> Result<Vec<Element<'a>>, RunError> {
+    elements_in(&cx.state(), &cx.shared.meta, cx.node, tpl)
+}
+
+/// [`elements_of`] in a state the caller has locked.
+pub fn elements_in<'a>(
+    s: &RunState,
+    meta: &'a CanvasMeta,
+    node: NodeId,
+    tpl: &'a Template,
+) -> Result<Vec<Element<'a>>, RunError> {
     let mut out: Vec<Element> = Vec::with_capacity(tpl.exprs.len());
     for (i, exp) in tpl.exprs.iter().enumerate() {
         let cpn_id = &exp[..tpl.cpn_id_lens[i]];
         // RAGFlow also reads `<cpn>@_references` here, which can only fail when this does.
-        let value = tpl.read(cx, i)?;
+        let value = tpl.read_in(s, meta, i)?;
         out.push(Element { exp, value, cpn_id });
     }
     if tpl.aliases.is_empty() {
         return Ok(out);
     }
-    let meta = &cx.shared.meta;
     let item = match tpl.binding(tpl.exprs.len()).and_then(Bound::node) {
         Some(item) => item,
-        None => match iteration_item_of(meta, cx.node) {
+        None => match iteration_item_of(meta, node) {
             Some(item) => item,
             None => return Ok(out),
         },
@@ -361,8 +379,8 @@ pub fn elements_of<'a>(
     for (j, alias) in tpl.aliases.iter().enumerate() {
         let exp = alias.output();
         let value = match tpl.binding(tpl.exprs.len() + j) {
-            Some(b) => b.read(&cx.state())?,
-            None => cx.value(&format!("{item_id}@{exp}"))?,
+            Some(b) => b.read(s)?,
+            None => s.get_variable_value(meta, &format!("{item_id}@{exp}"))?,
         };
         out.push(Element {
             exp,

@@ -3,7 +3,7 @@
 //! partials, exception routes, the UserFillUp pause and the terminal events all live here.
 
 use super::events::{float, obj, Envelope, Event, EventSink, Payload};
-use super::meta::Target;
+use super::meta::{CanvasMeta, Target};
 use super::state::{RunState, SLOT_CREATED_TIME, SLOT_ELAPSED_TIME, SLOT_ERROR};
 use super::{perf_counter, unix_seconds, NodeCx, Program, RunError, Shared, CANCELED};
 use crate::frontend::catalog::Kind;
@@ -95,7 +95,7 @@ fn missing() -> RunError {
     RunError::type_error("'NoneType' object is not subscriptable")
 }
 
-impl<P: Program> Runner<'_, P> {
+impl<'a, P: Program> Runner<'a, P> {
     fn emit(&mut self, event: &'static str, data: Json) {
         let payload = Payload::Other { name: event, data };
         self.sink.emit(Event {
@@ -118,6 +118,13 @@ impl<P: Program> Runner<'_, P> {
             }
         }
         self.seen_upto = upto;
+    }
+
+    /// The canvas's static facts, borrowed for the whole run (not from `self`, so `self` stays
+    /// free to mutate).
+    fn meta(&self) -> &'a CanvasMeta {
+        let shared: &'a Arc<Shared> = self.shared;
+        &shared.meta
     }
 
     fn cx(&self, node: NodeId) -> NodeCx<'_> {
@@ -144,7 +151,7 @@ impl<P: Program> Runner<'_, P> {
     }
 
     async fn run(&mut self, input: RunInput) -> Result<RunOutcome, RunError> {
-        let meta = Arc::clone(&self.shared.meta);
+        let meta = self.meta();
         let st = perf_counter();
         let is_resume;
         {
@@ -213,7 +220,7 @@ impl<P: Program> Runner<'_, P> {
                 }
             };
             s.globals.insert("sys.conversation_turns".into(), next);
-            is_resume = matches!(s.path.first(), Some(t) if path_id(&meta, t).to_lowercase().contains("userfillup"));
+            is_resume = matches!(s.path.first(), Some(t) if path_id(meta, t).to_lowercase().contains("userfillup"));
             self.resumed = is_resume;
             if !is_resume {
                 let begin = match meta.find("begin") {
@@ -292,7 +299,7 @@ impl<P: Program> Runner<'_, P> {
                 "Task {id} has been canceled during batch execution."
             )));
         }
-        let meta = Arc::clone(&self.shared.meta);
+        let meta = self.meta();
         let mut scheduled = std::mem::take(&mut self.scheduled);
         scheduled.clear();
         let mut i = f;
@@ -320,7 +327,7 @@ impl<P: Program> Runner<'_, P> {
                     let found = match d {
                         Target::Node(dep) => self.seen[dep.index()] || batch_before.contains(d),
                         Target::Missing(id) => {
-                            id.is_empty() || s.path[..i].iter().any(|e| path_id(&meta, e) == id)
+                            id.is_empty() || s.path[..i].iter().any(|e| path_id(meta, e) == id)
                         }
                     };
                     !found
@@ -384,13 +391,17 @@ impl<P: Program> Runner<'_, P> {
     }
 
     async fn post_process(&mut self, n: NodeId, error: &mut String) -> Result<(), RunError> {
-        let meta = Arc::clone(&self.shared.meta);
+        let meta = self.meta();
         let node = meta.node(n);
         if node.kind == Kind::Message {
             self.message_events(n).await?;
         }
         let mut other_branch = false;
-        let failed = self.shared.state().node(n).error();
+        let (failed, streaming) = {
+            let s = self.shared.state();
+            let st = s.node(n);
+            (st.error(), st.content_streams())
+        };
         if let Some(err) = failed {
             let ex = &node.exception;
             if ex.method.is_some() && !ex.goto.is_empty() {
@@ -406,7 +417,6 @@ impl<P: Program> Runner<'_, P> {
             }
         }
         if !matches!(node.kind, Kind::Iteration | Kind::Loop) {
-            let streaming = self.shared.state().node(n).content_streams();
             if streaming {
                 if !error.is_empty() {
                     self.shared
@@ -582,7 +592,7 @@ impl<P: Program> Runner<'_, P> {
 
     /// BS §16.11: pause when a UserFillUp waiting on the path has unsatisfied fields.
     async fn pause_if_waiting(&mut self, idx: usize) -> Result<bool, RunError> {
-        let meta = Arc::clone(&self.shared.meta);
+        let meta = self.meta();
         let is_form =
             |t: &Target| matches!(t, Target::Node(n) if meta.node(*n).kind == Kind::UserFillUp);
         let rest: Vec<Target> = {
@@ -734,25 +744,41 @@ pub async fn invoke<P: Program>(program: &P, cx: &NodeCx<'_>) {
         kind,
         Kind::Llm | Kind::Categorize | Kind::Agent | Kind::Retrieval
     );
-    let canceled = |cx: &NodeCx<'_>| {
-        cx.state()
-            .node_mut(cx.node)
+    let canceled = |s: &mut RunState| {
+        s.node_mut(cx.node)
             .set_output_slot(SLOT_ERROR, Val::Json(Json::String(CANCELED.into())));
     };
     if tool_wrapper && cx.shared.is_canceled() {
-        canceled(cx);
+        canceled(&mut cx.state());
         return;
     }
     let created = perf_counter();
-    cx.state()
-        .node_mut(cx.node)
-        .set_output_slot(SLOT_CREATED_TIME, Val::Json(float(created)));
-    if !tool_wrapper && python_async && cx.shared.is_canceled() {
-        canceled(cx);
-        return;
+    {
+        let mut s = cx.state();
+        s.node_mut(cx.node)
+            .set_output_slot(SLOT_CREATED_TIME, Val::Json(float(created)));
+        if !tool_wrapper && python_async && cx.shared.is_canceled() {
+            canceled(&mut s);
+            return;
+        }
+        // A body with nothing to wait for runs under this lock; timeouts cannot fire on it.
+        if let Some(result) = program.body_now(cx, &mut s) {
+            finish_invoke(cx, &mut s, result, tool_wrapper);
+            return;
+        }
     }
     let result = with_timeout(program, cx, kind, python_async).await;
-    let mut s = cx.state();
+    finish_invoke(cx, &mut cx.state(), result, tool_wrapper);
+}
+
+/// The end of the invoke wrapper: a raised error becomes `_ERROR` (or the exception default),
+/// and `_elapsed_time` is set.
+fn finish_invoke(
+    cx: &NodeCx<'_>,
+    s: &mut RunState,
+    result: Result<(), RunError>,
+    tool_wrapper: bool,
+) {
     let st = s.node_mut(cx.node);
     if let Err(e) = result {
         let msg = e.to_string();

@@ -3,7 +3,7 @@
 
 use super::Component;
 use crate::exec::binding::{Bound, Resolve};
-use crate::exec::{CanvasMeta, NodeCx, RunError};
+use crate::exec::{CanvasMeta, NodeCx, RunError, RunState};
 use crate::frontend::ir::NodeId;
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
@@ -30,15 +30,20 @@ impl Items {
         }
     }
 
-    fn read(&self, cx: &NodeCx<'_>) -> Result<Val, RunError> {
-        cx.read(self.bound.as_ref(), &self.exp)
-    }
-
     /// Lend the value (see [`crate::exec::RunState::with_variable_value`]).
     fn with<R>(&self, cx: &NodeCx<'_>, f: impl FnOnce(Option<&Json>) -> R) -> Result<R, RunError> {
-        let s = cx.state();
+        self.with_in(cx, &cx.state(), f)
+    }
+
+    /// [`Items::with`] in a state the caller has locked.
+    fn with_in<R>(
+        &self,
+        cx: &NodeCx<'_>,
+        s: &RunState,
+        f: impl FnOnce(Option<&Json>) -> R,
+    ) -> Result<R, RunError> {
         match &self.bound {
-            Some(b) => b.with_value(&s, f),
+            Some(b) => b.with_value(s, f),
             None => s.with_variable_value(&cx.shared.meta, &self.exp, f),
         }
     }
@@ -63,7 +68,11 @@ impl Spec {
 
 impl Component for Spec {
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
-        body(self, cx)
+        super::run_now(self, cx)
+    }
+
+    fn body_now(&self, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<(), RunError>> {
+        Some(body(self, cx, s))
     }
 
     fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
@@ -132,7 +141,11 @@ impl ItemSpec {
 
 impl Component for ItemSpec {
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
-        item_body(self, cx)
+        super::run_now(self, cx)
+    }
+
+    fn body_now(&self, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<(), RunError>> {
+        Some(item_body(self, cx, s))
     }
 
     fn thoughts<'a>(&'a self, _cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
@@ -156,13 +169,14 @@ fn not_an_array(items_ref: &str, v: &Val) -> String {
     format!("{items_ref} must be an array, but its type is {class}")
 }
 
-fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
-    if cx.check_canceled() {
+fn body(spec: &Spec, cx: &NodeCx<'_>, s: &mut RunState) -> Result<(), RunError> {
+    if cx.check_canceled_in(s) {
         return Ok(());
     }
-    let arr = spec.items.read(cx)?;
+    let arr = cx.read_in(s, spec.items.bound.as_ref(), &spec.items.exp)?;
     if !matches!(arr, Val::Json(Json::Array(_))) {
-        cx.set_output("_ERROR", Json::String(not_an_array(&spec.items.exp, &arr)));
+        let error = Json::String(not_an_array(&spec.items.exp, &arr));
+        s.node_mut(cx.node).set_output("_ERROR", Val::Json(error));
     }
     Ok(())
 }
@@ -185,8 +199,8 @@ fn thoughts(spec: &Spec, cx: &NodeCx<'_>) -> Result<String, RunError> {
 }
 
 /// IterationItem: collate the previous pass, then emit the next element or end (`_idx == -1`).
-fn item_body(spec: &ItemSpec, cx: &NodeCx<'_>) -> Result<(), RunError> {
-    if cx.check_canceled() {
+fn item_body(spec: &ItemSpec, cx: &NodeCx<'_>, s: &mut RunState) -> Result<(), RunError> {
+    if cx.check_canceled_in(s) {
         return Ok(());
     }
     let parent = cx.meta().parent.ok_or_else(|| {
@@ -196,9 +210,9 @@ fn item_body(spec: &ItemSpec, cx: &NodeCx<'_>) -> Result<(), RunError> {
         )
     })?;
     let items_ref = &spec.items.exp;
-    let idx = cx.state().node(cx.node).counter;
+    let idx = s.node(cx.node).counter;
     // Read the length and the one element this pass needs without copying the list.
-    let probe = spec.items.with(cx, |v| match v {
+    let probe = spec.items.with_in(cx, s, |v| match v {
         Some(Json::Array(a)) => {
             let len = a.len() as i64;
             // A counter left at -1 by an earlier end indexes from the back (`arr[-1]`).
@@ -212,39 +226,39 @@ fn item_body(spec: &ItemSpec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     let (len, item) = match probe {
         Ok(found) => found,
         Err(class) => {
-            cx.state().node_mut(cx.node).counter = -1;
+            s.node_mut(cx.node).counter = -1;
             return Err(RunError::msg(format!(
                 "{items_ref} must be an array, but its type is {class}"
             )));
         }
     };
     if idx > 0 {
-        if cx.check_canceled() {
+        if cx.check_canceled_in(s) {
             return Ok(());
         }
-        collate(cx, parent, spec.collation(&cx.shared.meta, parent));
+        collate(s, parent, spec.collation(&cx.shared.meta, parent));
     }
     if idx >= len {
-        cx.state().node_mut(cx.node).counter = -1;
+        s.node_mut(cx.node).counter = -1;
         return Ok(());
     }
-    if cx.check_canceled() {
+    if cx.check_canceled_in(s) {
         return Ok(());
     }
     let Some(item) = item else {
         return Err(RunError::raised("IndexError", "list index out of range"));
     };
-    cx.set_output("item", item.clone());
-    cx.set_output("result", item);
-    cx.set_output("index", Json::from(idx));
-    cx.state().node_mut(cx.node).counter = idx + 1;
+    let st = s.node_mut(cx.node);
+    st.set_output("item", Val::Json(item.clone()));
+    st.set_output("result", Val::Json(item));
+    st.set_output("index", Val::Json(Json::from(idx)));
+    st.counter = idx + 1;
     Ok(())
 }
 
 /// `output_collation`: append each body component's referenced output to the Iteration's
 /// declared collected outputs.
-fn collate(cx: &NodeCx<'_>, iteration: NodeId, plan: &[Collated]) {
-    let mut s = cx.state();
+fn collate(s: &mut RunState, iteration: NodeId, plan: &[Collated]) {
     for Collated { body, var, key } in plan {
         let value = s.node(*body).output(var).to_event_json();
         let st = s.node_mut(iteration);

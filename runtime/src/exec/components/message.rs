@@ -5,8 +5,10 @@ use super::Component;
 use crate::exec::binding::Resolve;
 use crate::exec::events::InputKeys;
 use crate::exec::meta::Target;
-use crate::exec::render::{elements_of, expand_replacement, in_iteration, Renamed, Template};
-use crate::exec::{NodeCx, RunError, Shared};
+use crate::exec::render::{
+    elements_in, elements_of, expand_replacement, in_iteration, Renamed, Template,
+};
+use crate::exec::{NodeCx, RunError, RunState, Shared};
 use crate::frontend::ir::NodeId;
 use crate::value::{py, Json, LazyStream, Map, Val};
 use futures::StreamExt;
@@ -169,12 +171,7 @@ pub async fn kwargs_of<'t>(
     downloads: &mut Vec<Json>,
 ) -> Result<(&'t Renamed, Kwargs<'t>), RunError> {
     let elements = elements_of(cx, template)?;
-    let in_iteration = elements.len() > template.exprs().len();
-    let renamed = template.renamed(in_iteration);
-    let mut kwargs = Kwargs {
-        pairs: Vec::with_capacity(elements.len()),
-        exps: template.keys(in_iteration),
-    };
+    let (renamed, mut kwargs) = Kwargs::new(template, elements.len());
     for (e, name) in elements.into_iter().zip(&renamed.names) {
         let ans = match e.value {
             Val::Stream(s) => match s.collect().await {
@@ -184,14 +181,48 @@ pub async fn kwargs_of<'t>(
                     return Err(err);
                 }
             },
-            Val::Json(Json::Null) => String::new(),
-            // What `stringify` returns for such a text, without copying it.
-            Val::Json(Json::String(s)) if !opens_container(&s) => s,
-            Val::Json(v) => stringify(&v, delimiter, Some(downloads)),
+            Val::Json(v) => text_of(v, delimiter, downloads),
         };
         kwargs.pairs.push((name.as_str(), ans));
     }
     Ok((renamed, kwargs))
+}
+
+/// [`kwargs_of`] in a state the caller has locked, when no element is a stream (`None`
+/// otherwise: collecting one means waiting).
+pub fn kwargs_now<'t>(
+    cx: &NodeCx<'_>,
+    s: &RunState,
+    template: &'t Template,
+    delimiter: Option<&str>,
+    downloads: &mut Vec<Json>,
+) -> Option<Result<(&'t Renamed, Kwargs<'t>), RunError>> {
+    let elements = match elements_in(s, &cx.shared.meta, cx.node, template) {
+        Ok(elements) => elements,
+        Err(e) => return Some(Err(e)),
+    };
+    if elements.iter().any(|e| e.value.is_stream()) {
+        return None;
+    }
+    let (renamed, mut kwargs) = Kwargs::new(template, elements.len());
+    for (e, name) in elements.into_iter().zip(&renamed.names) {
+        if let Val::Json(v) = e.value {
+            kwargs
+                .pairs
+                .push((name.as_str(), text_of(v, delimiter, downloads)));
+        }
+    }
+    Some(Ok((renamed, kwargs)))
+}
+
+/// An element's text as `get_kwargs` makes it.
+fn text_of(v: Json, delimiter: Option<&str>, downloads: &mut Vec<Json>) -> String {
+    match v {
+        Json::Null => String::new(),
+        // What `stringify` returns for such a text, without copying it.
+        Json::String(s) if !opens_container(&s) => s,
+        v => stringify(&v, delimiter, Some(downloads)),
+    }
 }
 
 /// The keyword arguments `get_kwargs` builds: per element its safe name and its text.
@@ -201,12 +232,26 @@ pub struct Kwargs<'t> {
     exps: &'t [String],
 }
 
-impl Kwargs<'_> {
+impl<'t> Kwargs<'t> {
+    /// No arguments yet, for `count` elements of `template`, and the script renamed for them.
+    fn new(template: &'t Template, count: usize) -> (&'t Renamed, Self) {
+        let in_iteration = count > template.exprs().len();
+        let kwargs = Kwargs {
+            pairs: Vec::with_capacity(count),
+            exps: template.keys(in_iteration),
+        };
+        (template.renamed(in_iteration), kwargs)
+    }
+
     /// `set_input_value(exp, text)` for every element, as `get_kwargs` does while it builds
     /// them: callers record once they are done with the texts, so nothing is copied.
     pub fn record(self, cx: &NodeCx<'_>) {
-        let mut state = cx.state();
-        let node = state.node_mut(cx.node);
+        self.record_in(&mut cx.state(), cx.node);
+    }
+
+    /// [`Kwargs::record`] in a state the caller has locked.
+    pub fn record_in(self, s: &mut RunState, node: NodeId) {
+        let node = s.node_mut(node);
         for (exp, (_, text)) in self.exps.iter().zip(self.pairs) {
             node.set_input_value(exp, Json::String(text));
         }

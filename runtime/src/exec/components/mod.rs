@@ -25,7 +25,7 @@ use super::binding::Resolve;
 use super::events::InputKeys;
 use super::meta::Target;
 use super::render::{element_str, elements_from_text, string_format};
-use super::{NodeCx, RunError};
+use super::{NodeCx, RunError, RunState};
 use crate::frontend::catalog::Kind;
 use crate::frontend::refs::template_refs;
 use crate::value::{py, Json, Map, Val};
@@ -43,6 +43,15 @@ pub trait Component: Send + Sync + Sized {
         &'a self,
         cx: &'a NodeCx<'a>,
     ) -> impl Future<Output = Result<(), RunError>> + Send + 'a;
+
+    /// The body run at once, with the run state already locked by the caller: for a body that
+    /// has nothing to wait for, this saves the lock round trips and the future of
+    /// [`Component::body`]. `None` means this invocation must wait for something (a stream, a
+    /// service), has changed nothing, and [`Component::body`] runs instead. The two must
+    /// behave alike.
+    fn body_now(&self, _cx: &NodeCx<'_>, _s: &mut RunState) -> Option<Result<(), RunError>> {
+        None
+    }
 
     /// `thoughts()`, shown in `node_started`.
     fn thoughts<'a>(&'a self, _cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
@@ -79,6 +88,11 @@ pub trait Component: Send + Sync + Sized {
         self.bind(r);
         self
     }
+}
+
+/// The body of a component that never waits: [`Component::body_now`] under the state lock.
+pub fn run_now<C: Component>(c: &C, cx: &NodeCx<'_>) -> Result<(), RunError> {
+    c.body_now(cx, &mut cx.state()).unwrap_or(Ok(()))
 }
 
 /// A node's component, as the interpreter holds it (generated programs hold each one typed).
@@ -178,6 +192,10 @@ impl Spec {
 impl Component for Spec {
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         each!(self, c => c.body(cx).await)
+    }
+
+    fn body_now(&self, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<(), RunError>> {
+        each!(self, c => c.body_now(cx, s))
     }
 
     fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {

@@ -1,13 +1,13 @@
 //! StringTransform: split a string on literal delimiters, or merge references into a template
 //! (components.md §17, `agent/component/string_transform.py`, which reuses Message's helpers).
 
-use super::message::kwargs_of;
+use super::message::{kwargs_now, kwargs_of};
 use super::Component;
 use crate::exec::binding::{Bound, Resolve};
 use crate::exec::events::InputKeys;
 use crate::exec::meta::Target;
 use crate::exec::render::{in_iteration, Renamed, Template};
-use crate::exec::{NodeCx, RunError};
+use crate::exec::{NodeCx, RunError, RunState};
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 
@@ -50,13 +50,21 @@ impl Spec {
 
 impl Component for Spec {
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
-        if cx.check_canceled() {
-            return Ok(());
+        let now = self.body_now(cx, &mut cx.state());
+        match now {
+            Some(result) => result,
+            None => merge(self, cx).await,
+        }
+    }
+
+    fn body_now(&self, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<(), RunError>> {
+        if cx.check_canceled_in(s) {
+            return Some(Ok(()));
         }
         if self.is_split() {
-            split(self, cx)
+            Some(split(self, cx, s))
         } else {
-            merge(self, cx).await
+            merge_now(self, cx, s)
         }
     }
 
@@ -88,12 +96,9 @@ impl Component for Spec {
     }
 }
 
-fn split(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
-    if cx.check_canceled() {
-        return Ok(());
-    }
+fn split(spec: &Spec, cx: &NodeCx<'_>, s: &mut RunState) -> Result<(), RunError> {
     let key = super::exp_str(&spec.split_ref)?;
-    let var = match cx.read(spec.split_bound.as_ref(), key)? {
+    let var = match cx.read_in(s, spec.split_bound.as_ref(), key)? {
         Val::Json(v) if !py::truthy(&v) => String::new(),
         Val::Json(Json::String(s)) => s,
         Val::Json(other) => {
@@ -112,11 +117,12 @@ fn split(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
             ))
         }
     };
-    cx.set_input_value(key, Json::String(var.clone()));
     let pieces = split_on(&var, &spec.delimiters);
-    cx.set_output(
+    let node = s.node_mut(cx.node);
+    node.set_input_value(key, Json::String(var));
+    node.set_output(
         "result",
-        Json::Array(pieces.into_iter().map(Json::String).collect()),
+        Val::Json(Json::Array(pieces.into_iter().map(Json::String).collect())),
     );
     Ok(())
 }
@@ -156,10 +162,8 @@ pub fn split_on(text: &str, delimiters: &[String]) -> Vec<String> {
     pieces
 }
 
+/// The merge when an element is a stream, which is collected first.
 async fn merge(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
-    if cx.check_canceled() {
-        return Ok(());
-    }
     let delimiter = spec.delimiters.first().map(String::as_str);
     let mut downloads = Vec::new();
     let (renamed, kwargs) = kwargs_of(cx, &spec.script, delimiter, &mut downloads).await?;
@@ -167,6 +171,22 @@ async fn merge(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     kwargs.record(cx);
     cx.set_output("result", Json::String(merged?));
     Ok(())
+}
+
+/// The merge when no element is a stream (`None` otherwise).
+fn merge_now(spec: &Spec, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<(), RunError>> {
+    let delimiter = spec.delimiters.first().map(String::as_str);
+    let mut downloads = Vec::new();
+    let (renamed, kwargs) = match kwargs_now(cx, s, &spec.script, delimiter, &mut downloads)? {
+        Ok(built) => built,
+        Err(e) => return Some(Err(e)),
+    };
+    let merged = substitute(renamed, &kwargs.pairs);
+    kwargs.record_in(s, cx.node);
+    Some(merged.map(|merged| {
+        s.node_mut(cx.node)
+            .set_output("result", Val::Json(Json::String(merged)));
+    }))
 }
 
 /// The script rendered (when Jinja) with each safe name, a literal pattern
