@@ -230,10 +230,7 @@ impl<'a> NodeCx<'a> {
         bound: Option<&binding::Bound>,
         exp: &str,
     ) -> Result<crate::value::Val, RunError> {
-        match bound {
-            Some(b) => b.read(&self.state()),
-            None => self.value(exp),
-        }
+        self.read_in(&self.state(), bound, exp)
     }
 
     /// [`NodeCx::read`] in a state the caller has locked.
@@ -265,12 +262,7 @@ impl<'a> NodeCx<'a> {
 
     /// RAGFlow's `check_if_canceled`: sets `_ERROR` and says so.
     pub fn check_canceled(&self) -> bool {
-        if self.shared.is_canceled() {
-            self.set_output("_ERROR", Json::String(CANCELED.into()));
-            true
-        } else {
-            false
-        }
+        self.shared.is_canceled() && self.check_canceled_in(&mut self.state())
     }
 
     /// [`NodeCx::check_canceled`] in a state the caller has locked.

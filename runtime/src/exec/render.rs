@@ -287,7 +287,7 @@ impl Template {
 
     /// `get_variable_value` of expression `i`.
     pub fn read(&self, cx: &NodeCx<'_>, i: usize) -> Result<Val, RunError> {
-        cx.read(self.binding(i), &self.exprs[i])
+        self.read_in(&cx.state(), &cx.shared.meta, i)
     }
 
     /// [`Template::read`] in a state the caller has locked.
