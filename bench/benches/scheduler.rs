@@ -4,7 +4,7 @@
 //!
 //! `cargo bench -p canvasc-bench --bench scheduler`
 //!
-//! Each run is one full turn (a new session built from the parsed DSL, Begin to
+//! Each run is one full turn (a new session of the published canvas, Begin to
 //! workflow_finished, the session dropped) into a sink that counts events, so the numbers
 //! include building every event but not serialising it; `*-turn-only` times the turn alone,
 //! with the session built before and dropped after. The compiled programs are the code
@@ -12,9 +12,11 @@
 
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::random::PyRandom;
-use canvasc_runtime::exec::{Program, ProgramVisitor, RunInput, RunOutcome, Services, Session};
+use canvasc_runtime::exec::{
+    Program, ProgramVisitor, Published, RunInput, RunOutcome, Services, Session,
+};
 use canvasc_runtime::frontend::analyze;
-use canvasc_runtime::value::{Json, Map};
+use canvasc_runtime::value::Json;
 use canvasc_tests::synthetic;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use mimalloc::MiMalloc;
@@ -53,28 +55,14 @@ unsafe impl GlobalAlloc for Tracking {
 static ALLOC: Tracking = Tracking;
 
 /// A new session of the canvas.
-fn session<P: Program>(
-    program: &Arc<P>,
-    dsl: &Arc<Map<String, Json>>,
-    services: &Services,
-) -> Session<P> {
+fn session<P: Program>(canvas: &Published<P>, services: &Services) -> Session<P> {
     let rng = Arc::new(Mutex::new(PyRandom::seeded(0)));
-    Session::new(
-        Arc::clone(program),
-        Arc::clone(dsl),
-        services.clone(),
-        rng,
-        true,
-    )
+    canvas.session(services.clone(), rng)
 }
 
 /// One turn of a new session; returns the number of events.
-async fn one_turn<P: Program>(
-    program: &Arc<P>,
-    dsl: &Arc<Map<String, Json>>,
-    services: &Services,
-) -> usize {
-    run(&session(program, dsl, services)).await
+async fn one_turn<P: Program>(canvas: &Published<P>, services: &Services) -> usize {
+    run(&session(canvas, services)).await
 }
 
 /// One turn of `session`; returns the number of events.
@@ -93,14 +81,13 @@ async fn run<P: Program>(session: &Session<P>) -> usize {
 /// Peak heap during one turn, in KiB, and the turn's event count.
 fn peak_kib<P: Program>(
     rt: &tokio::runtime::Runtime,
-    program: &Arc<P>,
-    dsl: &Arc<Map<String, Json>>,
+    canvas: &Published<P>,
     services: &Services,
 ) -> (usize, usize) {
-    rt.block_on(one_turn(program, dsl, services));
+    rt.block_on(one_turn(canvas, services));
     let base = LIVE.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);
-    let events = rt.block_on(one_turn(program, dsl, services));
+    let events = rt.block_on(one_turn(canvas, services));
     (
         PEAK.load(Ordering::Relaxed).saturating_sub(base) / 1024,
         events,
@@ -130,12 +117,16 @@ impl ProgramVisitor for Pair<'_> {
             text,
         } = self;
         let analysis = analyze(&text).expect("synthetic canvases are canvases");
-        let interpreted = Arc::new(Interpreter::from_analysis(&analysis));
         // The compiled program starts from the same stored DSL the interpreter loads; a server
-        // keeps a published canvas's DSL parsed, so every new session shares it.
+        // keeps a published canvas ready, so every new session starts from its fresh state.
         let dsl = Arc::new(analysis.document.dsl.clone());
-        let (ki, events) = peak_kib(&rt, &interpreted, &dsl, &services);
-        let (kc, events_c) = peak_kib(&rt, &compiled, &dsl, &services);
+        let interpreted = Published::new(
+            Arc::new(Interpreter::from_analysis(&analysis)),
+            Arc::clone(&dsl),
+        );
+        let compiled = Published::new(compiled, dsl);
+        let (ki, events) = peak_kib(&rt, &interpreted, &services);
+        let (kc, events_c) = peak_kib(&rt, &compiled, &services);
         assert_eq!(
             events, events_c,
             "{shape}/{n}: same events compiled and interpreted"
@@ -147,22 +138,22 @@ impl ProgramVisitor for Pair<'_> {
         group.sample_size(20);
         group.throughput(Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("interpreted", n), &(), |b, _| {
-            b.iter(|| rt.block_on(one_turn(&interpreted, &dsl, &services)));
+            b.iter(|| rt.block_on(one_turn(&interpreted, &services)));
         });
         group.bench_with_input(BenchmarkId::new("compiled", n), &(), |b, _| {
-            b.iter(|| rt.block_on(one_turn(&compiled, &dsl, &services)));
+            b.iter(|| rt.block_on(one_turn(&compiled, &services)));
         });
         // The turn alone: the session is built before and dropped after the timed part.
         group.bench_with_input(BenchmarkId::new("interpreted-turn-only", n), &(), |b, _| {
             b.iter_batched(
-                || session(&interpreted, &dsl, &services),
+                || session(&interpreted, &services),
                 |s| (rt.block_on(run(&s)), s),
                 BatchSize::SmallInput,
             );
         });
         group.bench_with_input(BenchmarkId::new("compiled-turn-only", n), &(), |b, _| {
             b.iter_batched(
-                || session(&compiled, &dsl, &services),
+                || session(&compiled, &services),
                 |s| (rt.block_on(run(&s)), s),
                 BatchSize::SmallInput,
             );

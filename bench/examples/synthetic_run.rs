@@ -3,7 +3,7 @@
 
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::random::PyRandom;
-use canvasc_runtime::exec::{Program, ProgramVisitor, RunInput, Services, Session};
+use canvasc_runtime::exec::{Program, ProgramVisitor, Published, RunInput, Services};
 use canvasc_runtime::frontend::analyze;
 use canvasc_runtime::value::{Json, Map};
 use canvasc_tests::synthetic;
@@ -31,17 +31,12 @@ fn time<P: Program>(
         .build()
         .expect("runtime");
     let services = Services::default();
+    let canvas = Published::new(program, dsl);
     let start = Instant::now();
     let mut events = 0;
     for _ in 0..runs {
         let rng = Arc::new(Mutex::new(PyRandom::seeded(0)));
-        let session = Session::new(
-            Arc::clone(&program),
-            dsl.clone(),
-            services.clone(),
-            rng,
-            true,
-        );
+        let session = canvas.session(services.clone(), rng);
         let mut sink = |_: canvasc_runtime::exec::events::Event<'_>| events += 1;
         rt.block_on(session.run(RunInput::default(), &mut sink));
     }

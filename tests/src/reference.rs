@@ -9,7 +9,7 @@ use canvasc_runtime::exec::llm::openai::OpenAiProvider;
 use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
 use canvasc_runtime::exec::mcp::{McpServer, Registry as McpRegistry};
 use canvasc_runtime::exec::random::PyRandom;
-use canvasc_runtime::exec::{Program, RunInput, RunOutcome, Services, Session};
+use canvasc_runtime::exec::{Program, Published, RunInput, RunOutcome, Services, Session};
 use canvasc_runtime::frontend::{analyze, Analysis};
 use canvasc_runtime::value::{py, Json, Map, Val};
 use regex::Regex;
@@ -442,13 +442,10 @@ async fn run_case_with<P: Program>(
         }
     });
     let rng = Arc::new(Mutex::new(PyRandom::seeded(0)));
-    let mut session = Session::new(
-        Arc::clone(&program),
-        base_dsl.clone(),
-        services.clone(),
-        Arc::clone(&rng),
-        true,
-    );
+    // The first turn starts a session of the published canvas, as a server does; later turns
+    // reload the saved one.
+    let mut session =
+        Published::new(Arc::clone(&program), base_dsl).session(services.clone(), Arc::clone(&rng));
     {
         let mut s = session.shared.state();
         s.task_id = "task-ref".into();

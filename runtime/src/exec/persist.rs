@@ -105,15 +105,22 @@ pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
         memory: list("memory"),
         path,
         nodes,
-        task_id: dsl
-            .get("task_id")
-            .and_then(Json::as_str)
-            .map(str::to_string)
-            .unwrap_or_else(|| uuid::Uuid::new_v4().simple().to_string()),
+        task_id: written_task_id(dsl).unwrap_or_else(new_task_id),
         error: String::new(),
         usage: Default::default(),
         globals_in_dsl,
     }
+}
+
+/// The task id a DSL names, if any (a new session otherwise gets its own).
+pub fn written_task_id(dsl: &Map<String, Json>) -> Option<String> {
+    dsl.get("task_id")
+        .and_then(Json::as_str)
+        .map(str::to_string)
+}
+
+pub fn new_task_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()
 }
 
 /// `Canvas.reset()`: a new session (BS §16.3).

@@ -2,7 +2,7 @@
 //! [`Program`]. Path batches, dependency deferral, path extension, streaming Messages, pending
 //! partials, exception routes, the UserFillUp pause and the terminal events all live here.
 
-use super::events::{float, obj, Envelope, Event, EventSink, Payload};
+use super::events::{float, obj, Envelope, Event, EventSink, InputKeys, Payload};
 use super::meta::{CanvasMeta, Target};
 use super::state::{RunState, SLOT_CREATED_TIME, SLOT_ELAPSED_TIME, SLOT_ERROR};
 use super::{perf_counter, unix_seconds, NodeCx, Program, RunError, Shared, CANCELED};
@@ -10,6 +10,7 @@ use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
 use crate::value::{py, Json, Map, Val};
 use futures::StreamExt;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 /// At most this many components of a batch run at once (RAGFlow's thread pool size).
@@ -349,19 +350,11 @@ impl<'a, P: Program> Runner<'a, P> {
             // One component: no need for the concurrency machinery.
             let node = *n;
             let kwargs = std::mem::take(&mut scheduled[0].1);
-            let cx = NodeCx {
-                node,
-                shared,
-                kwargs,
-            };
+            let cx = NodeCx::with_kwargs(node, shared, Cow::Owned(kwargs));
             invoke(program, &cx).await;
         } else {
             let tasks = scheduled.drain(..).map(|(n, kwargs)| async move {
-                let cx = NodeCx {
-                    node: n,
-                    shared,
-                    kwargs,
-                };
+                let cx = NodeCx::with_kwargs(n, shared, Cow::Owned(kwargs));
                 invoke(program, &cx).await;
             });
             futures::stream::iter(tasks)
@@ -375,11 +368,15 @@ impl<'a, P: Program> Runner<'a, P> {
     }
 
     fn node_finished(&mut self, n: NodeId) {
-        let cx = NodeCx::new(n, self.shared);
-        let inputs = self.program.input_keys(&cx);
-        let s = self.shared.state();
+        let inputs = self.program.input_keys(&self.cx(n));
+        let shared: &'a Arc<Shared> = self.shared;
+        self.node_finished_in(n, &shared.state(), inputs);
+    }
+
+    /// [`Runner::node_finished`] from a state the caller has locked.
+    fn node_finished_in(&mut self, n: NodeId, s: &RunState, inputs: InputKeys<'_>) {
         let payload = Payload::NodeFinished {
-            node: self.shared.meta.node(n),
+            node: self.meta().node(n),
             state: s.node(n),
             inputs,
             now: perf_counter(),
@@ -390,7 +387,43 @@ impl<'a, P: Program> Runner<'a, P> {
         });
     }
 
+    /// Post-processing of the common case under one lock: a top-level component that routes
+    /// only by its `downstream`, did not fail and streams nothing. `false` (nothing done) for
+    /// any other case, which [`Runner::post_process`] handles in full.
+    fn finish_plain(&mut self, n: NodeId) -> bool {
+        let node = self.meta().node(n);
+        let routes_itself = matches!(
+            node.kind,
+            Kind::Message
+                | Kind::Iteration
+                | Kind::Loop
+                | Kind::IterationItem
+                | Kind::LoopItem
+                | Kind::Categorize
+                | Kind::Switch
+                | Kind::ExitLoop
+        );
+        if routes_itself || node.parent.is_some() {
+            return false;
+        }
+        let inputs = self.program.input_keys(&self.cx(n));
+        let shared: &'a Arc<Shared> = self.shared;
+        let mut s = shared.state();
+        let st = s.node(n);
+        if st.error().is_some() || st.content_streams() {
+            return false;
+        }
+        self.node_finished_in(n, &s, inputs);
+        for d in &node.downstream {
+            append(&mut s.path, d);
+        }
+        true
+    }
+
     async fn post_process(&mut self, n: NodeId, error: &mut String) -> Result<(), RunError> {
+        if self.finish_plain(n) {
+            return Ok(());
+        }
         let meta = self.meta();
         let node = meta.node(n);
         if node.kind == Kind::Message {
@@ -432,13 +465,9 @@ impl<'a, P: Program> Runner<'a, P> {
             }
         }
         let append = |s: &mut RunState, t: Target| {
-            if other_branch {
-                return;
+            if !other_branch {
+                append(&mut s.path, &t);
             }
-            if s.path.last() == Some(&t) {
-                return;
-            }
-            s.path.push(t);
         };
         let parent = node.parent.map(|p| (p, meta.node(p)));
         if matches!(node.kind, Kind::IterationItem | Kind::LoopItem)
@@ -702,6 +731,13 @@ impl<'a, P: Program> Runner<'a, P> {
         } else {
             Ok(RunOutcome::Failed(error))
         }
+    }
+}
+
+/// Extend the path by `t`, unless `t` is already its last entry.
+fn append(path: &mut Vec<Target>, t: &Target) {
+    if path.last() != Some(t) {
+        path.push(t.clone());
     }
 }
 

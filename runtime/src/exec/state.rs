@@ -22,11 +22,14 @@ pub struct Record {
     pub stream: Option<LazyStream>,
 }
 
-/// A record's keys other than `value`.
+/// A record's keys other than `value`. They never change once written, so records copied into
+/// every new session share them.
 #[derive(Clone, Debug)]
 enum Keys {
+    /// None besides `value`.
+    Empty,
     /// As the DSL wrote them, in order.
-    Written(Vec<(String, Json)>),
+    Written(Arc<[(String, Json)]>),
     /// Only `type`, the Python class of the first value (`set_output` made the record): every
     /// component's timing outputs, so kept without allocating.
     Class(&'static str),
@@ -35,7 +38,7 @@ enum Keys {
 impl Default for Record {
     fn default() -> Self {
         Record {
-            keys: Keys::Written(Vec::new()),
+            keys: Keys::Empty,
             value_at: None,
             value: Json::Null,
             stream: None,
@@ -62,7 +65,9 @@ impl Record {
                 keys.push((k.clone(), v.clone()));
             }
         }
-        r.keys = Keys::Written(keys);
+        if !keys.is_empty() {
+            r.keys = Keys::Written(keys.into());
+        }
         r
     }
 
@@ -75,6 +80,7 @@ impl Record {
             None => self.value.clone(),
         };
         let keys: Vec<(&str, Json)> = match &self.keys {
+            Keys::Empty => Vec::new(),
             Keys::Written(keys) => keys.iter().map(|(k, v)| (k.as_str(), v.clone())).collect(),
             Keys::Class(class) => vec![("type", Json::String((*class).to_string()))],
         };
@@ -124,6 +130,7 @@ impl Record {
     pub fn set(&mut self, value: Val) {
         if self.value_at.is_none() {
             self.value_at = Some(match &self.keys {
+                Keys::Empty => 0,
                 Keys::Written(keys) => keys.len(),
                 Keys::Class(_) => 1,
             });
@@ -143,7 +150,7 @@ impl Record {
     /// A record that is only `{"value": v}` (what ToolBase stores for `_ERROR`).
     pub fn with_value(value: Json) -> Self {
         Record {
-            keys: Keys::Written(Vec::new()),
+            keys: Keys::Empty,
             value_at: Some(0),
             value,
             stream: None,
@@ -335,7 +342,7 @@ impl<'a> IntoIterator for &'a Inputs {
 }
 
 /// A component's run-time tables.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct NodeState {
     /// Output records in dict order. Records are never removed, so a record keeps its index.
     /// A node has a handful of outputs, so a name is found by scanning, without hashing; a
@@ -371,6 +378,28 @@ const NO_RECORD: u32 = u32::MAX;
 pub const SLOT_CREATED_TIME: u16 = 0;
 pub const SLOT_ELAPSED_TIME: u16 = 1;
 pub const SLOT_ERROR: u16 = 2;
+
+/// Every new session copies its fresh tables ([`super::Published`]): the copy keeps room for
+/// every declared record, as [`NodeState::with_slots`] does, and copies empty tables without
+/// allocating.
+impl Clone for NodeState {
+    fn clone(&self) -> Self {
+        let mut outputs = Vec::with_capacity(self.slot_names.len().max(self.outputs.len()));
+        outputs.extend(self.outputs.iter().cloned());
+        NodeState {
+            outputs,
+            slot_names: Arc::clone(&self.slot_names),
+            slot_records: self.slot_records.clone(),
+            inputs: self.inputs.clone(),
+            counter: self.counter,
+            param_overrides: if self.param_overrides.is_empty() {
+                Map::new()
+            } else {
+                self.param_overrides.clone()
+            },
+        }
+    }
+}
 
 impl NodeState {
     /// Empty tables for a node with these declared outputs.
