@@ -355,9 +355,7 @@ pub struct Published<P: Program> {
 impl<P: Program> Published<P> {
     pub fn new(program: Arc<P>, dsl: impl Into<Arc<Map<String, Json>>>) -> Self {
         let dsl = dsl.into();
-        let meta = program.meta();
-        let mut fresh = persist::state_from_dsl(meta, &dsl);
-        persist::reset(meta, &mut fresh);
+        let fresh = persist::fresh_state(program.meta(), &dsl);
         Published {
             task_id_written: persist::written_task_id(&dsl).is_some(),
             program,
@@ -403,11 +401,11 @@ impl<P: Program> Session<P> {
         fresh: bool,
     ) -> Self {
         let dsl = dsl.into();
-        let meta = program.meta();
-        let mut state = persist::state_from_dsl(meta, &dsl);
-        if fresh {
-            persist::reset(meta, &mut state);
-        }
+        let state = if fresh {
+            persist::fresh_state(program.meta(), &dsl)
+        } else {
+            persist::state_from_dsl(program.meta(), &dsl)
+        };
         Self::with_state(program, dsl, state, services, rng)
     }
 

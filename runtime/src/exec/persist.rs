@@ -123,6 +123,13 @@ pub fn new_task_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()
 }
 
+/// The state a new session of this DSL starts from: `Canvas(dsl)`, then `reset()`.
+pub fn fresh_state(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
+    let mut state = state_from_dsl(meta, dsl);
+    reset(meta, &mut state);
+    state
+}
+
 /// `Canvas.reset()`: a new session (BS §16.3).
 pub fn reset(meta: &CanvasMeta, state: &mut RunState) {
     state.path.clear();
