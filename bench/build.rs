@@ -17,13 +17,17 @@ fn main() {
         ("fan_1000", synthetic::fan(1000)),
         ("iteration_1000", synthetic::iteration(1000)),
     ];
-    // `CANVASC_BENCH_ONLY=chain_1000` compiles one canvas (faster rebuilds while profiling).
+    // `CANVASC_BENCH_ONLY=chain_1000,fan_1000` compiles only those canvases (faster rebuilds
+    // while profiling).
     println!("cargo:rerun-if-env-changed=CANVASC_BENCH_ONLY");
     let only = std::env::var("CANVASC_BENCH_ONLY").ok();
     let mut out = String::new();
     let mut arms = String::new();
     for (name, text) in canvases {
-        if only.as_deref().is_some_and(|o| o != name) {
+        if only
+            .as_deref()
+            .is_some_and(|o| !o.split(',').any(|o| o == name))
+        {
             continue;
         }
         let analysis = analyze(&text).expect("synthetic canvases load");

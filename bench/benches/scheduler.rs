@@ -13,7 +13,7 @@
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::random::PyRandom;
 use canvasc_runtime::exec::{
-    Program, ProgramVisitor, Published, RunInput, RunOutcome, Services, Session,
+    Program, ProgramVisitor, Published, RunInput, RunOutcome, Services, Session, SharedRandom,
 };
 use canvasc_runtime::frontend::analyze;
 use canvasc_runtime::value::Json;
@@ -54,10 +54,13 @@ unsafe impl GlobalAlloc for Tracking {
 #[global_allocator]
 static ALLOC: Tracking = Tracking;
 
+/// Python's `random` state is one per process, as in a server.
+static RANDOM: std::sync::LazyLock<SharedRandom> =
+    std::sync::LazyLock::new(|| Arc::new(Mutex::new(PyRandom::seeded(0))));
+
 /// A new session of the canvas.
 fn session<P: Program>(canvas: &Published<P>, services: &Services) -> Session<P> {
-    let rng = Arc::new(Mutex::new(PyRandom::seeded(0)));
-    canvas.session(services.clone(), rng)
+    canvas.session(services.clone(), RANDOM.clone())
 }
 
 /// One turn of a new session; returns the number of events.

@@ -32,11 +32,12 @@ fn time<P: Program>(
         .expect("runtime");
     let services = Services::default();
     let canvas = Published::new(program, dsl);
+    // Python's `random` state is one per process, as in a server.
+    let rng = Arc::new(Mutex::new(PyRandom::seeded(0)));
     let start = Instant::now();
     let mut events = 0;
     for _ in 0..runs {
-        let rng = Arc::new(Mutex::new(PyRandom::seeded(0)));
-        let session = canvas.session(services.clone(), rng);
+        let session = canvas.session(services.clone(), rng.clone());
         let mut sink = |_: canvasc_runtime::exec::events::Event<'_>| events += 1;
         rt.block_on(session.run(RunInput::default(), &mut sink));
     }

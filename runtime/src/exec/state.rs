@@ -352,7 +352,7 @@ pub struct NodeState {
     /// index of its record in `outputs` ([`NO_RECORD`] until it exists): bound reads index
     /// twice instead of hashing a name.
     slot_names: Arc<[String]>,
-    slot_records: Vec<u32>,
+    slot_records: SlotRecords,
     /// The inputs table: field/element name → record (a dict with `value`, often a form field).
     pub inputs: Inputs,
     /// IterationItem/LoopItem private counter `_idx` (not reset, not saved).
@@ -369,6 +369,10 @@ enum Name {
     Slot(u16),
     Own(String),
 }
+
+/// Per declared output, its record's index. Most components declare a few outputs, kept inline
+/// so that a new session's copy of a node allocates only its records.
+type SlotRecords = smallvec::SmallVec<[u32; 8]>;
 
 /// A slot whose output has no record yet.
 const NO_RECORD: u32 = u32::MAX;
@@ -407,7 +411,7 @@ impl NodeState {
         NodeState {
             // Every run makes the declared records, so room for them is taken at once.
             outputs: Vec::with_capacity(slot_names.len()),
-            slot_records: vec![NO_RECORD; slot_names.len()],
+            slot_records: smallvec::smallvec![NO_RECORD; slot_names.len()],
             slot_names,
             ..NodeState::default()
         }
