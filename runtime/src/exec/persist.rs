@@ -119,6 +119,7 @@ pub fn written_task_id(dsl: &Map<String, Json>) -> Option<String> {
         .map(str::to_string)
 }
 
+/// A task id of RAGFlow's shape (a uuid4 as 32 hex digits).
 pub fn new_task_id() -> String {
     uuid::Uuid::new_v4().simple().to_string()
 }
