@@ -8,6 +8,7 @@ use super::RunError;
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
 use crate::value::{Json, Val};
+use std::borrow::Cow;
 
 impl Bound {
     /// `get_variable_value(exp)` for the expression this binding was made from.
@@ -35,24 +36,28 @@ impl Bound {
         state: &RunState,
         f: impl FnOnce(Option<&Json>) -> R,
     ) -> Result<R, RunError> {
+        Ok(f(self.peek(state)?.as_deref()))
+    }
+
+    /// [`Bound::read`] borrowing the value where the state holds it (`None` for a stream); a
+    /// path walk makes a new value.
+    pub fn peek<'s>(&self, state: &'s RunState) -> Result<Option<Cow<'s, Json>>, RunError> {
+        static EMPTY: Json = Json::String(String::new());
         match self {
             Bound::Output { node, slot, path } if path.is_empty() => {
                 Ok(match state.node(*node).record_at(*slot) {
-                    Some(r) if r.stream.is_some() => f(None),
-                    Some(r) => match r.json() {
-                        Some(v) => f(Some(v)),
-                        None => f(Some(&Json::String(String::new()))),
-                    },
-                    None => f(Some(&Json::String(String::new()))),
+                    Some(r) if r.stream.is_some() => None,
+                    Some(r) => Some(Cow::Borrowed(r.json().unwrap_or(&EMPTY))),
+                    None => Some(Cow::Borrowed(&EMPTY)),
                 })
             }
             Bound::Global(key) => match state.globals.get(key) {
-                Some(v) => Ok(f(Some(v))),
+                Some(v) => Ok(Some(Cow::Borrowed(v))),
                 None => Err(RunError::key_error(key)),
             },
             _ => match self.read(state)? {
-                Val::Json(j) => Ok(f(Some(&j))),
-                Val::Stream(_) => Ok(f(None)),
+                Val::Json(j) => Ok(Some(Cow::Owned(j))),
+                Val::Stream(_) => Ok(None),
             },
         }
     }

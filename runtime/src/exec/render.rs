@@ -285,6 +285,22 @@ impl Template {
         self.bound.get(i).and_then(Option::as_ref)
     }
 
+    /// When every reference is bound (a compiled program), the number of elements
+    /// (`keys(in_iteration)`, aliases last) once every value has been checked readable and not
+    /// a stream. `None` when a reference is unbound (read them by name) or a value is a stream
+    /// (it must be collected first).
+    pub fn bound_ready(&self, s: &RunState) -> Option<Result<usize, RunError>> {
+        self.deps.as_ref()?;
+        for b in self.bound.iter().flatten() {
+            match b.peek(s) {
+                Ok(Some(_)) => {}
+                Ok(None) => return None,
+                Err(e) => return Some(Err(e)),
+            }
+        }
+        Some(Ok(self.bound.len()))
+    }
+
     /// `get_variable_value` of expression `i`.
     pub fn read(&self, cx: &NodeCx<'_>, i: usize) -> Result<Val, RunError> {
         self.read_in(&cx.state(), &cx.shared.meta, i)

@@ -225,6 +225,16 @@ fn text_of(v: Json, delimiter: Option<&str>, downloads: &mut Vec<Json>) -> Strin
     }
 }
 
+/// [`text_of`] borrowing the value's text where it can; any download info is dropped (the
+/// merge does not report downloads).
+pub fn text_cow<'v>(v: &'v Json, delimiter: Option<&str>) -> Cow<'v, str> {
+    match v {
+        Json::Null => Cow::Borrowed(""),
+        Json::String(s) if !opens_container(s) => Cow::Borrowed(s),
+        v => Cow::Owned(stringify(v, delimiter, None)),
+    }
+}
+
 /// The keyword arguments `get_kwargs` builds: per element its safe name and its text.
 pub struct Kwargs<'t> {
     pub pairs: Vec<(&'t str, String)>,

@@ -420,9 +420,19 @@ pub(crate) mod testkit {
     }
 
     pub async fn run_with(case: &Json, settings: Settings) -> Json {
+        run_case(case, settings, false).await
+    }
+
+    /// A case run by the interpreter, reading references by name, or with every reference
+    /// bound as a compiled program binds it.
+    async fn run_case(case: &Json, settings: Settings, bound: bool) -> Json {
         let dsl = dsl_of(case);
         let analysis = crate::frontend::analyze(&dsl.to_string()).expect("canvas loads");
-        let program = Arc::new(Interpreter::from_analysis(&analysis));
+        let mut interpreter = Interpreter::from_analysis(&analysis);
+        if bound {
+            interpreter = interpreter.bound(&analysis.ir);
+        }
+        let program = Arc::new(interpreter);
         let services = Services {
             settings,
             ..Services::default()
@@ -510,15 +520,19 @@ pub(crate) mod testkit {
             .build()
             .expect("runtime");
         let mut failures = Vec::new();
+        // Each case runs interpreted and bound (as compiled): both must give RAGFlow's result.
         for (case, want) in cases.iter().zip(&expected) {
-            let got = rt.block_on(run_with(case, Settings::default()));
-            if py::json_dumps(&got) != py::json_dumps(want) {
-                failures.push(format!(
-                    "{}\n  want: {}\n  got:  {}",
-                    case["name"],
-                    py::json_dumps(want),
-                    py::json_dumps(&got)
-                ));
+            for bound in [false, true] {
+                let got = rt.block_on(run_case(case, Settings::default(), bound));
+                if py::json_dumps(&got) != py::json_dumps(want) {
+                    failures.push(format!(
+                        "{}{}\n  want: {}\n  got:  {}",
+                        case["name"],
+                        if bound { " (bound)" } else { "" },
+                        py::json_dumps(want),
+                        py::json_dumps(&got)
+                    ));
+                }
             }
         }
         assert!(

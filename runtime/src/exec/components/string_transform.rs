@@ -1,7 +1,7 @@
 //! StringTransform: split a string on literal delimiters, or merge references into a template
 //! (components.md §17, `agent/component/string_transform.py`, which reuses Message's helpers).
 
-use super::message::{kwargs_now, kwargs_of};
+use super::message::{kwargs_now, kwargs_of, text_cow};
 use super::Component;
 use crate::exec::binding::{Bound, Resolve};
 use crate::exec::events::InputKeys;
@@ -175,6 +175,9 @@ async fn merge(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
 
 /// The merge when no element is a stream (`None` otherwise).
 fn merge_now(spec: &Spec, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<(), RunError>> {
+    if let Some(done) = merge_bound(spec, cx, s) {
+        return Some(done);
+    }
     let delimiter = spec.delimiters.first().map(String::as_str);
     let mut downloads = Vec::new();
     let (renamed, kwargs) = match kwargs_now(cx, s, &spec.script, delimiter, &mut downloads)? {
@@ -187,6 +190,40 @@ fn merge_now(spec: &Spec, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<()
         s.node_mut(cx.node)
             .set_output("result", Val::Json(Json::String(merged)));
     }))
+}
+
+/// [`merge_now`] when every reference is bound (a compiled program) and the script is no
+/// Jinja: each value is read where it is stored and copied once, into the inputs table. `None`
+/// when a reference is unbound, a value is a stream or the script is Jinja.
+fn merge_bound(spec: &Spec, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<(), RunError>> {
+    let script = &spec.script;
+    let count = match script.bound_ready(s)? {
+        Ok(count) => count,
+        Err(e) => return Some(Err(e)),
+    };
+    let in_iteration = count > script.exprs().len();
+    let renamed = script.renamed(in_iteration);
+    if renamed.jinja {
+        return None;
+    }
+    let delimiter = spec.delimiters.first().map(String::as_str);
+    let mut merged: Option<String> = None;
+    for (i, exp) in script.keys(in_iteration).iter().enumerate() {
+        // Checked readable by `bound_ready`; nothing has changed since.
+        let value = script.binding(i)?.peek(s).ok().flatten()?;
+        let text = text_cow(&value, delimiter);
+        merged = Some(match merged {
+            None => renamed.replace_first_in_script(&text),
+            Some(m) => renamed.replace(i, &m, &text).unwrap_or(m),
+        });
+        let text = text.into_owned();
+        drop(value);
+        s.node_mut(cx.node).set_input_value(exp, Json::String(text));
+    }
+    let merged = merged.unwrap_or_else(|| renamed.script.clone());
+    s.node_mut(cx.node)
+        .set_output("result", Val::Json(Json::String(merged)));
+    Some(Ok(()))
 }
 
 /// The script rendered (when Jinja) with each safe name, a literal pattern
