@@ -234,12 +234,12 @@ fn value_dict(value: Json) -> Json {
 }
 
 /// A component's inputs table, in insertion order (Python dict order). Most hold a few
-/// entries, found by scanning, so making one costs a single allocation; a large one (a Message
-/// joining hundreds of references) gets a hash index once it grows past [`INDEXED_FROM`]
-/// entries, so its lookups stay constant-time.
+/// entries, found by scanning: a single entry (one reference) is kept inline, more cost one
+/// allocation. A large table (a Message joining hundreds of references) gets a hash index once
+/// it grows past [`INDEXED_FROM`] entries, so its lookups stay constant-time.
 #[derive(Clone, Debug, Default)]
 pub struct Inputs {
-    entries: Vec<(String, Input)>,
+    entries: smallvec::SmallVec<[(String, Input); 1]>,
     /// Key → position in `entries`; only for large tables. Keys are the canvas's own names, so
     /// a fast hash beats SipHash's flood resistance.
     index: Option<HashMap<String, usize, foldhash::fast::RandomState>>,
