@@ -209,7 +209,8 @@ fn merge_bound(spec: &Spec, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<
     let delimiter = spec.delimiters.first().map(String::as_str);
     let mut merged: Option<String> = None;
     for (i, exp) in script.keys(in_iteration).iter().enumerate() {
-        // Checked readable by `bound_ready`; nothing has changed since.
+        // Checked readable by `bound_ready`. Reads see only outputs and globals, and this
+        // loop writes only the node's inputs, so the check still holds.
         let value = script.binding(i)?.peek(s).ok().flatten()?;
         let text = text_cow(&value, delimiter);
         merged = Some(match merged {
