@@ -791,8 +791,7 @@ pub async fn invoke<P: Program>(program: &P, cx: &NodeCx<'_>) {
     let created = perf_counter();
     {
         let mut s = cx.state();
-        s.node_mut(cx.node)
-            .set_output_slot(SLOT_CREATED_TIME, Val::Json(float(created)));
+        s.node_mut(cx.node).set_time(SLOT_CREATED_TIME, created);
         if !tool_wrapper && python_async && cx.shared.is_canceled() {
             canceled(&mut s);
             return;
@@ -841,10 +840,7 @@ fn finish_invoke(
     }
     // The body may have replaced `_created_time` (Python reads it back).
     let created = st.created_time().unwrap_or(0.0);
-    st.set_output_slot(
-        SLOT_ELAPSED_TIME,
-        Val::Json(float(perf_counter() - created)),
-    );
+    st.set_time(SLOT_ELAPSED_TIME, perf_counter() - created);
 }
 
 /// Per-class timeouts, enforced only with `ENABLE_TIMEOUT_ASSERTION` (BS §7): a synchronous

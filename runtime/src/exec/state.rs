@@ -128,22 +128,31 @@ impl Record {
 
     /// `record["value"] = v`: a new key goes last.
     pub fn set(&mut self, value: Val) {
+        match value {
+            Val::Json(j) => self.set_json(j),
+            Val::Stream(s) => {
+                self.place_value();
+                self.value = Json::Null;
+                self.stream = Some(s);
+            }
+        }
+    }
+
+    /// [`Record::set`] of a JSON value.
+    fn set_json(&mut self, value: Json) {
+        self.place_value();
+        self.stream = None;
+        self.value = value;
+    }
+
+    /// Give the record a `value` key, last, unless it has one.
+    fn place_value(&mut self) {
         if self.value_at.is_none() {
             self.value_at = Some(match &self.keys {
                 Keys::Empty => 0,
                 Keys::Written(keys) => keys.len(),
                 Keys::Class(_) => 1,
             });
-        }
-        match value {
-            Val::Json(j) => {
-                self.stream = None;
-                self.value = j;
-            }
-            Val::Stream(s) => {
-                self.value = Json::Null;
-                self.stream = Some(s);
-            }
         }
     }
 
@@ -159,18 +168,16 @@ impl Record {
 
     /// What `set_output` creates for a missing key: `{"value": v, "type": "<class 'T'>"}`.
     fn created(value: Val) -> Self {
-        let class = match &value {
-            Val::Json(j) => py::class_repr_static(j),
-            Val::Stream(_) => "<class 'functools.partial'>",
+        let (class, value, stream) = match value {
+            Val::Json(j) => (py::class_repr_static(&j), j, None),
+            Val::Stream(s) => ("<class 'functools.partial'>", Json::Null, Some(s)),
         };
-        let mut record = Record {
+        Record {
             keys: Keys::Class(class),
             value_at: Some(0),
-            value: Json::Null,
-            stream: None,
-        };
-        record.set(value);
-        record
+            value,
+            stream,
+        }
     }
 }
 
@@ -370,9 +377,56 @@ enum Name {
     Own(String),
 }
 
-/// Per declared output, its record's index. Most components declare a few outputs, kept inline
-/// so that a new session's copy of a node allocates only its records.
-type SlotRecords = smallvec::SmallVec<[u32; 8]>;
+/// Per declared output, its record's index. Most components declare a few outputs, kept in
+/// place so that a new session's copy of a node is a plain copy of them (a `SmallVec`'s clone
+/// goes through its general extend).
+#[derive(Clone, Debug)]
+enum SlotRecords {
+    Inline { len: u8, at: [u32; INLINE_SLOTS] },
+    Spilled(Box<[u32]>),
+}
+
+/// Declared outputs kept in place; more spill to the heap.
+const INLINE_SLOTS: usize = 8;
+
+impl SlotRecords {
+    /// `len` slots, none with a record yet.
+    fn new(len: usize) -> Self {
+        match u8::try_from(len) {
+            Ok(short) if len <= INLINE_SLOTS => SlotRecords::Inline {
+                len: short,
+                at: [NO_RECORD; INLINE_SLOTS],
+            },
+            _ => SlotRecords::Spilled(vec![NO_RECORD; len].into()),
+        }
+    }
+}
+
+impl Default for SlotRecords {
+    fn default() -> Self {
+        SlotRecords::new(0)
+    }
+}
+
+impl std::ops::Deref for SlotRecords {
+    type Target = [u32];
+
+    fn deref(&self) -> &[u32] {
+        match self {
+            SlotRecords::Inline { len, at } => &at[..usize::from(*len)],
+            SlotRecords::Spilled(at) => at,
+        }
+    }
+}
+
+impl std::ops::DerefMut for SlotRecords {
+    fn deref_mut(&mut self) -> &mut [u32] {
+        match self {
+            SlotRecords::Inline { len, at } => &mut at[..usize::from(*len)],
+            SlotRecords::Spilled(at) => at,
+        }
+    }
+}
 
 /// A slot whose output has no record yet.
 const NO_RECORD: u32 = u32::MAX;
@@ -411,7 +465,7 @@ impl NodeState {
         NodeState {
             // Every run makes the declared records, so room for them is taken at once.
             outputs: Vec::with_capacity(slot_names.len()),
-            slot_records: smallvec::smallvec![NO_RECORD; slot_names.len()],
+            slot_records: SlotRecords::new(slot_names.len()),
             slot_names,
             ..NodeState::default()
         }
@@ -489,6 +543,31 @@ impl NodeState {
                 self.slot_records[slot as usize] = self.outputs.len() as u32;
                 self.outputs
                     .push((Name::Slot(slot), Record::created(value)));
+            }
+            None => {}
+        }
+    }
+
+    /// `set_output(name, seconds)` of a timing the invoke wrapper measures (`_created_time`,
+    /// `_elapsed_time`): it runs twice per component, so the float goes straight into its
+    /// record.
+    pub fn set_time(&mut self, slot: u16, seconds: f64) {
+        let value = super::events::float(seconds);
+        match self.slot_records.get(slot as usize) {
+            Some(&NO_RECORD) => {
+                self.slot_records[slot as usize] = self.outputs.len() as u32;
+                let record = Record {
+                    keys: Keys::Class(py::class_repr_static(&value)),
+                    value_at: Some(0),
+                    value,
+                    stream: None,
+                };
+                self.outputs.push((Name::Slot(slot), record));
+            }
+            Some(&i) => {
+                if let Some((_, r)) = self.outputs.get_mut(i as usize) {
+                    r.set_json(value);
+                }
             }
             None => {}
         }
@@ -938,6 +1017,24 @@ mod tests {
         assert_eq!(st.created_time(), Some(2.5));
         assert_eq!(st.output("missing").to_event_json(), Json::from(""));
         assert!(st.record("_ERROR").is_none());
+    }
+
+    /// A node declaring more outputs than fit in place finds every one by its slot, in its
+    /// own copy too.
+    #[test]
+    fn many_declared_outputs_spill_and_copy() {
+        let declared: Arc<[String]> = (0..INLINE_SLOTS + 4).map(|i| format!("o{i}")).collect();
+        let mut st = NodeState::with_slots(declared.clone());
+        for slot in (0..declared.len()).rev() {
+            st.set_output_slot(slot as u16, Val::Json(Json::from(slot)));
+        }
+        let copy = st.clone();
+        st.set_output("o0", Val::Json(Json::from("changed")));
+        for (slot, name) in declared.iter().enumerate() {
+            assert_eq!(copy.output(name).to_event_json(), Json::from(slot));
+        }
+        assert_eq!(st.output("o0").to_event_json(), Json::from("changed"));
+        assert_eq!(names(&copy)[0], format!("o{}", INLINE_SLOTS + 3));
     }
 
     /// `{"value": v}` entries and form fields read, write and save alike.
