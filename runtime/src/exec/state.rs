@@ -168,15 +168,24 @@ impl Record {
 
     /// What `set_output` creates for a missing key: `{"value": v, "type": "<class 'T'>"}`.
     fn created(value: Val) -> Self {
-        let (class, value, stream) = match value {
-            Val::Json(j) => (py::class_repr_static(&j), j, None),
-            Val::Stream(s) => ("<class 'functools.partial'>", Json::Null, Some(s)),
-        };
+        match value {
+            Val::Json(j) => Record::created_json(j),
+            Val::Stream(s) => Record {
+                keys: Keys::Class("<class 'functools.partial'>"),
+                value_at: Some(0),
+                value: Json::Null,
+                stream: Some(s),
+            },
+        }
+    }
+
+    /// [`Record::created`] for a JSON value.
+    fn created_json(value: Json) -> Self {
         Record {
-            keys: Keys::Class(class),
+            keys: Keys::Class(py::class_repr_static(&value)),
             value_at: Some(0),
             value,
-            stream,
+            stream: None,
         }
     }
 }
@@ -556,13 +565,8 @@ impl NodeState {
         match self.slot_records.get(slot as usize) {
             Some(&NO_RECORD) => {
                 self.slot_records[slot as usize] = self.outputs.len() as u32;
-                let record = Record {
-                    keys: Keys::Class(py::class_repr_static(&value)),
-                    value_at: Some(0),
-                    value,
-                    stream: None,
-                };
-                self.outputs.push((Name::Slot(slot), record));
+                self.outputs
+                    .push((Name::Slot(slot), Record::created_json(value)));
             }
             Some(&i) => {
                 if let Some((_, r)) = self.outputs.get_mut(i as usize) {
