@@ -68,6 +68,8 @@ impl NodeMeta {
 pub struct CanvasMeta {
     pub nodes: Vec<NodeMeta>,
     pub begin: Option<NodeId>,
+    /// Whether any node is a UserFillUp (only then can a run pause).
+    pub has_forms: bool,
     by_id: HashMap<String, NodeId>,
     /// Exact ids, tried first so the common lookup allocates nothing.
     by_exact_id: HashMap<String, NodeId>,
@@ -83,6 +85,7 @@ impl CanvasMeta {
         }
         let begin = by_id.get("begin").copied();
         CanvasMeta {
+            has_forms: nodes.iter().any(|n| n.kind == Kind::UserFillUp),
             nodes,
             begin,
             by_id,

@@ -160,7 +160,7 @@ pub fn state_to_dsl(meta: &CanvasMeta, state: &RunState, original: &Map<String, 
             Json::Object(
                 st.inputs
                     .iter()
-                    .map(|(k, v)| (k.clone(), v.to_json()))
+                    .map(|(k, v)| (k.to_string(), v.to_json()))
                     .collect(),
             ),
         );

@@ -11,7 +11,7 @@ use crate::frontend::refs::{
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 use std::ops::Range;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// A value read for rendering: JSON, or the text a consumed stream produced.
 pub async fn consume(v: Val) -> Result<Json, RunError> {
@@ -162,6 +162,8 @@ pub struct Template {
     aliases: Vec<Alias>,
     /// `exprs` then the aliases' names.
     keys_with_aliases: Vec<String>,
+    /// `keys_with_aliases` shared with every inputs table that records them.
+    shared_keys: Vec<Arc<str>>,
     /// Per expression, then per alias: the binding, when the program was built with one.
     bound: Vec<Option<Bound>>,
     /// The input elements' components, when every reference is bound (so they are known
@@ -180,6 +182,7 @@ impl Template {
             if !t.aliases.contains(&a) && !t.exprs.iter().any(|e| e == a.output()) {
                 t.aliases.push(a);
                 t.keys_with_aliases.push(a.output().to_string());
+                t.shared_keys.push(Arc::from(a.output()));
             }
         }
         t
@@ -209,6 +212,7 @@ impl Template {
             matches,
             cpn_id_lens: exprs.iter().map(|e| e.find('@').unwrap_or(0)).collect(),
             keys_with_aliases: exprs.clone(),
+            shared_keys: exprs.iter().map(|e| Arc::from(e.as_str())).collect(),
             exprs,
             aliases: Vec::new(),
             bound: Vec::new(),
@@ -257,6 +261,12 @@ impl Template {
         } else {
             &self.exprs
         }
+    }
+
+    /// [`Template::keys`], shared: an inputs table records them without copying.
+    pub fn shared_keys(&self, in_iteration: bool) -> &[Arc<str>] {
+        let len = self.keys(in_iteration).len();
+        &self.shared_keys[..len]
     }
 
     /// The script renamed for `Message.get_kwargs` when the elements are `keys(in_iteration)`.

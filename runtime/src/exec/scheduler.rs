@@ -66,6 +66,7 @@ pub async fn run<P: Program>(
         seen: vec![false; shared.meta.len()],
         seen_upto: 0,
         resumed: false,
+        batch: Vec::new(),
         scheduled: Vec::new(),
     };
     match r.run(input).await {
@@ -87,6 +88,10 @@ struct Runner<'a, P: Program> {
     seen_upto: usize,
     /// The run resumed at a UserFillUp (`path[0]`): the deferral check is off.
     resumed: bool,
+    /// The path from the current batch's start, read under one lock (`None`: an id that names
+    /// no component). Components never touch the path, so it holds until the scheduler changes
+    /// it.
+    batch: Vec<Option<NodeId>>,
     /// The current batch's components and their keyword arguments (reused between batches).
     scheduled: Vec<(NodeId, Map<String, Json>)>,
 }
@@ -139,16 +144,23 @@ impl<'a, P: Program> Runner<'a, P> {
         }
     }
 
-    fn path_len(&self) -> usize {
-        self.shared.state().path.len()
+    /// Read `path[from..]` into `batch`; the path's length.
+    fn read_batch(&mut self, from: usize) -> usize {
+        let shared: &'a Arc<Shared> = self.shared;
+        let s = shared.state();
+        self.batch.clear();
+        let rest = s.path.get(from..).unwrap_or_default();
+        self.batch.extend(rest.iter().map(|t| match t {
+            Target::Node(n) => Some(*n),
+            Target::Missing(_) => None,
+        }));
+        s.path.len()
     }
 
-    /// The node at `path[i]` (Python fails on an id that names no component).
-    fn path_node(&self, i: usize) -> Result<NodeId, RunError> {
-        match self.shared.state().path.get(i) {
-            Some(Target::Node(n)) => Ok(*n),
-            _ => Err(missing()),
-        }
+    /// The node at `path[from + j]` as [`Runner::read_batch`] read it (Python fails on an id
+    /// that names no component).
+    fn batch_node(&self, j: usize) -> Result<NodeId, RunError> {
+        self.batch.get(j).copied().flatten().ok_or_else(missing)
     }
 
     async fn run(&mut self, input: RunInput) -> Result<RunOutcome, RunError> {
@@ -258,12 +270,12 @@ impl<'a, P: Program> Runner<'a, P> {
         };
         let mut error = String::new();
         loop {
-            let to = self.path_len();
+            let to = self.read_batch(idx);
             if idx >= to {
                 break;
             }
-            for i in idx..to {
-                let n = self.path_node(i)?;
+            for j in 0..to - idx {
+                let n = self.batch_node(j)?;
                 let cx = NodeCx::new(n, self.shared);
                 let thoughts = self.program.thoughts(&cx)?;
                 let payload = Payload::NodeStarted {
@@ -277,9 +289,9 @@ impl<'a, P: Program> Runner<'a, P> {
                 });
             }
             self.run_batch(idx, to, &input).await?;
-            let to = self.path_len();
-            for i in idx..to {
-                let n = self.path_node(i)?;
+            let to = self.read_batch(idx);
+            for j in 0..to - idx {
+                let n = self.batch_node(j)?;
                 self.post_process(n, &mut error).await?;
             }
             if !error.is_empty() {
@@ -302,11 +314,13 @@ impl<'a, P: Program> Runner<'a, P> {
         }
         let meta = self.meta();
         let mut scheduled = std::mem::take(&mut self.scheduled);
-        scheduled.clear();
         let mut i = f;
         let mut t = t;
+        // `batch` holds `path[f..]` as it was before any deferral.
+        let mut j = 0;
         while i < t {
-            let n = self.path_node(i)?;
+            let n = self.batch_node(j)?;
+            j += 1;
             let kind = meta.node(n).kind;
             if matches!(kind, Kind::Begin | Kind::UserFillUp) {
                 let mut kwargs = Map::new();
@@ -346,12 +360,12 @@ impl<'a, P: Program> Runner<'a, P> {
         }
         let program = self.program;
         let shared: &Arc<Shared> = self.shared;
-        if let [(n, _)] = scheduled.as_mut_slice() {
+        if scheduled.len() == 1 {
             // One component: no need for the concurrency machinery.
-            let node = *n;
-            let kwargs = std::mem::take(&mut scheduled[0].1);
-            let cx = NodeCx::with_kwargs(node, shared, Cow::Owned(kwargs));
-            invoke(program, &cx).await;
+            if let Some((node, kwargs)) = scheduled.pop() {
+                let cx = NodeCx::with_kwargs(node, shared, Cow::Owned(kwargs));
+                invoke(program, &cx).await;
+            }
         } else {
             let tasks = scheduled.drain(..).map(|(n, kwargs)| async move {
                 let cx = NodeCx::with_kwargs(n, shared, Cow::Owned(kwargs));
@@ -362,7 +376,7 @@ impl<'a, P: Program> Runner<'a, P> {
                 .for_each(|()| async {})
                 .await;
         }
-        scheduled.clear();
+        // Both arms leave it empty, ready for the next batch.
         self.scheduled = scheduled;
         Ok(())
     }
@@ -622,6 +636,9 @@ impl<'a, P: Program> Runner<'a, P> {
     /// BS §16.11: pause when a UserFillUp waiting on the path has unsatisfied fields.
     async fn pause_if_waiting(&mut self, idx: usize) -> Result<bool, RunError> {
         let meta = self.meta();
+        if !meta.has_forms {
+            return Ok(false);
+        }
         let is_form =
             |t: &Target| matches!(t, Target::Node(n) if meta.node(*n).kind == Kind::UserFillUp);
         let rest: Vec<Target> = {
@@ -648,7 +665,7 @@ impl<'a, P: Program> Runner<'a, P> {
             for (k, field) in &s.node(*n).inputs {
                 let field = field.to_json();
                 if !field_satisfied(&field) {
-                    unsatisfied.insert(k.clone(), field);
+                    unsatisfied.insert(k.to_string(), field);
                 }
             }
             if meta.node(*n).param("enable_tips").is_some_and(py::truthy) {

@@ -253,22 +253,37 @@ fn value_dict(value: Json) -> Json {
 /// entries, found by scanning: a single entry (one reference) is kept inline, more cost one
 /// allocation. A large table (a Message joining hundreds of references) gets a hash index once
 /// it grows past [`INDEXED_FROM`] entries, so its lookups stay constant-time.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct Inputs {
-    entries: smallvec::SmallVec<[(String, Input); 1]>,
+    /// Keys are shared with the template that names them ([`Inputs::insert_shared`]).
+    entries: smallvec::SmallVec<[(Arc<str>, Input); 1]>,
     /// Key → position in `entries`; only for large tables. Keys are the canvas's own names, so
     /// a fast hash beats SipHash's flood resistance.
-    index: Option<HashMap<String, usize, foldhash::fast::RandomState>>,
+    index: Option<HashMap<Arc<str>, usize, foldhash::fast::RandomState>>,
 }
 
 /// Tables with more entries than this are indexed.
 const INDEXED_FROM: usize = 16;
 
+/// Every new session copies every node's table, most of them empty: those copy without going
+/// through `SmallVec`'s general extend.
+impl Clone for Inputs {
+    fn clone(&self) -> Self {
+        if self.entries.is_empty() {
+            return Inputs::default();
+        }
+        Inputs {
+            entries: self.entries.clone(),
+            index: self.index.clone(),
+        }
+    }
+}
+
 impl Inputs {
     fn position(&self, key: &str) -> Option<usize> {
         match &self.index {
             Some(index) => index.get(key).copied(),
-            None => self.entries.iter().position(|(k, _)| k == key),
+            None => self.entries.iter().position(|(k, _)| &**k == key),
         }
     }
 
@@ -281,11 +296,23 @@ impl Inputs {
     }
 
     /// `table[key] = entry`: an existing key keeps its place.
-    pub fn insert(&mut self, key: String, entry: Input) {
-        if let Some(i) = self.position(&key) {
-            self.entries[i].1 = entry;
-            return;
+    pub fn insert(&mut self, key: &str, entry: Input) {
+        match self.position(key) {
+            Some(i) => self.entries[i].1 = entry,
+            None => self.push(Arc::from(key), entry),
         }
+    }
+
+    /// [`Inputs::insert`] of a key the caller shares.
+    pub fn insert_shared(&mut self, key: &Arc<str>, entry: Input) {
+        match self.position(key) {
+            Some(i) => self.entries[i].1 = entry,
+            None => self.push(Arc::clone(key), entry),
+        }
+    }
+
+    /// Add an entry whose key is not in the table.
+    fn push(&mut self, key: Arc<str>, entry: Input) {
         let at = self.entries.len();
         match &mut self.index {
             Some(index) => {
@@ -314,12 +341,12 @@ impl Inputs {
         self.entries.is_empty()
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &Input)> + '_ {
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Input)> + '_ {
         self.into_iter()
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &String> + '_ {
-        self.entries.iter().map(|(k, _)| k)
+    pub fn keys(&self) -> impl Iterator<Item = &str> + '_ {
+        self.entries.iter().map(|(k, _)| &**k)
     }
 
     pub fn values(&self) -> impl Iterator<Item = &Input> + '_ {
@@ -331,25 +358,25 @@ impl Inputs {
     }
 }
 
-impl FromIterator<(String, Input)> for Inputs {
-    fn from_iter<I: IntoIterator<Item = (String, Input)>>(iter: I) -> Self {
+impl<K: AsRef<str>> FromIterator<(K, Input)> for Inputs {
+    fn from_iter<I: IntoIterator<Item = (K, Input)>>(iter: I) -> Self {
         let mut table = Inputs::default();
         for (k, v) in iter {
-            table.insert(k, v);
+            table.insert(k.as_ref(), v);
         }
         table
     }
 }
 
-fn split_entry((k, v): &(String, Input)) -> (&String, &Input) {
+fn split_entry((k, v): &(Arc<str>, Input)) -> (&str, &Input) {
     (k, v)
 }
 
 impl<'a> IntoIterator for &'a Inputs {
-    type Item = (&'a String, &'a Input);
+    type Item = (&'a str, &'a Input);
     type IntoIter = std::iter::Map<
-        std::slice::Iter<'a, (String, Input)>,
-        fn(&'a (String, Input)) -> (&'a String, &'a Input),
+        std::slice::Iter<'a, (Arc<str>, Input)>,
+        fn(&'a (Arc<str>, Input)) -> (&'a str, &'a Input),
     >;
 
     fn into_iter(self) -> Self::IntoIter {
@@ -598,7 +625,7 @@ impl NodeState {
         match keys {
             super::events::InputKeys::All => {
                 for k in self.inputs.keys() {
-                    m.insert(k.clone(), self.get_input_value(k));
+                    m.insert(k.to_string(), self.get_input_value(k));
                 }
             }
             super::events::InputKeys::Keys(keys) => {
@@ -686,9 +713,15 @@ impl NodeState {
     pub fn set_input_value(&mut self, key: &str, value: Json) {
         match self.inputs.get_mut(key) {
             Some(entry) => entry.set_value(value),
-            None => {
-                self.inputs.insert(key.to_string(), Input::Value(value));
-            }
+            None => self.inputs.insert(key, Input::Value(value)),
+        }
+    }
+
+    /// [`NodeState::set_input_value`] of a key the caller shares (a template's element names).
+    pub fn set_input_value_shared(&mut self, key: &Arc<str>, value: Json) {
+        match self.inputs.get_mut(key) {
+            Some(entry) => entry.set_value(value),
+            None => self.inputs.insert_shared(key, Input::Value(value)),
         }
     }
 
@@ -1047,11 +1080,11 @@ mod tests {
         let mut st = NodeState::default();
         st.set_input_value("env.x", Json::from("a"));
         st.inputs.insert(
-            "field".into(),
+            "field",
             Input::Dict(serde_json::json!({"type": "line", "value": 1})),
         );
         st.set_input_value("field", Json::from(2));
-        st.inputs.insert("odd".into(), Input::Dict(Json::from(5)));
+        st.inputs.insert("odd", Input::Dict(Json::from(5)));
         assert_eq!(st.get_input_value("env.x"), Json::from("a"));
         assert_eq!(st.get_input_value("odd"), Json::Null);
         st.reset(false);
@@ -1086,7 +1119,7 @@ mod tests {
             }
             st.set_input_value(&key(0), Json::from("again"));
             assert_eq!(st.inputs.len(), size);
-            let keys: Vec<String> = st.inputs.keys().cloned().collect();
+            let keys: Vec<String> = st.inputs.keys().map(str::to_string).collect();
             assert_eq!(keys, (0..size).map(key).collect::<Vec<_>>(), "{size}");
             assert_eq!(st.get_input_value(&key(0)), Json::from("again"));
             for i in 1..size {

@@ -42,7 +42,7 @@ fn merged_inputs(cx: &NodeCx<'_>, runtime: &Json) -> Vec<(String, Json)> {
     let (fields, query): (Vec<String>, Json) = {
         let s = cx.state();
         (
-            s.node(cx.node).inputs.keys().cloned().collect(),
+            s.node(cx.node).inputs.keys().map(str::to_string).collect(),
             s.globals.get("sys.query").cloned().unwrap_or(Json::Null),
         )
     };

@@ -239,7 +239,7 @@ pub fn text_cow<'v>(v: &'v Json, delimiter: Option<&str>) -> Cow<'v, str> {
 pub struct Kwargs<'t> {
     pub pairs: Vec<(&'t str, String)>,
     /// Per element, the expression it records its text under.
-    exps: &'t [String],
+    exps: &'t [Arc<str>],
 }
 
 impl<'t> Kwargs<'t> {
@@ -248,7 +248,7 @@ impl<'t> Kwargs<'t> {
         let in_iteration = count > template.exprs().len();
         let kwargs = Kwargs {
             pairs: Vec::with_capacity(count),
-            exps: template.keys(in_iteration),
+            exps: template.shared_keys(in_iteration),
         };
         (template.renamed(in_iteration), kwargs)
     }
@@ -263,7 +263,7 @@ impl<'t> Kwargs<'t> {
     pub fn record_in(self, s: &mut RunState, node: NodeId) {
         let node = s.node_mut(node);
         for (exp, (_, text)) in self.exps.iter().zip(self.pairs) {
-            node.set_input_value(exp, Json::String(text));
+            node.set_input_value_shared(exp, Json::String(text));
         }
     }
 }

@@ -227,7 +227,13 @@ impl Component for Spec {
 /// resolved when it names a global or component, string-formatted when it contains references,
 /// and used literally otherwise.
 pub fn generic_get_input(cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
-    let keys: Vec<String> = cx.state().node(cx.node).inputs.keys().cloned().collect();
+    let keys: Vec<String> = cx
+        .state()
+        .node(cx.node)
+        .inputs
+        .keys()
+        .map(str::to_string)
+        .collect();
     let mut res = Map::new();
     for var in keys {
         let Some(v) = cx.param(&var).cloned() else {

@@ -8,8 +8,12 @@ use crate::exec::events::InputKeys;
 use crate::exec::meta::Target;
 use crate::exec::render::{in_iteration, Renamed, Template};
 use crate::exec::{NodeCx, RunError, RunState};
+use crate::frontend::catalog::SHARED_OUTPUTS;
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
+
+/// The slot of `result`, StringTransform's one fixed output, which follows the shared ones.
+const RESULT: u16 = SHARED_OUTPUTS.len() as u16;
 
 #[derive(Clone, Debug)]
 pub struct Spec {
@@ -120,8 +124,8 @@ fn split(spec: &Spec, cx: &NodeCx<'_>, s: &mut RunState) -> Result<(), RunError>
     let pieces = split_on(&var, &spec.delimiters);
     let node = s.node_mut(cx.node);
     node.set_input_value(key, Json::String(var));
-    node.set_output(
-        "result",
+    node.set_output_slot(
+        RESULT,
         Val::Json(Json::Array(pieces.into_iter().map(Json::String).collect())),
     );
     Ok(())
@@ -188,7 +192,7 @@ fn merge_now(spec: &Spec, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<()
     kwargs.record_in(s, cx.node);
     Some(merged.map(|merged| {
         s.node_mut(cx.node)
-            .set_output("result", Val::Json(Json::String(merged)));
+            .set_output_slot(RESULT, Val::Json(Json::String(merged)));
     }))
 }
 
@@ -208,7 +212,7 @@ fn merge_bound(spec: &Spec, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<
     }
     let delimiter = spec.delimiters.first().map(String::as_str);
     let mut merged: Option<String> = None;
-    for (i, exp) in script.keys(in_iteration).iter().enumerate() {
+    for (i, exp) in script.shared_keys(in_iteration).iter().enumerate() {
         // Checked readable by `bound_ready`. Reads see only outputs and globals, and this
         // loop writes only the node's inputs, so the check still holds.
         let value = script.binding(i)?.peek(s).ok().flatten()?;
@@ -219,11 +223,12 @@ fn merge_bound(spec: &Spec, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<
         });
         let text = text.into_owned();
         drop(value);
-        s.node_mut(cx.node).set_input_value(exp, Json::String(text));
+        s.node_mut(cx.node)
+            .set_input_value_shared(exp, Json::String(text));
     }
     let merged = merged.unwrap_or_else(|| renamed.script.clone());
     s.node_mut(cx.node)
-        .set_output("result", Val::Json(Json::String(merged)));
+        .set_output_slot(RESULT, Val::Json(Json::String(merged)));
     Some(Ok(()))
 }
 
@@ -282,6 +287,26 @@ mod syntax_tests {
             got["error"].as_str().is_some_and(|e| !e.is_empty()),
             "{got}"
         );
+    }
+
+    /// `result` is found by its slot, so it must sit there whatever outputs the DSL declares.
+    #[test]
+    fn result_is_the_first_slot_after_the_shared_outputs() {
+        let dsl = json!({"components": {
+            "begin": {"obj": {"component_name": "Begin", "params": {}}, "downstream": ["StringTransform:A"]},
+            "StringTransform:A": {"obj": {"component_name": "StringTransform", "params": {
+                "method": "merge", "script": "{sys.query}",
+                "outputs": {"extra": {"type": "string"}, "result": {"type": "string"}}}}}}});
+        let analysis = crate::frontend::analyze(&dsl.to_string()).expect("a canvas");
+        let node = analysis.ir.find("StringTransform:A").expect("the node");
+        let names: Vec<&str> = analysis
+            .ir
+            .node(node)
+            .outputs
+            .iter()
+            .map(|o| o.name.as_str())
+            .collect();
+        assert_eq!(names[usize::from(super::RESULT)], "result", "{names:?}");
     }
 
     #[test]
