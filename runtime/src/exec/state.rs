@@ -255,7 +255,8 @@ fn value_dict(value: Json) -> Json {
 /// it grows past [`INDEXED_FROM`] entries, so its lookups stay constant-time.
 #[derive(Debug, Default)]
 pub struct Inputs {
-    /// Keys are shared with the template that names them ([`Inputs::insert_shared`]).
+    /// Keys are shared with the template that names them
+    /// ([`NodeState::set_input_value_shared`]).
     entries: smallvec::SmallVec<[(Arc<str>, Input); 1]>,
     /// Key → position in `entries`; only for large tables. Keys are the canvas's own names, so
     /// a fast hash beats SipHash's flood resistance.
@@ -300,14 +301,6 @@ impl Inputs {
         match self.position(key) {
             Some(i) => self.entries[i].1 = entry,
             None => self.push(Arc::from(key), entry),
-        }
-    }
-
-    /// [`Inputs::insert`] of a key the caller shares.
-    pub fn insert_shared(&mut self, key: &Arc<str>, entry: Input) {
-        match self.position(key) {
-            Some(i) => self.entries[i].1 = entry,
-            None => self.push(Arc::clone(key), entry),
         }
     }
 
@@ -713,7 +706,7 @@ impl NodeState {
     pub fn set_input_value(&mut self, key: &str, value: Json) {
         match self.inputs.get_mut(key) {
             Some(entry) => entry.set_value(value),
-            None => self.inputs.insert(key, Input::Value(value)),
+            None => self.inputs.push(Arc::from(key), Input::Value(value)),
         }
     }
 
@@ -721,7 +714,7 @@ impl NodeState {
     pub fn set_input_value_shared(&mut self, key: &Arc<str>, value: Json) {
         match self.inputs.get_mut(key) {
             Some(entry) => entry.set_value(value),
-            None => self.inputs.insert_shared(key, Input::Value(value)),
+            None => self.inputs.push(Arc::clone(key), Input::Value(value)),
         }
     }
 
