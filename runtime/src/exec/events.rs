@@ -8,6 +8,7 @@ use super::state::NodeState;
 use crate::meta::NodeMeta;
 use crate::value::{Json, Map};
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// Where a run's events go: a channel to an SSE response, a printer, a test's vector.
 pub trait EventSink: Send {
@@ -48,7 +49,7 @@ pub enum InputKeys<'a> {
     /// Every key of the node's inputs table.
     All,
     /// The input elements' keys (text-driven components).
-    Keys(Cow<'a, [String]>),
+    Keys(Cow<'a, [Arc<str>]>),
 }
 
 /// What an event says.

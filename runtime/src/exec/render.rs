@@ -160,10 +160,8 @@ pub struct Template {
     /// Per expression, the length of its component id (the text before `@`; 0 for globals).
     cpn_id_lens: Vec<usize>,
     aliases: Vec<Alias>,
-    /// `exprs` then the aliases' names.
-    keys_with_aliases: Vec<String>,
-    /// `keys_with_aliases` shared with every inputs table that records them.
-    shared_keys: Vec<Arc<str>>,
+    /// `exprs` then the aliases' names, shared with every inputs table that records them.
+    keys: Vec<Arc<str>>,
     /// Per expression, then per alias: the binding, when the program was built with one.
     bound: Vec<Option<Bound>>,
     /// The input elements' components, when every reference is bound (so they are known
@@ -181,8 +179,7 @@ impl Template {
         for (_, a) in alias_refs(&t.text) {
             if !t.aliases.contains(&a) && !t.exprs.iter().any(|e| e == a.output()) {
                 t.aliases.push(a);
-                t.keys_with_aliases.push(a.output().to_string());
-                t.shared_keys.push(Arc::from(a.output()));
+                t.keys.push(Arc::from(a.output()));
             }
         }
         t
@@ -211,8 +208,7 @@ impl Template {
             text,
             matches,
             cpn_id_lens: exprs.iter().map(|e| e.find('@').unwrap_or(0)).collect(),
-            keys_with_aliases: exprs.clone(),
-            shared_keys: exprs.iter().map(|e| Arc::from(e.as_str())).collect(),
+            keys: exprs.iter().map(|e| Arc::from(e.as_str())).collect(),
             exprs,
             aliases: Vec::new(),
             bound: Vec::new(),
@@ -255,18 +251,12 @@ impl Template {
     }
 
     /// The element keys (`get_input_elements()` keys) for a node in or out of an Iteration.
-    pub fn keys(&self, in_iteration: bool) -> &[String] {
+    pub fn keys(&self, in_iteration: bool) -> &[Arc<str>] {
         if in_iteration {
-            &self.keys_with_aliases
+            &self.keys
         } else {
-            &self.exprs
+            &self.keys[..self.exprs.len()]
         }
-    }
-
-    /// [`Template::keys`], shared: an inputs table records them without copying.
-    pub fn shared_keys(&self, in_iteration: bool) -> &[Arc<str>] {
-        let len = self.keys(in_iteration).len();
-        &self.shared_keys[..len]
     }
 
     /// The script renamed for `Message.get_kwargs` when the elements are `keys(in_iteration)`.
@@ -280,7 +270,7 @@ impl Template {
                         .chars()
                         .map(|c| if matches!(c, '@' | ':' | '.') { '_' } else { c })
                         .collect();
-                    (exp.clone(), name)
+                    (exp.to_string(), name)
                 })
                 .collect();
             Renamed::new(

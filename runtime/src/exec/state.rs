@@ -623,8 +623,8 @@ impl NodeState {
             }
             super::events::InputKeys::Keys(keys) => {
                 for k in keys.iter() {
-                    if !m.contains_key(k) {
-                        m.insert(k.clone(), self.get_input_value(k));
+                    if !m.contains_key(&**k) {
+                        m.insert(k.to_string(), self.get_input_value(k));
                     }
                 }
             }

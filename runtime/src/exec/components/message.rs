@@ -248,7 +248,7 @@ impl<'t> Kwargs<'t> {
         let in_iteration = count > template.exprs().len();
         let kwargs = Kwargs {
             pairs: Vec::with_capacity(count),
-            exps: template.shared_keys(in_iteration),
+            exps: template.keys(in_iteration),
         };
         (template.renamed(in_iteration), kwargs)
     }

@@ -212,7 +212,7 @@ fn merge_bound(spec: &Spec, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<
     }
     let delimiter = spec.delimiters.first().map(String::as_str);
     let mut merged: Option<String> = None;
-    for (i, exp) in script.shared_keys(in_iteration).iter().enumerate() {
+    for (i, exp) in script.keys(in_iteration).iter().enumerate() {
         // Checked readable by `bound_ready`. Reads see only outputs and globals, and this
         // loop writes only the node's inputs, so the check still holds.
         let value = script.binding(i)?.peek(s).ok().flatten()?;
