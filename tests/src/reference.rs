@@ -337,7 +337,7 @@ fn state_line<P: Program>(session: &Session<P>) -> Json {
         "data": {
             "path": path,
             "error": s.error,
-            "globals": Json::Object(s.globals.clone()),
+            "globals": canvasc_runtime::exec::persist::globals_json(&s.globals),
             "history": s.history,
             "reference": s.reference(),
             "outputs": outputs,

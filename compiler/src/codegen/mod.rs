@@ -619,7 +619,10 @@ fn bound(b: &Bound, names: &[NodeNames]) -> TokenStream {
                 quote!(outputs::#k.#field.at(&[#(#path),*]))
             }
         }
-        Bound::Global(g) => quote!(Bound::global(#g)),
+        Bound::Global(g) => {
+            let name = &g.name;
+            quote!(Bound::global(#name))
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 pub use crate::frontend::binding::*;
 
 use super::meta::CanvasMeta;
-use super::state::{walk_path_parts, RunState};
+use super::state::{walk_path_parts, Globals, RunState};
 use super::RunError;
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
@@ -22,9 +22,9 @@ impl Bound {
                     Ok(Val::Json(walk_path_parts(root, path)))
                 }
             }
-            Bound::Global(key) => match state.globals.get(key) {
+            Bound::Global(g) => match g.find(&state.globals) {
                 Some(v) => Ok(Val::Json(v.clone())),
-                None => Err(RunError::key_error(key)),
+                None => Err(RunError::key_error(&g.name)),
             },
         }
     }
@@ -51,15 +51,30 @@ impl Bound {
                     None => Some(Cow::Borrowed(&EMPTY)),
                 })
             }
-            Bound::Global(key) => match state.globals.get(key) {
+            Bound::Global(g) => match g.find(&state.globals) {
                 Some(v) => Ok(Some(Cow::Borrowed(v))),
-                None => Err(RunError::key_error(key)),
+                None => Err(RunError::key_error(&g.name)),
             },
             _ => match self.read(state)? {
                 Val::Json(j) => Ok(Some(Cow::Owned(j))),
                 Val::Stream(_) => Ok(None),
             },
         }
+    }
+}
+
+impl GlobalName {
+    /// The global's value: at the remembered position when the name is still there, otherwise
+    /// looked up by name (and the position remembered).
+    pub fn find<'g>(&self, globals: &'g Globals) -> Option<&'g Json> {
+        if let Some((name, value)) = globals.get_index(self.last_at()) {
+            if *name == self.name {
+                return Some(value);
+            }
+        }
+        let (at, _, value) = globals.get_full(&self.name)?;
+        self.found_at(at);
+        Some(value)
     }
 }
 
@@ -80,4 +95,29 @@ pub fn iteration_item_of(meta: &CanvasMeta, node: NodeId) -> Option<NodeId> {
     // `start` is the Iteration's first IterationItem child (`get_start()`).
     p.start
         .filter(|&item| meta.node(item).kind == Kind::IterationItem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{GlobalName, Globals};
+    use crate::value::Json;
+
+    /// The remembered position is only a hint: a read after the globals changed order (a
+    /// session saved with other globals first) or lost the name still answers by name.
+    #[test]
+    fn a_global_is_found_wherever_it_sits() {
+        let name = GlobalName::new("sys.query");
+        let mut first = Globals::default();
+        first.insert("sys.query".into(), Json::from("a"));
+        assert_eq!(name.find(&first), Some(&Json::from("a")));
+        let mut second = Globals::default();
+        second.insert("env.x".into(), Json::from(1));
+        second.insert("sys.user_id".into(), Json::from(""));
+        second.insert("sys.query".into(), Json::from("b"));
+        assert_eq!(name.find(&second), Some(&Json::from("b")));
+        assert_eq!(name.last_at(), 2);
+        assert_eq!(name.find(&first), Some(&Json::from("a")));
+        assert_eq!(name.find(&Globals::default()), None);
+        assert_eq!(GlobalName::new("env.nope").find(&second), None);
+    }
 }

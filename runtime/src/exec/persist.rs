@@ -2,12 +2,12 @@
 //! so the next turn — or the answer to a UserFillUp — continues where this one stopped.
 
 use super::meta::{CanvasMeta, Target};
-use super::state::{Input, Inputs, NodeState, Record, RunState};
+use super::state::{Globals, Input, Inputs, NodeState, Record, RunState};
 use crate::value::{Json, Map};
 
 /// RAGFlow's default globals when a DSL has none.
-fn default_globals(now: &str) -> Map<String, Json> {
-    let mut g = Map::new();
+fn default_globals(now: &str) -> Globals {
+    let mut g = Globals::default();
     g.insert("sys.query".into(), Json::String(String::new()));
     g.insert("sys.user_id".into(), Json::String(String::new()));
     g.insert("sys.conversation_turns".into(), Json::from(0));
@@ -68,14 +68,17 @@ pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
     }
     let now = now();
     let (mut globals, globals_in_dsl) = match dsl.get("globals") {
-        Some(Json::Object(g)) => (g.clone(), true),
+        Some(Json::Object(g)) => (
+            g.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+            true,
+        ),
         _ => (default_globals(&now), false),
     };
     globals
-        .entry("sys.history")
+        .entry("sys.history".to_string())
         .or_insert_with(|| Json::Array(Vec::new()));
     globals
-        .entry("sys.date")
+        .entry("sys.date".to_string())
         .or_insert_with(|| Json::String(now.clone()));
     let list = |key: &str| match dsl.get(key) {
         Some(Json::Array(a)) => a.clone(),
@@ -220,7 +223,7 @@ pub fn state_to_dsl(meta: &CanvasMeta, state: &RunState, original: &Map<String, 
     );
     out.insert("task_id".into(), Json::String(state.task_id.clone()));
     if state.globals_in_dsl {
-        out.insert("globals".into(), Json::Object(state.globals.clone()));
+        out.insert("globals".into(), globals_json(&state.globals));
     }
     if !out.contains_key("variables") {
         if let Json::Object(v) = &state.variables {
@@ -230,6 +233,16 @@ pub fn state_to_dsl(meta: &CanvasMeta, state: &RunState, original: &Map<String, 
         }
     }
     Json::Object(out)
+}
+
+/// The globals as the DSL saves them.
+pub fn globals_json(globals: &Globals) -> Json {
+    Json::Object(
+        globals
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+    )
 }
 
 fn target_id(meta: &CanvasMeta, t: &Target) -> String {

@@ -326,9 +326,9 @@ impl Template {
             {
                 let s = cx.state();
                 for b in self.bound.iter().flatten() {
-                    if let Bound::Global(key) = b {
-                        if !s.globals.contains_key(key) {
-                            return Err(RunError::key_error(key));
+                    if let Bound::Global(g) = b {
+                        if g.find(&s.globals).is_none() {
+                            return Err(RunError::key_error(&g.name));
                         }
                     }
                 }

@@ -751,10 +751,14 @@ pub struct Usage {
     pub calls: u64,
 }
 
+/// The globals (`sys.*`, `env.*`) in dict order. Their names are the canvas's own and every
+/// reference to one looks it up, so they hash with foldhash rather than SipHash.
+pub type Globals = indexmap::IndexMap<String, Json, foldhash::fast::RandomState>;
+
 /// The whole session.
 #[derive(Clone, Debug)]
 pub struct RunState {
-    pub globals: Map<String, Json>,
+    pub globals: Globals,
     pub variables: Json,
     /// `[role, payload]` pairs.
     pub history: Vec<Json>,

@@ -13,6 +13,7 @@ use super::catalog::Kind;
 use super::ir::{Ir, NodeId, Target};
 use super::refs::strip_like_python;
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Where a reference reads from.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,8 +24,55 @@ pub enum Bound {
         slot: u16,
         path: Vec<String>,
     },
-    /// A global (`sys.*`, `env.*`): globals change at run time, so this stays a map read.
-    Global(String),
+    /// A global (`sys.*`, `env.*`): globals are added at run time, so this stays a lookup by
+    /// name, which first tries where it last found the name.
+    Global(GlobalName),
+}
+
+/// A bound global's name, and the position among the globals where a read last found it.
+/// Globals are only ever added, so the position holds from one read to the next; a read checks
+/// the name there before it hashes the name. The position is a hint, shared by every session
+/// of the program: a wrong one costs one comparison.
+#[derive(Debug)]
+pub struct GlobalName {
+    pub name: String,
+    at: AtomicU32,
+}
+
+impl GlobalName {
+    pub fn new(name: &str) -> Self {
+        GlobalName {
+            name: name.to_string(),
+            at: AtomicU32::new(0),
+        }
+    }
+
+    /// Where the last read found the name.
+    pub fn last_at(&self) -> usize {
+        self.at.load(Ordering::Relaxed) as usize
+    }
+
+    /// Remember where a read found the name.
+    pub fn found_at(&self, at: usize) {
+        if let Ok(at) = u32::try_from(at) {
+            self.at.store(at, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Clone for GlobalName {
+    fn clone(&self) -> Self {
+        GlobalName {
+            name: self.name.clone(),
+            at: AtomicU32::new(self.at.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+impl PartialEq for GlobalName {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
 }
 
 impl Bound {
@@ -49,7 +97,7 @@ impl Bound {
     }
 
     pub fn global(name: &str) -> Bound {
-        Bound::Global(name.to_string())
+        Bound::Global(GlobalName::new(name))
     }
 }
 
@@ -108,7 +156,7 @@ pub fn table(ir: &Ir, node: NodeId) -> Vec<(String, Bound)> {
                     path: path.clone(),
                 }
             }
-            Target::Global(name) => Bound::Global(name.clone()),
+            Target::Global(name) => Bound::global(name),
             Target::Alias { item, alias } => {
                 match ir
                     .node(*item)

@@ -61,8 +61,11 @@ fn reset_params(params: &mut Map<String, Value>) {
 
 /// `sys.*` zeroed by current type (bool counts as int, as in Python); `env.*` restored from the
 /// variable declarations, or zeroed by declared type.
-pub fn reset_globals(globals: &mut Map<String, Value>, variables: Option<&Value>) {
-    for (key, value) in globals.iter_mut() {
+pub fn reset_globals<'g>(
+    globals: impl IntoIterator<Item = (&'g String, &'g mut Value)>,
+    variables: Option<&Value>,
+) {
+    for (key, value) in globals {
         if key.starts_with("sys.") {
             *value = match value {
                 Value::String(_) => Value::from(""),
