@@ -272,6 +272,13 @@ impl<'a> NodeCx<'a> {
         self.state().node_mut(self.node).set_input_value(key, value);
     }
 
+    /// [`NodeCx::set_input_value`] of a key the caller shares (a template's element names).
+    pub fn set_input_value_shared(&self, key: &Arc<str>, value: Json) {
+        self.state()
+            .node_mut(self.node)
+            .set_input_value_shared(key, value);
+    }
+
     /// RAGFlow's `check_if_canceled`: sets `_ERROR` and says so.
     pub fn check_canceled(&self) -> bool {
         self.shared.is_canceled() && self.check_canceled_in(&mut self.state())

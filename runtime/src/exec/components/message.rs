@@ -383,7 +383,6 @@ fn stream_of(shared: Arc<Shared>, node: NodeId, template: Arc<Template>) -> Lazy
                     yield Ok(cached.clone());
                     continue;
                 }
-                let exp = &template.exprs()[*i];
                 let value = match template.read(&cx, *i) {
                     Ok(v) => v,
                     Err(e) => {
@@ -416,12 +415,12 @@ fn stream_of(shared: Arc<Shared>, node: NodeId, template: Arc<Template>) -> Lazy
                         if stopped {
                             break;
                         }
-                        cx.set_input_value(exp, Json::String(streamed));
+                        cx.set_input_value_shared(&template.keys(false)[*i], Json::String(streamed));
                     }
                     Val::Json(v) => {
                         let value_text = if v.is_null() { String::new() } else { stringify(&v, None, Some(&mut downloads)) };
                         yield Ok(value_text.clone());
-                        cx.set_input_value(exp, Json::String(value_text.clone()));
+                        cx.set_input_value_shared(&template.keys(false)[*i], Json::String(value_text.clone()));
                         all.push_str(&value_text);
                         cache[*i] = Some(value_text);
                     }
