@@ -640,6 +640,14 @@ impl NodeState {
         }
     }
 
+    /// [`NodeState::record_at`] for in-place edits.
+    pub fn record_at_mut(&mut self, slot: u16) -> Option<&mut Record> {
+        match self.slot_records.get(slot as usize) {
+            Some(&i) if i != NO_RECORD => self.outputs.get_mut(i as usize).map(|(_, r)| r),
+            _ => None,
+        }
+    }
+
     /// `output(name)` of a declared output, by its slot.
     pub fn output_slot(&self, slot: u16) -> Val {
         match self.record_at(slot) {

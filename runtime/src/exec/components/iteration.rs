@@ -4,10 +4,17 @@
 use super::Component;
 use crate::exec::binding::{Bound, Resolve};
 use crate::exec::{CanvasMeta, NodeCx, RunError, RunState};
+use crate::frontend::catalog::SHARED_OUTPUTS;
 use crate::frontend::ir::NodeId;
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 use std::sync::OnceLock;
+
+/// The slots of IterationItem's fixed outputs, which follow the shared ones in catalogue
+/// order: the item is set by slot once per pass.
+const ITEM: u16 = SHARED_OUTPUTS.len() as u16;
+const RESULT: u16 = ITEM + 1;
+const INDEX: u16 = ITEM + 2;
 
 /// The Iteration's `items_ref`, which its IterationItem reads too.
 #[derive(Clone, Debug, Default)]
@@ -98,6 +105,10 @@ struct Collated {
     body: NodeId,
     var: String,
     key: String,
+    /// The slots of `var` among the body node's declared outputs and of `key` among the
+    /// Iteration's, when declared: collation runs once per pass.
+    var_slot: Option<u16>,
+    key_slot: Option<u16>,
 }
 
 impl ItemSpec {
@@ -129,6 +140,8 @@ impl ItemSpec {
                             body: NodeId(i as u32),
                             var: var.to_string(),
                             key: k.clone(),
+                            var_slot: node.slot(var),
+                            key_slot: meta.node(iteration).slot(k),
                         }),
                         _ => {}
                     }
@@ -249,9 +262,9 @@ fn item_body(spec: &ItemSpec, cx: &NodeCx<'_>, s: &mut RunState) -> Result<(), R
         return Err(RunError::raised("IndexError", "list index out of range"));
     };
     let st = s.node_mut(cx.node);
-    st.set_output("item", Val::Json(item.clone()));
-    st.set_output("result", Val::Json(item));
-    st.set_output("index", Val::Json(Json::from(idx)));
+    st.set_output_slot(ITEM, Val::Json(item.clone()));
+    st.set_output_slot(RESULT, Val::Json(item));
+    st.set_output_slot(INDEX, Val::Json(Json::from(idx)));
     st.counter = idx + 1;
     Ok(())
 }
@@ -259,11 +272,21 @@ fn item_body(spec: &ItemSpec, cx: &NodeCx<'_>, s: &mut RunState) -> Result<(), R
 /// `output_collation`: append each body component's referenced output to the Iteration's
 /// declared collected outputs.
 fn collate(s: &mut RunState, iteration: NodeId, plan: &[Collated]) {
-    for Collated { body, var, key } in plan {
-        let value = s.node(*body).output(var).to_event_json();
+    for c in plan {
+        let Collated { body, var, key, .. } = c;
+        let body = s.node(*body);
+        let value = match c.var_slot {
+            Some(slot) => body.output_slot(slot),
+            None => body.output(var),
+        };
+        let value = value.to_event_json();
         let st = s.node_mut(iteration);
+        let record = match c.key_slot {
+            Some(slot) => st.record_at_mut(slot),
+            None => st.record_mut(key),
+        };
         // Python appends to the same list object in place.
-        if let Some(Json::Array(list)) = st.record_mut(key).and_then(|r| r.json_mut()) {
+        if let Some(Json::Array(list)) = record.and_then(|r| r.json_mut()) {
             list.push(value);
             continue;
         }
@@ -272,5 +295,37 @@ fn collate(s: &mut RunState, iteration: NodeId, plan: &[Collated]) {
             _ => vec![value],
         };
         st.set_output(key, Val::Json(Json::Array(list)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    /// The item's outputs are set by slot, so they must sit there whatever outputs the DSL
+    /// declares.
+    #[test]
+    fn item_outputs_follow_the_shared_outputs() {
+        let dsl = json!({"components": {
+            "begin": {"obj": {"component_name": "Begin", "params": {}}, "downstream": ["Iteration:I"]},
+            "Iteration:I": {"obj": {"component_name": "Iteration", "params": {"items_ref": "sys.files"}}},
+            "IterationItem:S": {"obj": {"component_name": "IterationItem", "params": {
+                "outputs": {"extra": {"type": "string"}, "index": {"type": "number"}}}},
+                "parent_id": "Iteration:I"}}});
+        let analysis = crate::frontend::analyze(&dsl.to_string()).expect("a canvas");
+        let node = analysis.ir.find("IterationItem:S").expect("the node");
+        let names: Vec<&str> = analysis
+            .ir
+            .node(node)
+            .outputs
+            .iter()
+            .map(|o| o.name.as_str())
+            .collect();
+        let slot = |s: u16| names[usize::from(s)];
+        assert_eq!(
+            [slot(super::ITEM), slot(super::RESULT), slot(super::INDEX)],
+            ["item", "result", "index"],
+            "{names:?}"
+        );
     }
 }
