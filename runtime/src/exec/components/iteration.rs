@@ -312,16 +312,8 @@ mod tests {
             "IterationItem:S": {"obj": {"component_name": "IterationItem", "params": {
                 "outputs": {"extra": {"type": "string"}, "index": {"type": "number"}}}},
                 "parent_id": "Iteration:I"}}});
-        let analysis = crate::frontend::analyze(&dsl.to_string()).expect("a canvas");
-        let node = analysis.ir.find("IterationItem:S").expect("the node");
-        let names: Vec<&str> = analysis
-            .ir
-            .node(node)
-            .outputs
-            .iter()
-            .map(|o| o.name.as_str())
-            .collect();
-        let slot = |s: u16| names[usize::from(s)];
+        let names = super::super::testkit::declared_outputs(&dsl, "IterationItem:S");
+        let slot = |s: u16| names[usize::from(s)].as_str();
         assert_eq!(
             [slot(super::ITEM), slot(super::RESULT), slot(super::INDEX)],
             ["item", "result", "index"],

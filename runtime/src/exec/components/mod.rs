@@ -511,6 +511,14 @@ pub(crate) mod testkit {
         Json::Object(res)
     }
 
+    /// The declared outputs of component `id` in `dsl`, in slot order.
+    pub fn declared_outputs(dsl: &Json, id: &str) -> Vec<String> {
+        let analysis = crate::frontend::analyze(&dsl.to_string()).expect("a canvas");
+        let node = analysis.ir.find(id).expect("the node");
+        let outputs = &analysis.ir.node(node).outputs;
+        outputs.iter().map(|o| o.name.clone()).collect()
+    }
+
     /// Run every `(case, expected)` pair and compare the renderings (key order included).
     pub fn check_cases(cases: &str, expected: &str) {
         let cases: Vec<Json> = serde_json::from_str(cases).expect("cases are JSON");

@@ -297,15 +297,7 @@ mod syntax_tests {
             "StringTransform:A": {"obj": {"component_name": "StringTransform", "params": {
                 "method": "merge", "script": "{sys.query}",
                 "outputs": {"extra": {"type": "string"}, "result": {"type": "string"}}}}}}});
-        let analysis = crate::frontend::analyze(&dsl.to_string()).expect("a canvas");
-        let node = analysis.ir.find("StringTransform:A").expect("the node");
-        let names: Vec<&str> = analysis
-            .ir
-            .node(node)
-            .outputs
-            .iter()
-            .map(|o| o.name.as_str())
-            .collect();
+        let names = super::super::testkit::declared_outputs(&dsl, "StringTransform:A");
         assert_eq!(names[usize::from(super::RESULT)], "result", "{names:?}");
     }
 
