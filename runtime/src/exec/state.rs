@@ -712,17 +712,24 @@ impl NodeState {
 
     /// `set_input_value(key, value)`.
     pub fn set_input_value(&mut self, key: &str, value: Json) {
-        match self.inputs.get_mut(key) {
-            Some(entry) => entry.set_value(value),
-            None => self.inputs.push(Arc::from(key), Input::Value(value)),
-        }
+        self.set_input_value_with(key, value, || Arc::from(key));
     }
 
     /// [`NodeState::set_input_value`] of a key the caller shares (a template's element names).
     pub fn set_input_value_shared(&mut self, key: &Arc<str>, value: Json) {
+        self.set_input_value_with(key, value, || Arc::clone(key));
+    }
+
+    /// `set_input_value`, making the key only when the table lacks it.
+    fn set_input_value_with(
+        &mut self,
+        key: &str,
+        value: Json,
+        make_key: impl FnOnce() -> Arc<str>,
+    ) {
         match self.inputs.get_mut(key) {
             Some(entry) => entry.set_value(value),
-            None => self.inputs.push(Arc::clone(key), Input::Value(value)),
+            None => self.inputs.push(make_key(), Input::Value(value)),
         }
     }
 
