@@ -14,6 +14,7 @@ fn main() {
         ("chain_10", synthetic::chain(10)),
         ("chain_100", synthetic::chain(100)),
         ("chain_1000", synthetic::chain(1000)),
+        ("constant_chain_1000", synthetic::constant_chain(1000)),
         ("fan_1000", synthetic::fan(1000)),
         ("iteration_1000", synthetic::iteration(1000)),
     ];

@@ -1,5 +1,6 @@
 //! Run a synthetic canvas repeatedly, compiled or interpreted, for profiling the scheduler:
-//! `cargo run --release -p canvasc-bench --example synthetic_run -- chain 1000 20 compiled`.
+//! `cargo run --release -p canvasc-bench --example synthetic_run -- chain 1000 20 compiled`
+//! (shapes: `chain`, `constant_chain`, `fan`, `iteration`).
 
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::random::PyRandom;
@@ -58,6 +59,7 @@ fn main() {
     let text = match shape {
         "fan" => synthetic::fan(n),
         "iteration" => synthetic::iteration(n),
+        "constant_chain" => synthetic::constant_chain(n),
         _ => synthetic::chain(n),
     };
     let label = format!("{shape}/{n}");

@@ -26,6 +26,21 @@ fn merge_step(previous: Option<&str>) -> Json {
 
 /// `begin → n1 → … → nN`: each step reads the previous step's output.
 pub fn chain(n: usize) -> String {
+    steps(n, merge_step)
+}
+
+/// `begin → n1 → … → nN` where no step references anything (each merges a constant text):
+/// what a node costs in the scheduler, the invoke wrapper, its events and its state, which both
+/// back-ends share, with no reference to resolve.
+pub fn constant_chain(n: usize) -> String {
+    steps(
+        n,
+        |_| json!({"method": "merge", "script": "x", "delimiters": [","], "outputs": {"result": {"type": "string", "value": ""}}}),
+    )
+}
+
+/// `begin → n1 → … → nN` of StringTransforms, each with the parameters `params(previous)`.
+fn steps(n: usize, params: impl Fn(Option<&str>) -> Json) -> String {
     let mut c = Map::new();
     let id = |i: usize| format!("StringTransform:Step{i}");
     c.insert(
@@ -38,7 +53,7 @@ pub fn chain(n: usize) -> String {
         let up = vec![prev.clone().unwrap_or_else(|| "begin".into())];
         c.insert(
             id(i),
-            node("StringTransform", merge_step(prev.as_deref()), down, up),
+            node("StringTransform", params(prev.as_deref()), down, up),
         );
     }
     canvas(c)
