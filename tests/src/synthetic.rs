@@ -17,10 +17,14 @@ fn canvas(components: Map<String, Json>) -> String {
 
 /// A StringTransform merge that appends to the text of the node before it.
 fn merge_step(previous: Option<&str>) -> Json {
-    let script = match previous {
-        Some(p) => format!("{{{p}@result}}+"),
-        None => "{sys.query}".to_string(),
-    };
+    match previous {
+        Some(p) => merge(&format!("{{{p}@result}}+")),
+        None => merge("{sys.query}"),
+    }
+}
+
+/// A StringTransform merge of `script`.
+fn merge(script: &str) -> Json {
     json!({"method": "merge", "script": script, "delimiters": [","], "outputs": {"result": {"type": "string", "value": ""}}})
 }
 
@@ -33,10 +37,7 @@ pub fn chain(n: usize) -> String {
 /// what a node costs in the scheduler, the invoke wrapper, its events and its state, which both
 /// back-ends share, with no reference to resolve.
 pub fn constant_chain(n: usize) -> String {
-    steps(
-        n,
-        |_| json!({"method": "merge", "script": "x", "delimiters": [","], "outputs": {"result": {"type": "string", "value": ""}}}),
-    )
+    steps(n, |_| merge("x"))
 }
 
 /// `begin → n1 → … → nN` of StringTransforms, each with the parameters `params(previous)`.
