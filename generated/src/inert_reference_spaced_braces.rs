@@ -4,7 +4,7 @@
 //! DSL fingerprint `sha256:398d8fbc5ef68e73cf0f803709426765d3c332a92f74338211c29c4a39911804`.
 //! @generated: do not edit; rebuild with `canvasc build`.
 #![allow(clippy::all, unused_imports, unused_variables, dead_code)]
-use ::canvasc_runtime::exec::binding::{ty, Bound, Out, NO_BINDINGS};
+use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
 use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};
@@ -245,7 +245,7 @@ fn meta_llm_answer() -> NodeMeta {
 }
 /// `LLM:Answer` “Answer” (LLM)
 fn component_llm_answer() -> c::llm::Spec {
-    c::llm::Spec::from_params(&params_llm_answer()).bound(&NO_BINDINGS)
+    c::llm::Spec::from_params(&params_llm_answer())
 }
 /// `Message:Reply` “Reply” (Message)
 fn params_message_reply() -> Map<String, Json> {

@@ -4,7 +4,7 @@
 //! DSL fingerprint `sha256:77378b0977aab3384b9a66a5d95974ee61d03d348e2d4c9154221e8312c5980b`.
 //! @generated: do not edit; rebuild with `canvasc build`.
 #![allow(clippy::all, unused_imports, unused_variables, dead_code)]
-use ::canvasc_runtime::exec::binding::{ty, Bound, Out, NO_BINDINGS};
+use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
 use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};
@@ -373,7 +373,7 @@ fn meta_message_feed_status() -> NodeMeta {
 }
 /// `Message:FeedStatus` “Feed status” (Message)
 fn component_message_feed_status() -> c::message::Spec {
-    c::message::Spec::from_params(&params_message_feed_status()).bound(&NO_BINDINGS)
+    c::message::Spec::from_params(&params_message_feed_status())
 }
 /// The compiled canvas.
 pub struct Canvas {

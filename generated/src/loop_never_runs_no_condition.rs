@@ -4,7 +4,7 @@
 //! DSL fingerprint `sha256:74d9e29157513f137706dadff901461ca7f1e59f72d7020af33ba944779b3817`.
 //! @generated: do not edit; rebuild with `canvasc build`.
 #![allow(clippy::all, unused_imports, unused_variables, dead_code)]
-use ::canvasc_runtime::exec::binding::{ty, Bound, Out, NO_BINDINGS};
+use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
 use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};
@@ -291,7 +291,7 @@ fn meta_loop_retry() -> NodeMeta {
 }
 /// `Loop:Retry` “Retry” (Loop)
 fn component_loop_retry() -> c::loop_::Spec {
-    c::loop_::Spec::from_params(&params_loop_retry()).bound(&NO_BINDINGS)
+    c::loop_::Spec::from_params(&params_loop_retry())
 }
 /// `LoopItem:RetryStart` “LoopItem” (LoopItem)
 fn params_loop_item_retry_start() -> Map<String, Json> {
@@ -322,7 +322,7 @@ fn meta_loop_item_retry_start() -> NodeMeta {
 }
 /// `LoopItem:RetryStart` “LoopItem” (LoopItem)
 fn component_loop_item_retry_start() -> c::loop_::ItemSpec {
-    c::loop_::ItemSpec::from_params(&params_loop_retry()).bound(&NO_BINDINGS)
+    c::loop_::ItemSpec::from_params(&params_loop_retry())
 }
 /// `VariableAssigner:NextAttempt` “Next attempt” (VariableAssigner)
 fn params_variable_assigner_next_attempt() -> Map<String, Json> {

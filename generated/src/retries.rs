@@ -4,7 +4,7 @@
 //! DSL fingerprint `sha256:f5ec2eeff7d47421ee40fb15823d9008c74fc33deaf0db836ca825eabd6642ac`.
 //! @generated: do not edit; rebuild with `canvasc build`.
 #![allow(clippy::all, unused_imports, unused_variables, dead_code)]
-use ::canvasc_runtime::exec::binding::{ty, Bound, Out, NO_BINDINGS};
+use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
 use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};
@@ -372,7 +372,7 @@ fn meta_message_service_down() -> NodeMeta {
 }
 /// `Message:ServiceDown` “Service down” (Message)
 fn component_message_service_down() -> c::message::Spec {
-    c::message::Spec::from_params(&params_message_service_down()).bound(&NO_BINDINGS)
+    c::message::Spec::from_params(&params_message_service_down())
 }
 /// The compiled canvas.
 pub struct Canvas {

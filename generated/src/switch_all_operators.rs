@@ -4,7 +4,7 @@
 //! DSL fingerprint `sha256:9ff25ba6ae601dbb4c0cf97ed7c5162b44612024558e51d1340e5510e8720354`.
 //! @generated: do not edit; rebuild with `canvasc build`.
 #![allow(clippy::all, unused_imports, unused_variables, dead_code)]
-use ::canvasc_runtime::exec::binding::{ty, Bound, Out, NO_BINDINGS};
+use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
 use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};
@@ -790,7 +790,7 @@ fn meta_message_no_question() -> NodeMeta {
 }
 /// `Message:NoQuestion` “No question” (Message)
 fn component_message_no_question() -> c::message::Spec {
-    c::message::Spec::from_params(&params_message_no_question()).bound(&NO_BINDINGS)
+    c::message::Spec::from_params(&params_message_no_question())
 }
 /// `Message:OrderQuestion` “Order question” (Message)
 fn params_message_order_question() -> Map<String, Json> {
@@ -966,7 +966,7 @@ fn meta_message_generic() -> NodeMeta {
 }
 /// `Message:Generic` “Generic” (Message)
 fn component_message_generic() -> c::message::Spec {
-    c::message::Spec::from_params(&params_message_generic()).bound(&NO_BINDINGS)
+    c::message::Spec::from_params(&params_message_generic())
 }
 /// `Message:LargeOrder` “Large order” (Message)
 fn params_message_large_order() -> Map<String, Json> {
@@ -1134,7 +1134,7 @@ fn meta_message_small_order() -> NodeMeta {
 }
 /// `Message:SmallOrder` “Small order” (Message)
 fn component_message_small_order() -> c::message::Spec {
-    c::message::Spec::from_params(&params_message_small_order()).bound(&NO_BINDINGS)
+    c::message::Spec::from_params(&params_message_small_order())
 }
 /// The compiled canvas.
 pub struct Canvas {

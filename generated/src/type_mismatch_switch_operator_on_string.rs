@@ -4,7 +4,7 @@
 //! DSL fingerprint `sha256:e54c80754e5acf2bbdc070c346d5fe25795080e1409e9bdd41c52b2ae00bd584`.
 //! @generated: do not edit; rebuild with `canvasc build`.
 #![allow(clippy::all, unused_imports, unused_variables, dead_code)]
-use ::canvasc_runtime::exec::binding::{ty, Bound, Out, NO_BINDINGS};
+use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
 use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};
@@ -321,7 +321,7 @@ fn meta_message_big() -> NodeMeta {
 }
 /// `Message:Big` “Big” (Message)
 fn component_message_big() -> c::message::Spec {
-    c::message::Spec::from_params(&params_message_big()).bound(&NO_BINDINGS)
+    c::message::Spec::from_params(&params_message_big())
 }
 /// `Message:Small` “Small” (Message)
 fn params_message_small() -> Map<String, Json> {
@@ -363,7 +363,7 @@ fn meta_message_small() -> NodeMeta {
 }
 /// `Message:Small` “Small” (Message)
 fn component_message_small() -> c::message::Spec {
-    c::message::Spec::from_params(&params_message_small()).bound(&NO_BINDINGS)
+    c::message::Spec::from_params(&params_message_small())
 }
 /// The compiled canvas.
 pub struct Canvas {

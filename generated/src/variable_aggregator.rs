@@ -4,7 +4,7 @@
 //! DSL fingerprint `sha256:6d90561daa88b2cba9f936a3c8f752245cfe275524be7c42883336a6caaa022e`.
 //! @generated: do not edit; rebuild with `canvasc build`.
 #![allow(clippy::all, unused_imports, unused_variables, dead_code)]
-use ::canvasc_runtime::exec::binding::{ty, Bound, Out, NO_BINDINGS};
+use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
 use ::canvasc_runtime::exec::events::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};
@@ -399,7 +399,6 @@ fn meta_string_transform_express() -> NodeMeta {
 /// `StringTransform:Express` “Express” (StringTransform)
 fn component_string_transform_express() -> c::string_transform::Spec {
     c::string_transform::Spec::from_params(&params_string_transform_express())
-        .bound(&NO_BINDINGS)
 }
 /// `ListOperations:PickupSlot` “Pickup slot” (ListOperations)
 fn params_list_operations_pickup_slot() -> Map<String, Json> {

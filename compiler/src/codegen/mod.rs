@@ -174,7 +174,7 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
         #(#![doc = #header])*
         #![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 
-        use ::canvasc_runtime::exec::binding::{ty, Bound, Out, NO_BINDINGS};
+        use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
         use ::canvasc_runtime::exec::components::{self as c, Component};
         use ::canvasc_runtime::exec::events::InputKeys;
         use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};
@@ -595,10 +595,9 @@ fn component_init(
             return quote!(c::unsupported::Spec(#k));
         }
     };
-    // Bound even without references, as `Interpreter::bound` binds every node.
     let table = binding::table(&analysis.ir, node);
     if table.is_empty() {
-        return quote!(#built.bound(&NO_BINDINGS));
+        return built;
     }
     let entries = table.iter().map(|(exp, b)| {
         let b = bound(b, names);

@@ -164,8 +164,8 @@ pub struct Template {
     keys: Vec<Arc<str>>,
     /// Per expression, then per alias: the binding, when the program was built with one.
     bound: Vec<Option<Bound>>,
-    /// The input elements' components, when every reference is bound (so they are known
-    /// without evaluating anything).
+    /// The input elements' components, when every reference is bound or there is none (so they
+    /// are known without evaluating anything).
     deps: Option<Vec<Target>>,
     /// [`Renamed`] without and with the iteration aliases, computed on first use.
     renamed: [OnceLock<Renamed>; 2],
@@ -182,12 +182,21 @@ impl Template {
                 t.keys.push(Arc::from(a.output()));
             }
         }
-        t
+        t.complete_without_references()
     }
 
     /// The grammar matched case-sensitively (Message streaming, Invoke's templates).
     pub fn exact_case(text: impl Into<String>) -> Self {
-        Template::scan(text.into(), template_refs_exact_case)
+        Template::scan(text.into(), template_refs_exact_case).complete_without_references()
+    }
+
+    /// A text without references or aliases has nothing to resolve, by name or by binding:
+    /// it is as bound as it will ever be, with no dependencies.
+    fn complete_without_references(mut self) -> Self {
+        if self.keys.is_empty() {
+            self.deps = Some(Vec::new());
+        }
+        self
     }
 
     fn scan(text: String, find: fn(&str) -> Vec<TemplateMatch>) -> Self {
@@ -542,6 +551,16 @@ pub fn to_object(pairs: Vec<(String, Json)>) -> Json {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A text without references has no dependencies to evaluate in either back-end; one with
+    /// references waits for binding or resolution by name.
+    #[test]
+    fn a_text_without_references_is_complete() {
+        assert_eq!(Template::new("plain").deps, Some(Vec::new()));
+        assert_eq!(Template::exact_case("plain").deps, Some(Vec::new()));
+        assert_eq!(Template::new("{a@b} plain").deps, None);
+        assert_eq!(Template::exact_case("{sys.query}").deps, None);
+    }
 
     #[test]
     fn renamed_replace_is_str_replace() {

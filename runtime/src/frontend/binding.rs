@@ -106,11 +106,6 @@ pub trait Resolve {
     fn resolve(&self, exp: &str) -> Option<Bound>;
 }
 
-/// The bindings of a node that references nothing. Binding it still tells its components that
-/// every reference is bound: a text without references is then complete as written, and a
-/// compiled program does not look for references in it at run time.
-pub const NO_BINDINGS: [(&str, Bound); 0] = [];
-
 /// Bindings listed by expression, as generated programs write them.
 impl<const N: usize> Resolve for [(&str, Bound); N] {
     fn resolve(&self, exp: &str) -> Option<Bound> {
