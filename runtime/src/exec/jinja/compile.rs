@@ -1,0 +1,315 @@
+//! Parsing with minijinja's parser (Jinja2's grammar and whitespace rules) and the checks
+//! Jinja2 makes at compile time that minijinja's parser does not (unknown tags, filters and
+//! tests).
+
+use super::error::{Error, Result};
+use super::value::Value;
+use super::{filters, predicates};
+use minijinja::machinery::{ast, parse, WhitespaceConfig};
+use minijinja::syntax::SyntaxConfig;
+use minijinja::value::ValueKind;
+
+/// Parses `source` with Jinja2's defaults: `{{ }}`, `{% %}`, `{# #}`, no `trim_blocks`, no
+/// `lstrip_blocks`, and one trailing newline removed.
+pub fn parse_template(source: &str) -> Result<ast::Stmt<'_>> {
+    let whitespace = WhitespaceConfig {
+        keep_trailing_newline: false,
+        lstrip_blocks: false,
+        trim_blocks: false,
+    };
+    // A unit struct unless minijinja's `custom_syntax` feature is on somewhere in the build.
+    #[allow(clippy::default_constructed_unit_structs)]
+    let syntax = SyntaxConfig::default();
+    let stmt = parse(source, "<template>", syntax, whitespace).map_err(|e| syntax_error(&e))?;
+    validate(source, &stmt)?;
+    Ok(stmt)
+}
+
+fn syntax_error(e: &minijinja::Error) -> Error {
+    let detail = e
+        .detail()
+        .map(str::to_string)
+        .unwrap_or_else(|| e.kind().to_string());
+    Error::new("TemplateSyntaxError", jinja_wording(&detail))
+}
+
+/// minijinja's wording of the syntax errors users hit most, in Jinja2's words.
+fn jinja_wording(detail: &str) -> String {
+    if let Some(tag) = detail.strip_prefix("unknown statement ") {
+        return format!("Encountered unknown tag '{tag}'.");
+    }
+    if detail.starts_with("unexpected end of input") {
+        return "Unexpected end of template.".to_string();
+    }
+    detail.to_string()
+}
+
+/// Jinja2's compile-time errors for a tree minijinja accepted.
+fn validate(source: &str, stmt: &ast::Stmt<'_>) -> Result<()> {
+    let mut tag_err: Option<Error> = None;
+    let mut expr_err: Option<Error> = None;
+    visit_stmt(
+        stmt,
+        &mut |s| {
+            if let ast::Stmt::Do(_) = s {
+                tag_err.get_or_insert_with(|| {
+                    Error::new("TemplateSyntaxError", "Encountered unknown tag 'do'.")
+                });
+            }
+        },
+        &mut |e| match e {
+            ast::Expr::Filter(f) if !filters::exists(f.name) => {
+                expr_err.get_or_insert_with(|| {
+                    Error::new(
+                        "TemplateAssertionError",
+                        format!("No filter named '{}'.", f.name),
+                    )
+                });
+            }
+            ast::Expr::Test(t) if !predicates::exists(t.name) => {
+                expr_err.get_or_insert_with(|| {
+                    Error::new(
+                        "TemplateAssertionError",
+                        format!("No test named '{}'.", t.name),
+                    )
+                });
+            }
+            // Jinja2's lexer reads `007` as `0` then `07`: two integers in a row.
+            ast::Expr::Const(c) if c.value.is_integer() && leading_zero(source, e) => {
+                expr_err.get_or_insert_with(|| {
+                    Error::new(
+                        "TemplateSyntaxError",
+                        "expected token 'end of print statement', got 'integer'",
+                    )
+                });
+            }
+            ast::Expr::Call(_) | ast::Expr::Filter(_) | ast::Expr::Test(_) => {
+                if let Some(name) = repeated_keyword(e) {
+                    expr_err.get_or_insert_with(|| {
+                        Error::new("SyntaxError", format!("keyword argument repeated: {name}"))
+                    });
+                }
+            }
+            _ => {}
+        },
+    );
+    match tag_err.or(expr_err) {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+fn leading_zero(source: &str, e: &ast::Expr<'_>) -> bool {
+    let span = e.span();
+    let text = source
+        .get(span.start_offset as usize..span.end_offset as usize)
+        .unwrap_or_default();
+    text.len() > 1
+        && text.starts_with('0')
+        && text.bytes().all(|b| b.is_ascii_digit() || b == b'_')
+        && text.bytes().any(|b| (b'1'..=b'9').contains(&b))
+}
+
+/// A keyword passed twice in one call (Python's compile-time `SyntaxError`).
+fn repeated_keyword<'a>(e: &ast::Expr<'a>) -> Option<&'a str> {
+    let args = match e {
+        ast::Expr::Call(c) => &c.args,
+        ast::Expr::Filter(f) => &f.args,
+        ast::Expr::Test(t) => &t.args,
+        _ => return None,
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    for a in args {
+        if let ast::CallArg::Kwarg(name, _) = a {
+            if seen.contains(name) {
+                return Some(name);
+            }
+            seen.push(name);
+        }
+    }
+    None
+}
+
+/// A literal from the parse tree as a template value.
+pub fn constant(v: &minijinja::Value) -> Value {
+    match v.kind() {
+        ValueKind::None | ValueKind::Undefined => Value::None,
+        ValueKind::Bool => Value::Bool(v.is_true()),
+        ValueKind::String => Value::str(v.as_str().unwrap_or_default()),
+        ValueKind::Number if v.is_integer() => match v.as_i64() {
+            Some(i) => Value::Int(i),
+            // Wider than i64: Python would keep it exact; the closest we hold is a float.
+            None => Value::Float(f64::try_from(v.clone()).unwrap_or(f64::INFINITY)),
+        },
+        ValueKind::Number => Value::Float(f64::try_from(v.clone()).unwrap_or(f64::NAN)),
+        _ => Value::str(v.to_string()),
+    }
+}
+
+/// Whether a sequence literal is a tuple: minijinja parses `(a, b)` and the bare `a, b` of
+/// `{% set %}` as lists, so the source text decides (only `[` opens a list).
+pub fn is_tuple_literal(source: &str, e: &ast::Expr<'_>) -> bool {
+    let start = e.span().start_offset as usize;
+    source.as_bytes().get(start) != Some(&b'[')
+}
+
+/// Visits every expression under `body`.
+pub fn walk_stmts(body: &[ast::Stmt<'_>], f: &mut dyn FnMut(&ast::Expr<'_>)) {
+    for s in body {
+        visit_stmt(s, &mut |_| {}, f);
+    }
+}
+
+fn visit_stmt(
+    s: &ast::Stmt<'_>,
+    on_stmt: &mut dyn FnMut(&ast::Stmt<'_>),
+    f: &mut dyn FnMut(&ast::Expr<'_>),
+) {
+    on_stmt(s);
+    let body = |stmts: &[ast::Stmt<'_>],
+                on_stmt: &mut dyn FnMut(&ast::Stmt<'_>),
+                f: &mut dyn FnMut(&ast::Expr<'_>)| {
+        for s in stmts {
+            visit_stmt(s, on_stmt, f);
+        }
+    };
+    match s {
+        ast::Stmt::Template(t) => body(&t.children, on_stmt, f),
+        ast::Stmt::EmitExpr(e) => visit_expr(&e.expr, f),
+        ast::Stmt::EmitRaw(_) => {}
+        ast::Stmt::ForLoop(l) => {
+            visit_expr(&l.target, f);
+            visit_expr(&l.iter, f);
+            if let Some(e) = &l.filter_expr {
+                visit_expr(e, f);
+            }
+            body(&l.body, on_stmt, f);
+            body(&l.else_body, on_stmt, f);
+        }
+        ast::Stmt::IfCond(c) => {
+            visit_expr(&c.expr, f);
+            body(&c.true_body, on_stmt, f);
+            body(&c.false_body, on_stmt, f);
+        }
+        ast::Stmt::WithBlock(w) => {
+            for (t, v) in &w.assignments {
+                visit_expr(t, f);
+                visit_expr(v, f);
+            }
+            body(&w.body, on_stmt, f);
+        }
+        ast::Stmt::Set(s) => {
+            visit_expr(&s.target, f);
+            visit_expr(&s.expr, f);
+        }
+        ast::Stmt::SetBlock(s) => {
+            visit_expr(&s.target, f);
+            if let Some(e) = &s.filter {
+                visit_expr(e, f);
+            }
+            body(&s.body, on_stmt, f);
+        }
+        ast::Stmt::AutoEscape(a) => {
+            visit_expr(&a.enabled, f);
+            body(&a.body, on_stmt, f);
+        }
+        ast::Stmt::FilterBlock(b) => {
+            visit_expr(&b.filter, f);
+            body(&b.body, on_stmt, f);
+        }
+        ast::Stmt::Block(b) => body(&b.body, on_stmt, f),
+        ast::Stmt::Import(i) => visit_expr(&i.expr, f),
+        ast::Stmt::FromImport(i) => visit_expr(&i.expr, f),
+        ast::Stmt::Extends(e) => visit_expr(&e.name, f),
+        ast::Stmt::Include(i) => visit_expr(&i.name, f),
+        ast::Stmt::Macro(m) => {
+            for e in m.args.iter().chain(&m.defaults) {
+                visit_expr(e, f);
+            }
+            body(&m.body, on_stmt, f);
+        }
+        ast::Stmt::CallBlock(c) => {
+            visit_expr(&c.call.expr, f);
+            visit_args(&c.call.args, f);
+            for e in c.macro_decl.args.iter().chain(&c.macro_decl.defaults) {
+                visit_expr(e, f);
+            }
+            body(&c.macro_decl.body, on_stmt, f);
+        }
+        ast::Stmt::Do(d) => {
+            visit_expr(&d.call.expr, f);
+            visit_args(&d.call.args, f);
+        }
+    }
+}
+
+fn visit_args(args: &[ast::CallArg<'_>], f: &mut dyn FnMut(&ast::Expr<'_>)) {
+    for a in args {
+        match a {
+            ast::CallArg::Pos(e)
+            | ast::CallArg::Kwarg(_, e)
+            | ast::CallArg::PosSplat(e)
+            | ast::CallArg::KwargSplat(e) => visit_expr(e, f),
+        }
+    }
+}
+
+fn visit_expr(e: &ast::Expr<'_>, f: &mut dyn FnMut(&ast::Expr<'_>)) {
+    f(e);
+    match e {
+        ast::Expr::Var(_) | ast::Expr::Const(_) => {}
+        ast::Expr::Slice(s) => {
+            visit_expr(&s.expr, f);
+            for e in [&s.start, &s.stop, &s.step].into_iter().flatten() {
+                visit_expr(e, f);
+            }
+        }
+        ast::Expr::UnaryOp(u) => visit_expr(&u.expr, f),
+        ast::Expr::BinOp(b) => {
+            visit_expr(&b.left, f);
+            visit_expr(&b.right, f);
+        }
+        ast::Expr::Compare(c) => {
+            visit_expr(&c.expr, f);
+            for op in &c.ops {
+                visit_expr(&op.expr, f);
+            }
+        }
+        ast::Expr::IfExpr(i) => {
+            visit_expr(&i.test_expr, f);
+            visit_expr(&i.true_expr, f);
+            if let Some(e) = &i.false_expr {
+                visit_expr(e, f);
+            }
+        }
+        ast::Expr::Filter(x) => {
+            if let Some(e) = &x.expr {
+                visit_expr(e, f);
+            }
+            visit_args(&x.args, f);
+        }
+        ast::Expr::Test(t) => {
+            visit_expr(&t.expr, f);
+            visit_args(&t.args, f);
+        }
+        ast::Expr::GetAttr(g) => visit_expr(&g.expr, f),
+        ast::Expr::GetItem(g) => {
+            visit_expr(&g.expr, f);
+            visit_expr(&g.subscript_expr, f);
+        }
+        ast::Expr::Call(c) => {
+            visit_expr(&c.expr, f);
+            visit_args(&c.args, f);
+        }
+        ast::Expr::List(l) => {
+            for e in &l.items {
+                visit_expr(e, f);
+            }
+        }
+        ast::Expr::Map(m) => {
+            for e in m.keys.iter().chain(&m.values) {
+                visit_expr(e, f);
+            }
+        }
+    }
+}
