@@ -102,16 +102,15 @@ pub fn slice(obj: &Value, start: &Value, stop: &Value, step: &Value) -> Result<V
         return Err(Error::value_error("slice step cannot be zero"));
     }
     let items = match obj {
-        Value::Str(_) | Value::Markup(_) | Value::List(_) | Value::Tuple(_) | Value::Range(..) => {
-            obj.iterate()?
+        Value::Range(a, _, s) => {
+            let len = obj.len()? as i64;
+            let (i, j) = slice_bounds(len, start, stop, step);
+            return Ok(Value::Range(a + i * s, a + j * s, s * step));
         }
+        Value::Str(_) | Value::Markup(_) | Value::List(_) | Value::Tuple(_) => obj.iterate()?,
         Value::Undefined(_) => return Err(super::value::undefined_error(obj)),
-        v => {
-            return Err(Error::type_error(format!(
-                "'{}' object is not subscriptable",
-                v.type_name()
-            )))
-        }
+        // The sandbox's `getitem` turns the `TypeError` into an undefined value.
+        v => return Ok(Value::missing_on(v, Value::None)),
     };
     let picked = slice_indices(items.len() as i64, start, stop, step)
         .into_iter()
@@ -126,13 +125,19 @@ pub fn slice(obj: &Value, start: &Value, stop: &Value, step: &Value) -> Result<V
     })
 }
 
-/// The indices Python's `slice(start, stop, step).indices(len)` walks.
-pub fn slice_indices(len: i64, start: Option<i64>, stop: Option<i64>, step: i64) -> Vec<usize> {
+/// Python's `slice(start, stop, step).indices(len)`: the start and stop walked.
+fn slice_bounds(len: i64, start: Option<i64>, stop: Option<i64>, step: i64) -> (i64, i64) {
     let clamp = |v: i64, lo: i64, hi: i64| v.max(lo).min(hi);
     let norm = |v: i64| if v < 0 { v + len } else { v };
     let (lo, hi) = if step > 0 { (0, len) } else { (-1, len - 1) };
     let start = start.map_or(if step > 0 { lo } else { hi }, |s| clamp(norm(s), lo, hi));
     let stop = stop.map_or(if step > 0 { hi } else { lo }, |s| clamp(norm(s), lo, hi));
+    (start, stop)
+}
+
+/// The indices Python's `slice(start, stop, step).indices(len)` walks.
+pub fn slice_indices(len: i64, start: Option<i64>, stop: Option<i64>, step: i64) -> Vec<usize> {
+    let (start, stop) = slice_bounds(len, start, stop, step);
     let mut out = Vec::new();
     let mut i = start;
     while (step > 0 && i < stop) || (step < 0 && i > stop) {

@@ -130,8 +130,17 @@ fn repeated_keyword<'a>(e: &ast::Expr<'a>) -> Option<&'a str> {
     None
 }
 
-/// A literal from the parse tree as a template value.
-pub fn constant(v: &minijinja::Value) -> Value {
+/// A literal from the parse tree as a template value. String literals are re-read from the
+/// source with Python's escapes (`\\a`, `\\v`, `\\U…`, unknown escapes keep their backslash),
+/// which minijinja's unescaping does not follow.
+pub fn constant(source: &str, e: &ast::Expr<'_>, v: &minijinja::Value) -> Value {
+    if v.kind() == ValueKind::String {
+        let span = e.span();
+        let text = source.get(span.start_offset as usize..span.end_offset as usize);
+        if let Some(s) = text.and_then(python_string_literals) {
+            return Value::str(s);
+        }
+    }
     match v.kind() {
         ValueKind::None | ValueKind::Undefined => Value::None,
         ValueKind::Bool => Value::Bool(v.is_true()),
@@ -144,6 +153,74 @@ pub fn constant(v: &minijinja::Value) -> Value {
         ValueKind::Number => Value::Float(f64::try_from(v.clone()).unwrap_or(f64::NAN)),
         _ => Value::str(v.to_string()),
     }
+}
+
+/// One or more adjacent Python string literals (`'a' "b"`), unescaped and concatenated.
+fn python_string_literals(text: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    loop {
+        while chars.peek().is_some_and(|c| c.is_whitespace()) {
+            chars.next();
+        }
+        let Some(quote) = chars.next() else {
+            return Some(out);
+        };
+        if quote != '\'' && quote != '"' {
+            return None;
+        }
+        loop {
+            match chars.next()? {
+                c if c == quote => break,
+                '\\' => unescape_one(&mut chars, &mut out)?,
+                c => out.push(c),
+            }
+        }
+    }
+}
+
+/// The escape after a backslash, as Python's `unicode-escape` codec reads it.
+fn unescape_one(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    out: &mut String,
+) -> Option<()> {
+    let c = chars.next()?;
+    let hex = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>, n: usize| -> Option<char> {
+        let digits: String = (0..n).map(|_| chars.next()).collect::<Option<String>>()?;
+        char::from_u32(u32::from_str_radix(&digits, 16).ok()?)
+    };
+    match c {
+        '\n' => {}
+        '\\' | '\'' | '"' => out.push(c),
+        'a' => out.push('\u{7}'),
+        'b' => out.push('\u{8}'),
+        'f' => out.push('\u{c}'),
+        'n' => out.push('\n'),
+        'r' => out.push('\r'),
+        't' => out.push('\t'),
+        'v' => out.push('\u{b}'),
+        'x' => out.push(hex(chars, 2)?),
+        'u' => out.push(hex(chars, 4)?),
+        'U' => out.push(hex(chars, 8)?),
+        '0'..='7' => {
+            let mut n = c.to_digit(8)?;
+            for _ in 0..2 {
+                match chars.peek().and_then(|d| d.to_digit(8)) {
+                    Some(d) => {
+                        n = n * 8 + d;
+                        chars.next();
+                    }
+                    None => break,
+                }
+            }
+            out.push(char::from_u32(n)?);
+        }
+        other => {
+            out.push('\\');
+            out.push(other);
+        }
+    }
+    Some(())
 }
 
 /// Whether a sequence literal is a tuple: minijinja parses `(a, b)` and the bare `a, b` of

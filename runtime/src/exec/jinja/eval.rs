@@ -5,9 +5,7 @@ use super::args::{int_arg, Args};
 use super::attr::{get_attr, get_item, slice};
 use super::error::{Error, Result};
 use super::value::{undefined_error, Callable, Value};
-use super::{
-    filters, methods, ops, predicates, MAX_DEPTH, MAX_OUTPUT, MAX_RANGE, MAX_STACK, MAX_STEPS,
-};
+use super::{filters, methods, ops, predicates, MAX_DEPTH, MAX_OUTPUT, MAX_RANGE, MAX_STEPS};
 use minijinja::machinery::ast;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -111,6 +109,7 @@ pub struct Evaluator<'s> {
     /// Address of a local at the start of the render: the stack grows down from here, and
     /// `enter` refuses to go deeper than `MAX_STACK` bytes below it.
     stack_base: usize,
+    stack_budget: usize,
 }
 
 /// The address of a local in the caller's frame, to measure stack use.
@@ -121,7 +120,8 @@ fn stack_position() -> usize {
 }
 
 impl<'s> Evaluator<'s> {
-    pub fn new(source: &'s str, context: HashMap<&'s str, Value>) -> Self {
+    /// An evaluator that may use `stack_budget` bytes of stack below the caller's frame.
+    pub fn new(source: &'s str, context: HashMap<&'s str, Value>, stack_budget: usize) -> Self {
         Evaluator {
             source,
             context,
@@ -133,6 +133,7 @@ impl<'s> Evaluator<'s> {
             steps: 0,
             autoescape: false,
             stack_base: stack_position(),
+            stack_budget,
         }
     }
 
@@ -140,7 +141,7 @@ impl<'s> Evaluator<'s> {
         self.depth += 1;
         self.steps += 1;
         let used = self.stack_base.saturating_sub(stack_position());
-        if self.depth > MAX_DEPTH || used > MAX_STACK {
+        if self.depth > MAX_DEPTH || used > self.stack_budget {
             return Err(Error::new(
                 "RecursionError",
                 "maximum recursion depth exceeded",
@@ -429,7 +430,7 @@ impl<'s> Evaluator<'s> {
     fn expr_inner(&mut self, e: &'s ast::Expr<'s>) -> Result<Value> {
         match e {
             ast::Expr::Var(v) => Ok(self.lookup(v.id)),
-            ast::Expr::Const(c) => Ok(super::compile::constant(&c.value)),
+            ast::Expr::Const(c) => Ok(super::compile::constant(self.source, e, &c.value)),
             ast::Expr::List(l) => {
                 let mut items = Vec::with_capacity(l.items.len());
                 for item in &l.items {

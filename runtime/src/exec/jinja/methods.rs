@@ -224,6 +224,26 @@ fn strip_with<'a>(s: &'a str, chars: Option<&str>, left: bool, right: bool) -> &
     }
 }
 
+/// Unicode's titlecase mapping of one character: its uppercase, except for the ligatures and
+/// digraphs whose titlecase differs (`ß` → `Ss`, `ǆ` → `ǅ`, `ﬁ` → `Fi`).
+pub fn titlecase(c: char) -> String {
+    match c {
+        'ß' => "Ss".to_string(),
+        'Ǆ' | 'ǅ' | 'ǆ' => "ǅ".to_string(),
+        'Ǉ' | 'ǈ' | 'ǉ' => "ǈ".to_string(),
+        'Ǌ' | 'ǋ' | 'ǌ' => "ǋ".to_string(),
+        'Ǳ' | 'ǲ' | 'ǳ' => "ǲ".to_string(),
+        'ﬀ' => "Ff".to_string(),
+        'ﬁ' => "Fi".to_string(),
+        'ﬂ' => "Fl".to_string(),
+        'ﬃ' => "Ffi".to_string(),
+        'ﬄ' => "Ffl".to_string(),
+        'ﬅ' | 'ﬆ' => "St".to_string(),
+        'և' => "Եւ".to_string(),
+        c => c.to_uppercase().collect(),
+    }
+}
+
 /// Python `str.title()`.
 pub fn title(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -232,7 +252,7 @@ pub fn title(s: &str) -> String {
         if prev_cased {
             out.extend(c.to_lowercase());
         } else {
-            out.extend(c.to_uppercase());
+            out.push_str(&titlecase(c));
         }
         prev_cased = is_cased(c);
     }
@@ -244,7 +264,7 @@ pub fn capitalize(s: &str) -> String {
     let mut chars = s.chars();
     match chars.next() {
         Some(first) => {
-            let mut out: String = first.to_uppercase().collect();
+            let mut out = titlecase(first);
             out.extend(chars.flat_map(char::to_lowercase));
             out
         }

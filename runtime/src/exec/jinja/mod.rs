@@ -42,9 +42,13 @@ pub const MAX_RANGE: usize = 100_000;
 /// Nesting of statements, expressions and macro calls together (Python's recursion limit plays
 /// this role in Jinja2; exceeding it raises `RecursionError`).
 pub const MAX_DEPTH: usize = 1000;
-/// Stack the evaluator may use below its entry (bytes): debug builds have large frames, and
-/// components run on 2 MiB tokio worker stacks.
-pub const MAX_STACK: usize = 768 << 10;
+/// The stack of the thread a template renders on (reserved, touched only as used): debug
+/// builds spend ~24 KiB per macro call level, and components run on 2 MiB tokio stacks.
+const RENDER_STACK: usize = 64 << 20;
+/// Stack the evaluator may use below its entry on that thread (bytes).
+const MAX_STACK: usize = 56 << 20;
+/// The budget when no thread could be started and the render runs on the caller's stack.
+const INLINE_STACK: usize = 512 << 10;
 /// Statements and expressions evaluated per render, so a template cannot run unboundedly.
 pub const MAX_STEPS: u64 = 20_000_000;
 /// Largest text a render may produce (bytes).
@@ -70,15 +74,56 @@ pub enum RenderError {
 
 /// Renders `template` with every kwarg bound to its string value.
 pub fn render(template: &str, kwargs: &[(&str, String)]) -> Result<String, RenderError> {
-    let stmt = compile::parse_template(template).map_err(RenderError::Compile)?;
+    // Jinja2's lexer splits the source on `\r\n|\r|\n` and joins with `\n` (dropping one
+    // trailing newline), so the template's own newlines all come out as `\n`.
+    let source = normalize_newlines(template);
+    if !["{{", "{%", "{#"].iter().any(|open| source.contains(open)) {
+        let mut text = source.into_owned();
+        if text.ends_with('\n') {
+            text.pop();
+        }
+        return Ok(text);
+    }
+    let run = |budget: usize| render_source(&source, kwargs, budget);
+    std::thread::scope(|scope| {
+        match std::thread::Builder::new()
+            .name("jinja-render".to_string())
+            .stack_size(RENDER_STACK)
+            .spawn_scoped(scope, || run(MAX_STACK))
+        {
+            Ok(handle) => handle.join().unwrap_or_else(|_| {
+                Err(RenderError::Render(Error::new(
+                    "RuntimeError",
+                    "template render panicked",
+                )))
+            }),
+            Err(_) => run(INLINE_STACK),
+        }
+    })
+}
+
+fn render_source(
+    source: &str,
+    kwargs: &[(&str, String)],
+    stack_budget: usize,
+) -> Result<String, RenderError> {
+    let stmt = compile::parse_template(source).map_err(RenderError::Compile)?;
     let context: HashMap<&str, value::Value> = kwargs
         .iter()
         .map(|(k, v)| (*k, value::Value::str(v.as_str())))
         .collect();
-    let mut evaluator = eval::Evaluator::new(template, context);
+    let mut evaluator = eval::Evaluator::new(source, context, stack_budget);
     let mut out = String::new();
     evaluator
         .render_body(std::slice::from_ref(&stmt), &mut out)
         .map_err(RenderError::Render)?;
     Ok(out)
+}
+
+fn normalize_newlines(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains('\r') {
+        std::borrow::Cow::Owned(s.replace("\r\n", "\n").replace('\r', "\n"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
 }

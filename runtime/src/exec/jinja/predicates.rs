@@ -3,7 +3,7 @@
 use super::args::Args;
 use super::error::{Error, Result};
 use super::ops;
-use super::value::{eq, Callable, Value};
+use super::value::{eq, Value};
 use crate::value::py;
 
 /// Every builtin test name (Jinja2 3.1's `TESTS`).
@@ -67,8 +67,11 @@ pub fn apply(name: &str, v: &Value, args: Args) -> Result<bool> {
     let compare = |op: &str| -> Result<bool> { ops::compare(op, v, &one(&args)?) };
     match name {
         "boolean" => Ok(matches!(v, Value::Bool(_))),
-        "callable" => Ok(matches!(v, Value::Callable(_) | Value::Loop(_))
-            || matches!(v, Value::Callable(c) if matches!(**c, Callable::Joiner(..)))),
+        "callable" => Ok(matches!(
+            v,
+            // `Undefined` defines `__call__` (to raise), so Python finds it callable.
+            Value::Callable(_) | Value::Loop(_) | Value::Cycler(_) | Value::Undefined(_)
+        )),
         "defined" => Ok(!v.is_undefined()),
         "undefined" => Ok(v.is_undefined()),
         "divisibleby" => {
