@@ -20,28 +20,129 @@ pub fn parse_template(source: &str) -> Result<ast::Stmt<'_>> {
     // A unit struct unless minijinja's `custom_syntax` feature is on somewhere in the build.
     #[allow(clippy::default_constructed_unit_structs)]
     let syntax = SyntaxConfig::default();
-    let stmt = parse(source, "<template>", syntax, whitespace).map_err(|e| syntax_error(&e))?;
+    let stmt =
+        parse(source, "<template>", syntax, whitespace).map_err(|e| syntax_error(source, &e))?;
     validate(source, &stmt)?;
     Ok(stmt)
 }
 
-fn syntax_error(e: &minijinja::Error) -> Error {
+fn syntax_error(source: &str, e: &minijinja::Error) -> Error {
     let detail = e
         .detail()
         .map(str::to_string)
         .unwrap_or_else(|| e.kind().to_string());
-    Error::new("TemplateSyntaxError", jinja_wording(&detail))
+    let at = e
+        .range()
+        .map_or(source.len(), |r| r.start.min(source.len()));
+    Error::new("TemplateSyntaxError", jinja_wording(source, at, &detail))
 }
 
 /// minijinja's wording of the syntax errors users hit most, in Jinja2's words.
-fn jinja_wording(detail: &str) -> String {
+fn jinja_wording(source: &str, at: usize, detail: &str) -> String {
     if let Some(tag) = detail.strip_prefix("unknown statement ") {
-        return format!("Encountered unknown tag '{tag}'.");
+        return format!(
+            "Encountered unknown tag '{tag}'.{}",
+            looking_for(source, at)
+        );
     }
-    if detail.starts_with("unexpected end of input") {
-        return "Unexpected end of template.".to_string();
+    if detail.starts_with("unexpected `") && detail.contains(", expected `") {
+        return detail.replace('`', "'");
     }
-    detail.to_string()
+    match detail {
+        "unexpected end of comment" => return "Missing end of comment tag".to_string(),
+        "unexpected end of raw block" => return "Missing end of raw directive".to_string(),
+        _ => {}
+    }
+    let (end_kind, opener) = if detail.starts_with("unexpected end of variable block") {
+        ("end of print statement", "{{")
+    } else if detail.starts_with("unexpected end of block") {
+        ("end of statement block", "{%")
+    } else if detail.starts_with("unexpected end of input") {
+        let last_var = source.rfind("{{");
+        let unclosed_var = last_var.is_some_and(|i| !source[i..].contains("}}"));
+        if unclosed_var {
+            return "unexpected end of template, expected 'end of print statement'.".to_string();
+        }
+        return format!(
+            "Unexpected end of template.{}",
+            looking_for(source, source.len())
+        );
+    } else {
+        return detail.to_string();
+    };
+    // Nothing but the tag's keyword before the end: Jinja2 wanted an expression there.
+    let before = &source[..at.min(source.len())];
+    let inner = before.rfind(opener).map_or("", |i| &before[i + 2..]);
+    let inner = inner.trim_start_matches(['-', '+']).trim();
+    let empty = if opener == "{%" {
+        inner.split_whitespace().nth(1).is_none()
+    } else {
+        inner.is_empty()
+    };
+    if empty {
+        format!("Expected an expression, got '{end_kind}'")
+    } else {
+        format!("unexpected '{end_kind}'")
+    }
+}
+
+/// Jinja2's ` Jinja was looking for the following tags: … The innermost block that needs to
+/// be closed is '…'.` for the blocks still open at byte `at` (empty when none is).
+fn looking_for(source: &str, at: usize) -> String {
+    let mut stack: Vec<(&str, bool)> = Vec::new();
+    let mut rest = &source[..at.min(source.len())];
+    while let Some(i) = rest.find("{%") {
+        let tag_text = rest[i + 2..].trim_start_matches(['-', '+']).trim_start();
+        let name: String = tag_text
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let tag_end = rest[i..].find("%}").map_or(rest.len(), |e| i + e + 2);
+        let body = &rest[i..tag_end];
+        match name.as_str() {
+            "for" | "if" | "macro" | "call" | "filter" | "with" | "block" | "autoescape" => {
+                stack.push((leak_name(&name), false))
+            }
+            "set" if !body.contains('=') => stack.push(("set", false)),
+            "else" => {
+                if let Some(top) = stack.last_mut() {
+                    top.1 = true;
+                }
+            }
+            n if n.starts_with("end") && stack.last().is_some_and(|(b, _)| *b == &n[3..]) => {
+                stack.pop();
+            }
+            _ => {}
+        }
+        rest = &rest[tag_end.min(rest.len())..];
+    }
+    let Some((block, after_else)) = stack.last() else {
+        return String::new();
+    };
+    let expected = match (*block, *after_else) {
+        ("if", false) => "'elif' or 'else' or 'endif'".to_string(),
+        ("for", false) => "'endfor' or 'else'".to_string(),
+        (b, _) => format!("'end{b}'"),
+    };
+    format!(
+        " Jinja was looking for the following tags: {expected}. The innermost block that needs to be closed is '{block}'."
+    )
+}
+
+fn leak_name(name: &str) -> &'static str {
+    [
+        "for",
+        "if",
+        "macro",
+        "call",
+        "filter",
+        "with",
+        "block",
+        "autoescape",
+    ]
+    .into_iter()
+    .find(|n| *n == name)
+    .unwrap_or("block")
 }
 
 /// Jinja2's compile-time errors for a tree minijinja accepted.

@@ -49,12 +49,12 @@ impl LoopState {
             "depth" => int(self.depth0 + 1),
             "depth0" => int(self.depth0),
             "previtem" => match i {
-                0 => Value::undefined("there is no previous item"),
+                0 => Value::undefined_hint("there is no previous item"),
                 _ => self.items[i - 1].clone(),
             },
             "nextitem" => match self.items.get(i + 1) {
                 Some(v) => v.clone(),
-                None => Value::undefined("there is no next item"),
+                None => Value::undefined_hint("there is no next item"),
             },
             "cycle" => method(Value::Loop(Rc::clone(self)), "cycle"),
             "changed" => method(Value::Loop(Rc::clone(self)), "changed"),
@@ -487,7 +487,7 @@ impl<'s> Evaluator<'s> {
                 } else {
                     match &i.false_expr {
                         Some(e) => self.expr(e),
-                        None => Ok(Value::undefined("the inline if-expression on line 1 evaluated to false and no else section was defined.")),
+                        None => Ok(Value::undefined_hint("the inline if-expression on line 1 evaluated to false and no else section was defined.")),
                     }
                 }
             }

@@ -208,7 +208,7 @@ pub fn apply(name: &str, v: Value, args: Args) -> Result<Value> {
             Ok(v.iterate()?
                 .into_iter()
                 .next()
-                .unwrap_or_else(|| Value::undefined("No first item, sequence was empty.")))
+                .unwrap_or_else(|| Value::undefined_hint("No first item, sequence was empty.")))
         }
         "last" => {
             bind(&[])?;
@@ -216,14 +216,13 @@ pub fn apply(name: &str, v: Value, args: Args) -> Result<Value> {
                 return Err(Error::type_error("'generator' object is not reversible"));
             }
             if matches!(v, Value::Dict(_)) {
-                return Ok(v
-                    .iterate()?
-                    .pop()
-                    .unwrap_or_else(|| Value::undefined("No last item, sequence was empty.")));
+                return Ok(v.iterate()?.pop().unwrap_or_else(|| {
+                    Value::undefined_hint("No last item, sequence was empty.")
+                }));
             }
             Ok(v.iterate()?
                 .pop()
-                .unwrap_or_else(|| Value::undefined("No last item, sequence was empty.")))
+                .unwrap_or_else(|| Value::undefined_hint("No last item, sequence was empty.")))
         }
         "float" => {
             let b = bind(&["default"])?;
@@ -383,7 +382,9 @@ pub fn apply(name: &str, v: Value, args: Args) -> Result<Value> {
             let attribute = b[1].clone();
             let mut items = v.iterate()?;
             if items.is_empty() {
-                return Ok(Value::undefined("No aggregated item, sequence was empty."));
+                return Ok(Value::undefined_hint(
+                    "No aggregated item, sequence was empty.",
+                ));
             }
             let key = |x: &Value| -> Result<Value> {
                 let x = match &attribute {

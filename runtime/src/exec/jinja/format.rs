@@ -351,17 +351,9 @@ pub fn str_format(fmt: &str, args: &[Value], kwargs: &[(String, Value)]) -> Resu
                 };
                 let v = v.ok_or_else(|| {
                     if field.is_empty() || field.parse::<usize>().is_ok() {
-                        Error::new(
-                            "IndexError",
-                            format!(
-                                "Replacement index {} out of range for positional args tuple",
-                                if field.is_empty() {
-                                    auto - 1
-                                } else {
-                                    field.parse().unwrap_or(0)
-                                }
-                            ),
-                        )
+                        // The sandbox formats through its own `Formatter`, whose lookup
+                        // raises the plain tuple `IndexError`.
+                        Error::new("IndexError", "tuple index out of range")
                     } else {
                         Error::new("KeyError", py::repr_str(&field))
                     }

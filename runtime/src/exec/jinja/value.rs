@@ -58,6 +58,8 @@ pub struct Undef {
     pub name: Option<Value>,
     /// The object lacking the attribute, as Jinja2's `object_type_repr` words it (`str object`).
     pub owner: Option<String>,
+    /// Jinja2's `undefined(hint=…)`: the whole message, when given.
+    pub hint: Option<&'static str>,
 }
 
 #[derive(Debug)]
@@ -95,6 +97,16 @@ impl Value {
         Value::Undefined(Rc::new(Undef {
             name: Some(Value::str(name)),
             owner: None,
+            hint: None,
+        }))
+    }
+
+    /// An undefined value whose error message is `hint` (`No first item, …`).
+    pub fn undefined_hint(hint: &'static str) -> Self {
+        Value::Undefined(Rc::new(Undef {
+            name: None,
+            owner: None,
+            hint: Some(hint),
         }))
     }
 
@@ -103,6 +115,7 @@ impl Value {
         Value::Undefined(Rc::new(Undef {
             name: Some(name),
             owner: Some(owner.object_type_repr()),
+            hint: None,
         }))
     }
 
@@ -468,6 +481,9 @@ pub fn undefined_error(v: &Value) -> Error {
 
 /// Jinja2's `Undefined._undefined_message`.
 pub fn undefined_message(u: &Undef) -> String {
+    if let Some(hint) = u.hint {
+        return hint.to_string();
+    }
     let name = u.name.as_ref().map(Value::repr).unwrap_or_default();
     match (&u.owner, &u.name) {
         (None, _) => format!("{name} is undefined"),
