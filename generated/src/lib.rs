@@ -29,6 +29,10 @@ pub mod finance_desk;
 #[rustfmt::skip]
 pub mod graph_ticket_router;
 #[rustfmt::skip]
+pub mod jinja_compile_error;
+#[rustfmt::skip]
+pub mod jinja_templates;
+#[rustfmt::skip]
 pub mod legacy_market_feeds;
 #[rustfmt::skip]
 pub mod list_operations;

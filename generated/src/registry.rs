@@ -19,6 +19,8 @@ pub const CANVASES: &[(&str, &str)] = &[
     (exception_goto::SOURCE, exception_goto::FINGERPRINT),
     (finance_desk::SOURCE, finance_desk::FINGERPRINT),
     (graph_ticket_router::SOURCE, graph_ticket_router::FINGERPRINT),
+    (jinja_compile_error::SOURCE, jinja_compile_error::FINGERPRINT),
+    (jinja_templates::SOURCE, jinja_templates::FINGERPRINT),
     (legacy_market_feeds::SOURCE, legacy_market_feeds::FINGERPRINT),
     (list_operations::SOURCE, list_operations::FINGERPRINT),
     (llm_structured_blocking::SOURCE, llm_structured_blocking::FINGERPRINT),
@@ -88,6 +90,11 @@ static FINANCE_DESK: LazyLock<Arc<finance_desk::Canvas>> = LazyLock::new(|| Arc:
 ));
 static GRAPH_TICKET_ROUTER: LazyLock<Arc<graph_ticket_router::Canvas>> = LazyLock::new(||
 Arc::new(graph_ticket_router::Canvas::new()));
+static JINJA_COMPILE_ERROR: LazyLock<Arc<jinja_compile_error::Canvas>> = LazyLock::new(||
+Arc::new(jinja_compile_error::Canvas::new()));
+static JINJA_TEMPLATES: LazyLock<Arc<jinja_templates::Canvas>> = LazyLock::new(|| Arc::new(
+    jinja_templates::Canvas::new(),
+));
 static LEGACY_MARKET_FEEDS: LazyLock<Arc<legacy_market_feeds::Canvas>> = LazyLock::new(||
 Arc::new(legacy_market_feeds::Canvas::new()));
 static LIST_OPERATIONS: LazyLock<Arc<list_operations::Canvas>> = LazyLock::new(|| Arc::new(
@@ -194,6 +201,10 @@ pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Outp
         graph_ticket_router::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&GRAPH_TICKET_ROUTER)))
         }
+        jinja_compile_error::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&JINJA_COMPILE_ERROR)))
+        }
+        jinja_templates::FINGERPRINT => Some(visitor.visit(Arc::clone(&JINJA_TEMPLATES))),
         legacy_market_feeds::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&LEGACY_MARKET_FEEDS)))
         }

@@ -11,6 +11,7 @@ mod error;
 pub mod events;
 pub mod http;
 pub mod interp;
+pub mod jinja;
 pub mod llm;
 pub mod mcp;
 pub mod persist;

@@ -99,7 +99,7 @@ impl Renamed {
             _ => Vec::new(),
         };
         Renamed {
-            jinja: super::components::message::is_jinja(&script),
+            jinja: super::jinja::is_jinja(&script),
             finders,
             first_hits,
             script,

@@ -4,6 +4,7 @@
 use super::Component;
 use crate::exec::binding::Resolve;
 use crate::exec::events::InputKeys;
+use crate::exec::jinja::{self, RenderError};
 use crate::exec::meta::Target;
 use crate::exec::render::{
     elements_in, elements_of, expand_replacement, in_iteration, Renamed, Template,
@@ -12,9 +13,8 @@ use crate::exec::{NodeCx, RunError, RunState, Shared};
 use crate::frontend::ir::NodeId;
 use crate::value::{py, Json, LazyStream, Map, Val};
 use futures::StreamExt;
-use regex::Regex;
 use std::borrow::Cow;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 #[derive(Clone, Debug)]
 pub struct Spec {
@@ -47,7 +47,7 @@ impl Spec {
             content: content
                 .into_iter()
                 .map(|text| Alternative {
-                    jinja: is_jinja(&text),
+                    jinja: jinja::is_jinja(&text),
                     rendered: Template::new(text.clone()),
                     streamed: Arc::new(Template::exact_case(text)),
                 })
@@ -91,14 +91,6 @@ fn as_text(v: &Json) -> String {
     }
 }
 
-static JINJA_BLOCK: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\{%.*%\}").expect("valid pattern"));
-
-/// RAGFlow's Jinja detection: `{{`, `}}`, or `{%…%}` on one line.
-pub fn is_jinja(s: &str) -> bool {
-    s.contains("{{") || s.contains("}}") || JINJA_BLOCK.is_match(s)
-}
-
 async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     if cx.check_canceled() {
         return Ok(());
@@ -131,7 +123,13 @@ fn substitute(
     kwargs: &[(&str, String)],
 ) -> Result<Option<String>, RunError> {
     let script = renamed.script.as_str();
-    let mut content = render_jinja(script, kwargs).unwrap_or_else(|| script.to_string());
+    // RAGFlow calls `from_string` outside its `try` (a template that does not compile fails
+    // the component) and keeps the un-rendered text when `render` raises.
+    let mut content = match jinja::render(script, kwargs) {
+        Ok(text) => text,
+        Err(RenderError::Render(_)) => script.to_string(),
+        Err(RenderError::Compile(e)) => return Err(RunError::raised(e.class, e.message)),
+    };
     if cx.check_canceled() {
         return Ok(None);
     }
@@ -149,16 +147,6 @@ fn sub_name(content: &str, name: &str, value: &str) -> Result<String, RunError> 
     }
     let rep = expand_replacement(value, name)?;
     Ok(content.replace(name, &rep))
-}
-
-/// Render with a sandboxed Jinja environment; `None` when rendering fails (RAGFlow then uses the
-/// un-rendered template).
-pub fn render_jinja(template: &str, kwargs: &[(&str, String)]) -> Option<String> {
-    let mut env = minijinja::Environment::new();
-    env.set_keep_trailing_newline(false);
-    let ctx: std::collections::BTreeMap<&str, &str> =
-        kwargs.iter().map(|(k, v)| (*k, v.as_str())).collect();
-    env.render_str(template, ctx).ok()
 }
 
 /// `Message.get_kwargs`: every element rendered to a string and recorded as an input value;
