@@ -7,6 +7,8 @@ pub mod agent_mcp_tools;
 #[rustfmt::skip]
 pub mod agent_sub_agents;
 #[rustfmt::skip]
+pub mod begin_missing_inputs;
+#[rustfmt::skip]
 pub mod browser_task;
 #[rustfmt::skip]
 pub mod cancel_between_batches;

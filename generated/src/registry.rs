@@ -8,6 +8,7 @@ pub const CANVASES: &[(&str, &str)] = &[
     (agent_max_rounds::SOURCE, agent_max_rounds::FINGERPRINT),
     (agent_mcp_tools::SOURCE, agent_mcp_tools::FINGERPRINT),
     (agent_sub_agents::SOURCE, agent_sub_agents::FINGERPRINT),
+    (begin_missing_inputs::SOURCE, begin_missing_inputs::FINGERPRINT),
     (browser_task::SOURCE, browser_task::FINGERPRINT),
     (cancel_between_batches::SOURCE, cancel_between_batches::FINGERPRINT),
     (cancel_within_batch::SOURCE, cancel_within_batch::FINGERPRINT),
@@ -59,6 +60,8 @@ static AGENT_MCP_TOOLS: LazyLock<Arc<agent_mcp_tools::Canvas>> = LazyLock::new(|
 static AGENT_SUB_AGENTS: LazyLock<Arc<agent_sub_agents::Canvas>> = LazyLock::new(|| Arc::new(
     agent_sub_agents::Canvas::new(),
 ));
+static BEGIN_MISSING_INPUTS: LazyLock<Arc<begin_missing_inputs::Canvas>> = LazyLock::new(||
+Arc::new(begin_missing_inputs::Canvas::new()));
 static BROWSER_TASK: LazyLock<Arc<browser_task::Canvas>> = LazyLock::new(|| Arc::new(
     browser_task::Canvas::new(),
 ));
@@ -170,6 +173,9 @@ pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Outp
         agent_mcp_tools::FINGERPRINT => Some(visitor.visit(Arc::clone(&AGENT_MCP_TOOLS))),
         agent_sub_agents::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&AGENT_SUB_AGENTS)))
+        }
+        begin_missing_inputs::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&BEGIN_MISSING_INPUTS)))
         }
         browser_task::FINGERPRINT => Some(visitor.visit(Arc::clone(&BROWSER_TASK))),
         cancel_between_batches::FINGERPRINT => {
