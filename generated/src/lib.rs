@@ -39,6 +39,10 @@ pub mod llm_structured_blocking;
 #[rustfmt::skip]
 pub mod llm_think_stream;
 #[rustfmt::skip]
+pub mod loop_after_userfillup;
+#[rustfmt::skip]
+pub mod loop_variables_turns;
+#[rustfmt::skip]
 pub mod loop_with_iteration;
 #[rustfmt::skip]
 pub mod order_webhook;

@@ -24,6 +24,8 @@ pub const CANVASES: &[(&str, &str)] = &[
     (list_operations::SOURCE, list_operations::FINGERPRINT),
     (llm_structured_blocking::SOURCE, llm_structured_blocking::FINGERPRINT),
     (llm_think_stream::SOURCE, llm_think_stream::FINGERPRINT),
+    (loop_after_userfillup::SOURCE, loop_after_userfillup::FINGERPRINT),
+    (loop_variables_turns::SOURCE, loop_variables_turns::FINGERPRINT),
     (loop_with_iteration::SOURCE, loop_with_iteration::FINGERPRINT),
     (order_webhook::SOURCE, order_webhook::FINGERPRINT),
     (report_generator::SOURCE, report_generator::FINGERPRINT),
@@ -101,6 +103,10 @@ Arc::new(llm_structured_blocking::Canvas::new()));
 static LLM_THINK_STREAM: LazyLock<Arc<llm_think_stream::Canvas>> = LazyLock::new(|| Arc::new(
     llm_think_stream::Canvas::new(),
 ));
+static LOOP_AFTER_USERFILLUP: LazyLock<Arc<loop_after_userfillup::Canvas>> = LazyLock::new(||
+Arc::new(loop_after_userfillup::Canvas::new()));
+static LOOP_VARIABLES_TURNS: LazyLock<Arc<loop_variables_turns::Canvas>> = LazyLock::new(||
+Arc::new(loop_variables_turns::Canvas::new()));
 static LOOP_WITH_ITERATION: LazyLock<Arc<loop_with_iteration::Canvas>> = LazyLock::new(||
 Arc::new(loop_with_iteration::Canvas::new()));
 static ORDER_WEBHOOK: LazyLock<Arc<order_webhook::Canvas>> = LazyLock::new(|| Arc::new(
@@ -209,6 +215,12 @@ pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Outp
         }
         llm_think_stream::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&LLM_THINK_STREAM)))
+        }
+        loop_after_userfillup::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&LOOP_AFTER_USERFILLUP)))
+        }
+        loop_variables_turns::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&LOOP_VARIABLES_TURNS)))
         }
         loop_with_iteration::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&LOOP_WITH_ITERATION)))

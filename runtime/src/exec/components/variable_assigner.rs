@@ -4,6 +4,7 @@
 use super::{exp_str, py_get, value_with_variable_json, Component};
 use crate::exec::binding::{Bound, Resolve};
 use crate::exec::render::{value_with_template, Template};
+use crate::exec::sharing::{mutable, Place};
 use crate::exec::{NodeCx, RunError};
 use crate::frontend::refs::strip_like_python;
 use crate::value::{py, Json, Map, Val};
@@ -121,17 +122,34 @@ async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
             // An unconsumed stream is an opaque object to every operator.
             Val::Stream(_) => None,
         };
+        // `append` to a list edits that list in place (Python's `list.append`).
+        let appends_in_place = op == "append" && matches!(current, Some(Json::Array(_)));
         let new = operate(cx, b, current, op, &parameter).await?;
-        assign(cx, exp, new)?;
+        let in_place = appends_in_place && matches!(new, Val::Json(Json::Array(_)));
+        let overwrites_with_object =
+            op == "overwrite" && matches!(&new, Val::Json(j) if mutable(j));
+        assign(cx, exp, new, in_place)?;
+        if overwrites_with_object {
+            // `overwrite` stores the parameter's own object: both names now hold it.
+            let meta = &cx.shared.meta;
+            let source = exp_str(&parameter)?;
+            if let (Some(holder), Some(source)) = (
+                Place::of_reference(meta, exp),
+                Place::of_reference(meta, source),
+            ) {
+                cx.state().share(holder, source);
+            }
+        }
     }
     Ok(())
 }
 
 /// `set_variable_value(exp, value)`. A stream can only be stored as a component's whole output;
 /// anywhere else it has no JSON form and is stored as `None`.
-fn assign(cx: &NodeCx<'_>, exp: &str, value: Val) -> Result<(), RunError> {
+fn assign(cx: &NodeCx<'_>, exp: &str, value: Val, in_place: bool) -> Result<(), RunError> {
     let meta = &cx.shared.meta;
     match value {
+        Val::Json(j) if in_place => cx.state().set_variable_value_in_place(meta, exp, j),
         Val::Json(j) => cx.state().set_variable_value(meta, exp, j),
         Val::Stream(s) => {
             let stripped = strip_like_python(exp);
