@@ -41,6 +41,8 @@ pub mod llm_think_stream;
 #[rustfmt::skip]
 pub mod loop_after_userfillup;
 #[rustfmt::skip]
+pub mod loop_shared_objects;
+#[rustfmt::skip]
 pub mod loop_variables_turns;
 #[rustfmt::skip]
 pub mod loop_with_iteration;

@@ -25,6 +25,7 @@ pub const CANVASES: &[(&str, &str)] = &[
     (llm_structured_blocking::SOURCE, llm_structured_blocking::FINGERPRINT),
     (llm_think_stream::SOURCE, llm_think_stream::FINGERPRINT),
     (loop_after_userfillup::SOURCE, loop_after_userfillup::FINGERPRINT),
+    (loop_shared_objects::SOURCE, loop_shared_objects::FINGERPRINT),
     (loop_variables_turns::SOURCE, loop_variables_turns::FINGERPRINT),
     (loop_with_iteration::SOURCE, loop_with_iteration::FINGERPRINT),
     (order_webhook::SOURCE, order_webhook::FINGERPRINT),
@@ -105,6 +106,8 @@ static LLM_THINK_STREAM: LazyLock<Arc<llm_think_stream::Canvas>> = LazyLock::new
 ));
 static LOOP_AFTER_USERFILLUP: LazyLock<Arc<loop_after_userfillup::Canvas>> = LazyLock::new(||
 Arc::new(loop_after_userfillup::Canvas::new()));
+static LOOP_SHARED_OBJECTS: LazyLock<Arc<loop_shared_objects::Canvas>> = LazyLock::new(||
+Arc::new(loop_shared_objects::Canvas::new()));
 static LOOP_VARIABLES_TURNS: LazyLock<Arc<loop_variables_turns::Canvas>> = LazyLock::new(||
 Arc::new(loop_variables_turns::Canvas::new()));
 static LOOP_WITH_ITERATION: LazyLock<Arc<loop_with_iteration::Canvas>> = LazyLock::new(||
@@ -218,6 +221,9 @@ pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Outp
         }
         loop_after_userfillup::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&LOOP_AFTER_USERFILLUP)))
+        }
+        loop_shared_objects::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&LOOP_SHARED_OBJECTS)))
         }
         loop_variables_turns::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&LOOP_VARIABLES_TURNS)))

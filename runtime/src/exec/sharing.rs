@@ -10,8 +10,10 @@
 //! canvasc holds values, not shared objects, so it tracks which places hold one object: each
 //! place gets the same identity number, a replacement (`set_output`, a global's assignment)
 //! drops it, and an in-place edit copies the new value to every other place of its identity.
-//! Only lists and dicts are tracked (other values cannot be edited in place), and only whole
-//! values: a reference into a value (`X@key.path`) is not linked, nor are elements of a list.
+//! Only lists and dicts are tracked (other values cannot be edited in place), whole values and
+//! the elements `append` puts into a list (the appended dict is the list's element: editing it
+//! edits the list); a reference into a value (`X@key.path`) is not linked, nor are the elements
+//! a slice (`remove_first`) or `extend` copies into a new list.
 //! Identities end with the run: RAGFlow's API rebuilds the canvas from its saved DSL every turn,
 //! which makes every value a new object.
 
@@ -29,6 +31,8 @@ pub struct Sharing {
     globals: Vec<(String, u32)>,
     /// A Loop's constant: (Loop, index in `loop_variables`, identity).
     constants: Vec<(NodeId, usize, u32)>,
+    /// Objects held as list elements: (identity of the list, index, identity of the element).
+    elements: Vec<(u32, usize, u32)>,
 }
 
 /// A place that holds a value.
@@ -109,15 +113,27 @@ impl RunState {
 
     /// `holder` now holds the object `source` holds (it was just set from it).
     pub fn share(&mut self, holder: Place<'_>, source: Place<'_>) {
-        let id = match self.identity(source) {
+        let id = self.identity_or_new(source);
+        self.set_identity(holder, id);
+    }
+
+    /// The list at `list` now holds, at `index`, the object `element` holds (`list.append`).
+    pub fn share_element(&mut self, list: Place<'_>, index: usize, element: Place<'_>) {
+        let list = self.identity_or_new(list);
+        let element = self.identity_or_new(element);
+        self.sharing.elements.push((list, index, element));
+    }
+
+    fn identity_or_new(&mut self, place: Place<'_>) -> u32 {
+        match self.identity(place) {
             0 => {
                 self.sharing.last += 1;
-                self.sharing.last
+                let id = self.sharing.last;
+                self.set_identity(place, id);
+                id
             }
             id => id,
-        };
-        self.set_identity(source, id);
-        self.set_identity(holder, id);
+        }
     }
 
     /// A global was assigned a new object.
@@ -128,7 +144,7 @@ impl RunState {
     }
 
     /// The object at `place` was edited in place (its new value is already there): every other
-    /// place holding the same object shows the edit.
+    /// place holding the same object, and every list holding it, shows the edit.
     pub fn edited_in_place(&mut self, place: Place<'_>) {
         let id = self.identity(place);
         if id == 0 {
@@ -142,30 +158,70 @@ impl RunState {
             Place::Global(name) => self.globals.get(name).cloned(),
             Place::LoopConstant(n, i) => loop_constant(&self.nodes[n.index()].param_overrides, i),
         };
-        let Some(value) = value else {
+        if let Some(value) = value {
+            self.propagate(id, &value, 0);
+        }
+    }
+
+    /// Every holder of object `id` now holds `value`, and so does every list element it is.
+    fn propagate(&mut self, id: u32, value: &Json, depth: usize) {
+        self.for_each_holder(id, |v| *v = value.clone());
+        // A list holding itself, even indirectly, would never end.
+        if depth > self.sharing.elements.len() {
             return;
-        };
-        for (i, node) in self.nodes.iter_mut().enumerate() {
-            for (key, record) in node.records_mut() {
-                if record.shared() == id && place != Place::Output(NodeId(i as u32), key) {
-                    record.set_in_place(value.clone());
+        }
+        let parents: Vec<(u32, usize)> = self
+            .sharing
+            .elements
+            .iter()
+            .filter(|(_, _, e)| *e == id)
+            .map(|&(list, index, _)| (list, index))
+            .collect();
+        for (list, index) in parents {
+            let mut edited = None;
+            self.for_each_holder(list, |v| {
+                if let Json::Array(items) = v {
+                    if let Some(item) = items.get_mut(index) {
+                        *item = value.clone();
+                    }
+                }
+                if edited.is_none() {
+                    edited = Some(v.clone());
+                }
+            });
+            if let Some(edited) = edited {
+                self.propagate(list, &edited, depth + 1);
+            }
+        }
+    }
+
+    /// Run `f` on the value of every place holding object `id`.
+    fn for_each_holder(&mut self, id: u32, mut f: impl FnMut(&mut Json)) {
+        for node in &mut self.nodes {
+            for (_, record) in node.records_mut() {
+                if record.shared() == id {
+                    if let Some(v) = record.json_mut() {
+                        f(v);
+                    }
                 }
             }
         }
         for (name, g) in &self.sharing.globals {
-            if *g == id && place != Place::Global(name) {
-                self.globals.insert(name.clone(), value.clone());
+            if *g == id {
+                if let Some(v) = self.globals.get_mut(name) {
+                    f(v);
+                }
             }
         }
         for &(n, i, c) in &self.sharing.constants {
-            if c == id && place != Place::LoopConstant(n, i) {
+            if c == id {
                 let overrides = &mut self.nodes[n.index()].param_overrides;
-                if let Some(item) = overrides
+                if let Some(v) = overrides
                     .get_mut(LOOP_VARIABLES)
                     .and_then(|v| v.get_mut(i))
-                    .and_then(Json::as_object_mut)
+                    .and_then(|item| item.get_mut("value"))
                 {
-                    item.insert("value".into(), value.clone());
+                    f(v);
                 }
             }
         }

@@ -128,7 +128,24 @@ async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
         let in_place = appends_in_place && matches!(new, Val::Json(Json::Array(_)));
         let overwrites_with_object =
             op == "overwrite" && matches!(&new, Val::Json(j) if mutable(j));
+        // The appended dict or list is itself the new element: editing it edits the list.
+        let appended_object = match &new {
+            Val::Json(Json::Array(items)) if op == "append" => items
+                .last()
+                .filter(|last| mutable(last))
+                .map(|_| items.len() - 1),
+            _ => None,
+        };
         assign(cx, exp, new, in_place)?;
+        if let Some(index) = appended_object {
+            let meta = &cx.shared.meta;
+            if let (Some(list), Some(element)) = (
+                Place::of_reference(meta, exp),
+                Place::of_reference(meta, exp_str(&parameter)?),
+            ) {
+                cx.state().share_element(list, index, element);
+            }
+        }
         if overwrites_with_object {
             // `overwrite` stores the parameter's own object: both names now hold it.
             let meta = &cx.shared.meta;
