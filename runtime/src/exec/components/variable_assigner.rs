@@ -68,9 +68,19 @@ impl Component for Spec {
                     }
                     _ => None,
                 };
+                // Only these operators read `parameter` as an expression; `set` renders it
+                // as text and the arithmetic ones take it as a value.
+                let reads_expression = matches!(
+                    item.get("operator").and_then(Json::as_str),
+                    Some("overwrite" | "append" | "extend")
+                );
                 ItemBinding {
                     variable: exp("variable"),
-                    parameter: exp("parameter"),
+                    parameter: if reads_expression {
+                        exp("parameter")
+                    } else {
+                        None
+                    },
                     text,
                 }
             })
