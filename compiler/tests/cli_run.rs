@@ -246,13 +246,77 @@ fn unknown_file_is_a_usage_error() {
     assert_eq!(err.lines().count(), 1, "{err}");
 }
 
+/// RAGFlow runs a canvas whose required Begin fields are missing (they read as empty), so
+/// `canvasc run` does too, naming them in a warning.
 #[test]
-fn missing_required_input_names_the_field() {
+fn missing_required_input_warns_and_runs() {
+    let o = canvasc(&[
+        "run",
+        &fixture("valid/begin-missing-inputs.json"),
+        "--query",
+        "hi",
+        "--inputs",
+        r#"{"name": {"value": "Ada"}, "age": {"value": 20}}"#,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    insta::assert_snapshot!("missing_required_input_warning", stderr(&o));
+    let evs = events(&o);
+    assert_eq!(names(&evs).last(), Some(&"workflow_finished"));
+    let echo = evs
+        .iter()
+        .find(|e| e["event"] == "node_finished" && e["data"]["component_id"] == "Message:EchoForm")
+        .expect("the echo Message finishes");
+    assert_eq!(
+        echo["data"]["outputs"]["content"],
+        "name=[Ada] bio=[] color=[] age=[20] score=[] vip=[] doc=[] nick=[] attach=[]"
+    );
+}
+
+/// A single missing field is named alone; `sys.query` fills a form of one field, as Begin does.
+#[test]
+fn missing_required_input_of_a_single_field_form() {
     let o = canvasc(&["run", &fixture("valid/timeout-invoke.json"), "--query", ""]);
+    // Only the warning: what the Invoke then does depends on the host (the SSRF guard).
+    let warning = stderr(&o).lines().next().unwrap_or_default().to_string();
+    insta::assert_snapshot!("missing_required_input_single", warning);
+    let filled = canvasc(&[
+        "run",
+        &fixture("valid/timeout-invoke.json"),
+        "--query",
+        "0",
+        "--require-inputs",
+    ]);
+    assert_ne!(filled.status.code(), Some(2), "{}", stderr(&filled));
+    assert!(
+        !stderr(&filled).contains("missing required"),
+        "{}",
+        stderr(&filled)
+    );
+}
+
+/// `--require-inputs` keeps the refusal: exit 2 before anything runs.
+#[test]
+fn require_inputs_refuses_a_missing_required_input() {
+    let o = canvasc(&[
+        "run",
+        &fixture("valid/begin-missing-inputs.json"),
+        "--query",
+        "hi",
+        "--require-inputs",
+    ]);
     assert_eq!(o.status.code(), Some(2));
-    let err = stderr(&o);
-    assert!(err.contains("missing required input `delay`"), "{err}");
+    insta::assert_snapshot!("require_inputs_refusal", stderr(&o));
     assert!(o.stdout.is_empty(), "nothing runs");
+    let given = canvasc(&[
+        "run",
+        &fixture("valid/begin-missing-inputs.json"),
+        "--require-inputs",
+        "--inputs",
+        r#"{"name": {"value": "Ada"}, "bio": {"value": "b"}, "color": {"value": "red"},
+            "age": {"value": 20}, "vip": {"value": true}, "doc": {"value": []}}"#,
+    ]);
+    assert_eq!(given.status.code(), Some(0), "{}", stderr(&given));
+    assert!(stderr(&given).is_empty(), "{}", stderr(&given));
 }
 
 #[test]

@@ -7,6 +7,8 @@ pub mod agent_mcp_tools;
 #[rustfmt::skip]
 pub mod agent_sub_agents;
 #[rustfmt::skip]
+pub mod begin_missing_inputs;
+#[rustfmt::skip]
 pub mod browser_task;
 #[rustfmt::skip]
 pub mod cancel_between_batches;
@@ -40,6 +42,12 @@ pub mod list_operations;
 pub mod llm_structured_blocking;
 #[rustfmt::skip]
 pub mod llm_think_stream;
+#[rustfmt::skip]
+pub mod loop_after_userfillup;
+#[rustfmt::skip]
+pub mod loop_shared_objects;
+#[rustfmt::skip]
+pub mod loop_variables_turns;
 #[rustfmt::skip]
 pub mod loop_with_iteration;
 #[rustfmt::skip]

@@ -8,6 +8,7 @@ pub const CANVASES: &[(&str, &str)] = &[
     (agent_max_rounds::SOURCE, agent_max_rounds::FINGERPRINT),
     (agent_mcp_tools::SOURCE, agent_mcp_tools::FINGERPRINT),
     (agent_sub_agents::SOURCE, agent_sub_agents::FINGERPRINT),
+    (begin_missing_inputs::SOURCE, begin_missing_inputs::FINGERPRINT),
     (browser_task::SOURCE, browser_task::FINGERPRINT),
     (cancel_between_batches::SOURCE, cancel_between_batches::FINGERPRINT),
     (cancel_within_batch::SOURCE, cancel_within_batch::FINGERPRINT),
@@ -25,6 +26,9 @@ pub const CANVASES: &[(&str, &str)] = &[
     (list_operations::SOURCE, list_operations::FINGERPRINT),
     (llm_structured_blocking::SOURCE, llm_structured_blocking::FINGERPRINT),
     (llm_think_stream::SOURCE, llm_think_stream::FINGERPRINT),
+    (loop_after_userfillup::SOURCE, loop_after_userfillup::FINGERPRINT),
+    (loop_shared_objects::SOURCE, loop_shared_objects::FINGERPRINT),
+    (loop_variables_turns::SOURCE, loop_variables_turns::FINGERPRINT),
     (loop_with_iteration::SOURCE, loop_with_iteration::FINGERPRINT),
     (order_webhook::SOURCE, order_webhook::FINGERPRINT),
     (report_generator::SOURCE, report_generator::FINGERPRINT),
@@ -61,6 +65,8 @@ static AGENT_MCP_TOOLS: LazyLock<Arc<agent_mcp_tools::Canvas>> = LazyLock::new(|
 static AGENT_SUB_AGENTS: LazyLock<Arc<agent_sub_agents::Canvas>> = LazyLock::new(|| Arc::new(
     agent_sub_agents::Canvas::new(),
 ));
+static BEGIN_MISSING_INPUTS: LazyLock<Arc<begin_missing_inputs::Canvas>> = LazyLock::new(||
+Arc::new(begin_missing_inputs::Canvas::new()));
 static BROWSER_TASK: LazyLock<Arc<browser_task::Canvas>> = LazyLock::new(|| Arc::new(
     browser_task::Canvas::new(),
 ));
@@ -105,6 +111,12 @@ Arc::new(llm_structured_blocking::Canvas::new()));
 static LLM_THINK_STREAM: LazyLock<Arc<llm_think_stream::Canvas>> = LazyLock::new(|| Arc::new(
     llm_think_stream::Canvas::new(),
 ));
+static LOOP_AFTER_USERFILLUP: LazyLock<Arc<loop_after_userfillup::Canvas>> = LazyLock::new(||
+Arc::new(loop_after_userfillup::Canvas::new()));
+static LOOP_SHARED_OBJECTS: LazyLock<Arc<loop_shared_objects::Canvas>> = LazyLock::new(||
+Arc::new(loop_shared_objects::Canvas::new()));
+static LOOP_VARIABLES_TURNS: LazyLock<Arc<loop_variables_turns::Canvas>> = LazyLock::new(||
+Arc::new(loop_variables_turns::Canvas::new()));
 static LOOP_WITH_ITERATION: LazyLock<Arc<loop_with_iteration::Canvas>> = LazyLock::new(||
 Arc::new(loop_with_iteration::Canvas::new()));
 static ORDER_WEBHOOK: LazyLock<Arc<order_webhook::Canvas>> = LazyLock::new(|| Arc::new(
@@ -178,6 +190,9 @@ pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Outp
         agent_sub_agents::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&AGENT_SUB_AGENTS)))
         }
+        begin_missing_inputs::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&BEGIN_MISSING_INPUTS)))
+        }
         browser_task::FINGERPRINT => Some(visitor.visit(Arc::clone(&BROWSER_TASK))),
         cancel_between_batches::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&CANCEL_BETWEEN_BATCHES)))
@@ -214,6 +229,15 @@ pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Outp
         }
         llm_think_stream::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&LLM_THINK_STREAM)))
+        }
+        loop_after_userfillup::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&LOOP_AFTER_USERFILLUP)))
+        }
+        loop_shared_objects::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&LOOP_SHARED_OBJECTS)))
+        }
+        loop_variables_turns::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&LOOP_VARIABLES_TURNS)))
         }
         loop_with_iteration::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&LOOP_WITH_ITERATION)))

@@ -57,6 +57,10 @@ pub struct Args {
     /// `sys.user_id`.
     #[arg(long)]
     pub user_id: Option<String>,
+    /// Refuse to run (exit 2) when a Begin field that is not optional has no value; by default
+    /// the run goes ahead with a warning, as RAGFlow runs it (the field reads as empty).
+    #[arg(long)]
+    pub require_inputs: bool,
     /// `sys.chat_template_kwargs` as JSON (e.g. `{"enable_thinking": false}`): sent with LLM
     /// requests to servers that read it (vLLM, SGLang).
     #[arg(long)]
@@ -200,8 +204,24 @@ pub fn execute<P: Program>(
             .is_some_and(|id| id.to_lowercase().contains("userfillup"))
     });
     if !resuming {
-        if let Err(e) = check_required_inputs(program.meta(), &prepared.input) {
-            return fail(e);
+        let missing = missing_required_inputs(program.meta(), &prepared.input);
+        if !missing.is_empty() {
+            let names = missing.join(", ");
+            if args.require_inputs {
+                return fail(format!(
+                    "missing required Begin input {names}: pass it with --inputs '{{\"{}\": {{\"value\": …}}}}'",
+                    missing_key(&missing[0])
+                ));
+            }
+            let (it, reads) = if missing.len() == 1 {
+                ("it", "it reads")
+            } else {
+                ("them", "they read")
+            };
+            eprintln!(
+                "warning: missing required Begin input {names}; running without {it}, as RAGFlow \
+                 does ({reads} as empty; --require-inputs refuses instead)"
+            );
         }
     }
     let rng = Arc::new(std::sync::Mutex::new(
@@ -252,59 +272,49 @@ pub fn execute<P: Program>(
     }
 }
 
-/// Begin's form fields that are not optional must be given (or filled from `--query` when the
-/// form has a single field), as RAGFlow's UI requires before it starts a run.
-fn check_required_inputs(
+/// Begin's form fields that are not optional and that this turn leaves without a value, each
+/// named as `` `key` `` or `` `key` (label) ``. Which fields get a value follows
+/// `Begin._merge_runtime_inputs`: the run's inputs when any are given, else `sys.query` fills a
+/// form of a single field. RAGFlow's engine runs regardless (its UI is what insists), so this
+/// only feeds the warning or `--require-inputs`.
+fn missing_required_inputs(
     meta: &canvasc_runtime::exec::CanvasMeta,
     input: &RunInput,
-) -> Result<(), String> {
+) -> Vec<String> {
     let Some(begin) = meta.begin else {
-        return Ok(());
+        return Vec::new();
     };
     let Some(Json::Object(fields)) = meta.node(begin).params.get("inputs") else {
-        return Ok(());
+        return Vec::new();
     };
-    let given = input.inputs.as_ref().and_then(Json::as_object);
-    if given.is_some_and(|g| !g.is_empty()) {
-        let given = given
-            .map(|g| g.keys().cloned().collect::<Vec<_>>())
-            .unwrap_or_default();
-        let missing: Vec<String> = fields
-            .iter()
-            .filter(|(k, f)| !f.get("optional").is_some_and(py::truthy) && !given.contains(k))
-            .map(|(k, f)| match f.get("name").and_then(Json::as_str) {
-                Some(label) if label != k => format!("`{k}` ({label})"),
-                _ => format!("`{k}`"),
-            })
-            .collect();
-        if !missing.is_empty() {
-            return Err(format!(
-                "missing required input {}: pass it with --inputs '{{\"{}\": {{\"value\": …}}}}'",
-                missing.join(", "),
-                fields
-                    .keys()
-                    .find(|k| !given.contains(k))
-                    .cloned()
-                    .unwrap_or_default()
-            ));
-        }
-        return Ok(());
+    let given: Vec<&String> = input
+        .inputs
+        .as_ref()
+        .and_then(Json::as_object)
+        .map(|g| g.keys().collect())
+        .unwrap_or_default();
+    let query_fills = given.is_empty()
+        && fields.len() == 1
+        && input
+            .query
+            .as_ref()
+            .is_some_and(|q| !q.is_null() && q != &Json::String(String::new()));
+    if query_fills {
+        return Vec::new();
     }
-    let required: Vec<&String> = fields
+    fields
         .iter()
-        .filter(|(_, f)| !f.get("optional").is_some_and(py::truthy))
-        .map(|(k, _)| k)
-        .collect();
-    let query_fills = fields.len() == 1 && input.query.as_ref().is_some_and(py::truthy);
-    if !required.is_empty() && !query_fills {
-        let names: Vec<String> = required.iter().map(|k| format!("`{k}`")).collect();
-        return Err(format!(
-            "missing required input {}: pass --inputs '{{\"{}\": {{\"value\": …}}}}'",
-            names.join(", "),
-            required[0]
-        ));
-    }
-    Ok(())
+        .filter(|(k, f)| !f.get("optional").is_some_and(py::truthy) && !given.contains(k))
+        .map(|(k, f)| match f.get("name").and_then(Json::as_str) {
+            Some(label) if label != k => format!("`{k}` ({label})"),
+            _ => format!("`{k}`"),
+        })
+        .collect()
+}
+
+/// The field key of a name `missing_required_inputs` made.
+fn missing_key(name: &str) -> &str {
+    name.split('`').nth(1).unwrap_or(name)
 }
 
 /// Writes events to stdout as they arrive.

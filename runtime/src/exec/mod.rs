@@ -18,6 +18,7 @@ pub mod persist;
 pub mod random;
 pub mod render;
 pub mod scheduler;
+pub mod sharing;
 pub mod ssrf;
 pub mod state;
 

@@ -56,7 +56,9 @@ pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
                 .collect::<Inputs>();
         }
         if let Some(saved) = saved {
-            for key in ["prompts", "sys_prompt"] {
+            // Run-time edits RAGFlow saves with the params: an Agent tool's prompts, a Loop's
+            // constants edited in place (`super::sharing`).
+            for key in ["prompts", "sys_prompt", super::sharing::LOOP_VARIABLES] {
                 if let (Some(v), Some(orig)) = (saved.get(key), node.params.get(key)) {
                     if v != orig {
                         st.param_overrides.insert(key.to_string(), v.clone());
@@ -112,6 +114,7 @@ pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
         error: String::new(),
         usage: Default::default(),
         globals_in_dsl,
+        sharing: Default::default(),
     }
 }
 

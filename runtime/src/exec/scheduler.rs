@@ -173,6 +173,7 @@ impl<'a, P: Program> Runner<'a, P> {
             s.globals.insert("sys.date".into(), Json::String(now));
             s.usage = Default::default();
             s.add_user_input(&input.query.clone().unwrap_or(Json::Null));
+            s.forget_sharing();
             let mut on_path = vec![false; meta.len()];
             for t in &s.path {
                 if let Target::Node(n) = t {

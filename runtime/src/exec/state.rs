@@ -20,6 +20,9 @@ pub struct Record {
     value: Json,
     /// An unconsumed stream, which then is the value.
     pub stream: Option<LazyStream>,
+    /// The identity of the object it holds when another place holds it too (0: none); see
+    /// [`super::sharing`]. Any new value drops it.
+    shared: u32,
 }
 
 /// A record's keys other than `value`. They never change once written, so records copied into
@@ -42,6 +45,7 @@ impl Default for Record {
             value_at: None,
             value: Json::Null,
             stream: None,
+            shared: 0,
         }
     }
 }
@@ -134,15 +138,32 @@ impl Record {
                 self.place_value();
                 self.value = Json::Null;
                 self.stream = Some(s);
+                self.shared = 0;
             }
         }
     }
 
     /// [`Record::set`] of a JSON value.
     fn set_json(&mut self, value: Json) {
+        self.set_in_place(value);
+        self.shared = 0;
+    }
+
+    /// The object it holds was edited in place into `value`: it stays the object other places
+    /// may hold too.
+    pub fn set_in_place(&mut self, value: Json) {
         self.place_value();
         self.stream = None;
         self.value = value;
+    }
+
+    /// The identity of its object when shared (0: not shared).
+    pub fn shared(&self) -> u32 {
+        self.shared
+    }
+
+    pub(crate) fn set_shared(&mut self, id: u32) {
+        self.shared = id;
     }
 
     /// Give the record a `value` key, last, unless it has one.
@@ -163,6 +184,7 @@ impl Record {
             value_at: Some(0),
             value,
             stream: None,
+            shared: 0,
         }
     }
 
@@ -175,6 +197,7 @@ impl Record {
                 value_at: Some(0),
                 value: Json::Null,
                 stream: Some(s),
+                shared: 0,
             },
         }
     }
@@ -186,6 +209,7 @@ impl Record {
             value_at: Some(0),
             value,
             stream: None,
+            shared: 0,
         }
     }
 }
@@ -542,6 +566,18 @@ impl NodeState {
         self.index_of(key).map(|i| &mut self.outputs[i].1)
     }
 
+    /// Every output record with its name, for edits.
+    pub(crate) fn records_mut(&mut self) -> impl Iterator<Item = (&str, &mut Record)> + '_ {
+        let names = &self.slot_names;
+        self.outputs.iter_mut().map(move |(name, r)| {
+            let name = match name {
+                Name::Slot(slot) => names[*slot as usize].as_str(),
+                Name::Own(own) => own.as_str(),
+            };
+            (name, r)
+        })
+    }
+
     /// Add a record (or replace one, keeping its place).
     pub fn insert_record(&mut self, key: &str, record: Record) {
         if let Some(i) = self.index_of(key) {
@@ -786,6 +822,8 @@ pub struct RunState {
     pub usage: Usage,
     /// Whether the DSL had `globals` (saved back only then, as RAGFlow does).
     pub globals_in_dsl: bool,
+    /// Which places hold one object this run ([`super::sharing`]).
+    pub sharing: super::sharing::Sharing,
 }
 
 impl RunState {
@@ -855,16 +893,43 @@ impl RunState {
         Val::Json(walk_path_parts(root, path))
     }
 
-    /// `set_variable_value(exp, value)` (BS §10.5).
+    /// `set_variable_value(exp, value)` (BS §10.5): `value` is a new object.
     pub fn set_variable_value(
         &mut self,
         meta: &CanvasMeta,
         exp: &str,
         value: Json,
     ) -> Result<(), RunError> {
+        self.assign_variable(meta, exp, value, false)
+    }
+
+    /// `set_variable_value(exp, value)` where `value` is the object `exp` held, edited in place
+    /// (a list `append`ed to): every place sharing it shows the edit ([`super::sharing`]).
+    pub fn set_variable_value_in_place(
+        &mut self,
+        meta: &CanvasMeta,
+        exp: &str,
+        value: Json,
+    ) -> Result<(), RunError> {
+        self.assign_variable(meta, exp, value, true)
+    }
+
+    fn assign_variable(
+        &mut self,
+        meta: &CanvasMeta,
+        exp: &str,
+        value: Json,
+        in_place: bool,
+    ) -> Result<(), RunError> {
+        use super::sharing::Place;
         let exp = crate::frontend::refs::strip_like_python(exp);
         let Some((cpn, var)) = exp.split_once('@') else {
             self.globals.insert(exp.to_string(), value);
+            if in_place {
+                self.edited_in_place(Place::Global(exp));
+            } else {
+                self.unshare_global(exp);
+            }
             return Ok(());
         };
         let Some(node) = meta.find(cpn) else {
@@ -876,12 +941,19 @@ impl RunState {
             None => (var, ""),
         };
         if rest.is_empty() {
-            state.set_output(root, Val::Json(value));
+            match state.record_mut(root) {
+                Some(r) if in_place => {
+                    r.set_in_place(value);
+                    self.edited_in_place(Place::Output(node, root));
+                }
+                _ => state.set_output(root, Val::Json(value)),
+            }
             return Ok(());
         }
-        let mut root_val = match state.output(root) {
-            Val::Json(j) if py::truthy(&j) => j,
-            _ => Json::Object(Map::new()),
+        // A truthy root is the dict Python edits in place; otherwise a new one is made.
+        let (mut root_val, edits_root) = match state.output(root) {
+            Val::Json(j) if py::truthy(&j) => (j, true),
+            _ => (Json::Object(Map::new()), false),
         };
         let keys: Vec<&str> = rest.split('.').collect();
         let mut cur = &mut root_val;
@@ -909,7 +981,13 @@ impl RunState {
                 )))
             }
         }
-        state.set_output(root, Val::Json(root_val));
+        match state.record_mut(root) {
+            Some(r) if edits_root => {
+                r.set_in_place(root_val);
+                self.edited_in_place(Place::Output(node, root));
+            }
+            _ => state.set_output(root, Val::Json(root_val)),
+        }
         Ok(())
     }
 

@@ -3,6 +3,7 @@
 
 use super::Component;
 use crate::exec::binding::{Bound, Resolve};
+use crate::exec::sharing::{mutable, Place, LOOP_VARIABLES};
 use crate::exec::{NodeCx, RunError};
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
@@ -136,12 +137,22 @@ fn missing(v: Option<&Json>) -> bool {
     matches!(v, None | Some(Json::Null)) || v == Some(&Json::String(String::new()))
 }
 
-/// Loop: (re)initialise the loop variables as outputs.
+/// Loop: (re)initialise the loop variables as outputs. Each variable holds the very object
+/// its constant or its reference holds ([`crate::exec::sharing`]); a constant edited in place
+/// by an earlier run is read from the params that run saved.
 fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     if cx.check_canceled() {
         return Ok(());
     }
-    for (i, item) in spec.loop_variables.iter().enumerate() {
+    let saved = cx
+        .state()
+        .node(cx.node)
+        .param_overrides
+        .get(LOOP_VARIABLES)
+        .and_then(Json::as_array)
+        .cloned();
+    let loop_variables = saved.as_deref().unwrap_or(&spec.loop_variables);
+    for (i, item) in loop_variables.iter().enumerate() {
         let incomplete = missing(item.get("variable"))
             || missing(item.get("input_mode"))
             || missing(item.get("type"))
@@ -156,10 +167,29 @@ fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
         let name = item.get("variable").map(text).unwrap_or_default();
         let value = item.get("value").cloned().unwrap_or(Json::Null);
         if item.get("input_mode").and_then(Json::as_str) == Some("variable") {
-            let v = cx.read(spec.bound.get(i).and_then(Option::as_ref), &text(&value))?;
+            let exp = text(&value);
+            let v = cx.read(spec.bound.get(i).and_then(Option::as_ref), &exp)?;
+            let shares = matches!(&v, Val::Json(j) if mutable(j));
             cx.set_output(&name, v);
+            if shares {
+                if let Some(source) = Place::of_reference(&cx.shared.meta, &exp) {
+                    cx.state().share(Place::Output(cx.node, &name), source);
+                }
+            }
         } else {
+            let shares = mutable(&value);
             cx.set_output(&name, value);
+            if shares {
+                let mut s = cx.state();
+                let overrides = &mut s.node_mut(cx.node).param_overrides;
+                if !overrides.contains_key(LOOP_VARIABLES) {
+                    overrides.insert(LOOP_VARIABLES.into(), Json::Array(loop_variables.to_vec()));
+                }
+                s.share(
+                    Place::Output(cx.node, &name),
+                    Place::LoopConstant(cx.node, i),
+                );
+            }
         }
     }
     Ok(())

@@ -4,6 +4,7 @@
 use super::{exp_str, py_get, value_with_variable_json, Component};
 use crate::exec::binding::{Bound, Resolve};
 use crate::exec::render::{value_with_template, Template};
+use crate::exec::sharing::{mutable, Place};
 use crate::exec::{NodeCx, RunError};
 use crate::frontend::refs::strip_like_python;
 use crate::value::{py, Json, Map, Val};
@@ -67,9 +68,19 @@ impl Component for Spec {
                     }
                     _ => None,
                 };
+                // Only these operators read `parameter` as an expression; `set` renders it
+                // as text and the arithmetic ones take it as a value.
+                let reads_expression = matches!(
+                    item.get("operator").and_then(Json::as_str),
+                    Some("overwrite" | "append" | "extend")
+                );
                 ItemBinding {
                     variable: exp("variable"),
-                    parameter: exp("parameter"),
+                    parameter: if reads_expression {
+                        exp("parameter")
+                    } else {
+                        None
+                    },
                     text,
                 }
             })
@@ -121,17 +132,51 @@ async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
             // An unconsumed stream is an opaque object to every operator.
             Val::Stream(_) => None,
         };
+        // `append` to a list edits that list in place (Python's `list.append`).
+        let appends_in_place = op == "append" && matches!(current, Some(Json::Array(_)));
         let new = operate(cx, b, current, op, &parameter).await?;
-        assign(cx, exp, new)?;
+        let in_place = appends_in_place && matches!(new, Val::Json(Json::Array(_)));
+        let overwrites_with_object =
+            op == "overwrite" && matches!(&new, Val::Json(j) if mutable(j));
+        // The appended dict or list is itself the new element: editing it edits the list.
+        let appended_object = match &new {
+            Val::Json(Json::Array(items)) if op == "append" => items
+                .last()
+                .filter(|last| mutable(last))
+                .map(|_| items.len() - 1),
+            _ => None,
+        };
+        assign(cx, exp, new, in_place)?;
+        if let Some(index) = appended_object {
+            let meta = &cx.shared.meta;
+            if let (Some(list), Some(element)) = (
+                Place::of_reference(meta, exp),
+                Place::of_reference(meta, exp_str(&parameter)?),
+            ) {
+                cx.state().share_element(list, index, element);
+            }
+        }
+        if overwrites_with_object {
+            // `overwrite` stores the parameter's own object: both names now hold it.
+            let meta = &cx.shared.meta;
+            let source = exp_str(&parameter)?;
+            if let (Some(holder), Some(source)) = (
+                Place::of_reference(meta, exp),
+                Place::of_reference(meta, source),
+            ) {
+                cx.state().share(holder, source);
+            }
+        }
     }
     Ok(())
 }
 
 /// `set_variable_value(exp, value)`. A stream can only be stored as a component's whole output;
 /// anywhere else it has no JSON form and is stored as `None`.
-fn assign(cx: &NodeCx<'_>, exp: &str, value: Val) -> Result<(), RunError> {
+fn assign(cx: &NodeCx<'_>, exp: &str, value: Val, in_place: bool) -> Result<(), RunError> {
     let meta = &cx.shared.meta;
     match value {
+        Val::Json(j) if in_place => cx.state().set_variable_value_in_place(meta, exp, j),
         Val::Json(j) => cx.state().set_variable_value(meta, exp, j),
         Val::Stream(s) => {
             let stripped = strip_like_python(exp);
