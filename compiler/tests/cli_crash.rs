@@ -173,3 +173,51 @@ fn a_closed_stdout_ends_the_cli_quietly() {
         assert!(!stderr.contains("Broken pipe"), "{args:?}: {stderr}");
     }
 }
+
+/// `canvasc check` knows statically what the Invoke triggers above do at run time.
+#[test]
+fn check_warns_about_seconds_cpython_cannot_hold() {
+    for (name, param) in [
+        ("timeout-u64", "`timeout`"),
+        ("delay-1e300", "`delay_after_error`"),
+    ] {
+        let file = crash_dir().join(format!("{name}.json"));
+        let o = Command::new(env!("CARGO_BIN_EXE_canvasc"))
+            .args(["check", file.to_str().expect("utf-8 path")])
+            .output()
+            .expect("canvasc runs");
+        assert_no_crash(name, &o);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(0), "{name}: only a warning\n{stderr}");
+        assert!(
+            stderr.contains("warning[out-of-range]") && stderr.contains(param),
+            "{name}: {stderr}"
+        );
+    }
+}
+
+/// A state file whose turn count is past what a JSON number holds: a clear error naming the
+/// field, not a wrap (release) or a panic (debug).
+#[test]
+fn a_state_file_with_a_huge_turn_count_is_a_clear_error() {
+    let tmp = std::env::temp_dir().join(format!("canvasc-crash-state-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).expect("temp dir");
+    let canvas = fixture("valid/list-operations.json");
+    let mut state: Value = serde_json::from_str(&read(Path::new(&canvas))).expect("fixture");
+    state["globals"]["sys.conversation_turns"] = Value::from(u64::MAX);
+    let state_file = tmp.join("state.json");
+    std::fs::write(&state_file, state.to_string()).expect("write state");
+    let o = Command::new(env!("CARGO_BIN_EXE_canvasc"))
+        .args(["run", &canvas, "--query", "hi", "--state"])
+        .arg(&state_file)
+        .output()
+        .expect("canvasc runs");
+    assert_no_crash("huge turn count", &o);
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(all.contains("sys.conversation_turns is too large"), "{all}");
+    let _ = std::fs::remove_dir_all(&tmp);
+}
