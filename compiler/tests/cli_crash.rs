@@ -221,3 +221,45 @@ fn a_state_file_with_a_huge_turn_count_is_a_clear_error() {
     assert!(all.contains("sys.conversation_turns is too large"), "{all}");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// A VariableAssigner target 200,000 keys deep. RAGFlow builds the dicts and then cannot save the
+/// session: the oracle ends the run with `RecursionError: maximum recursion depth exceeded while
+/// encoding a JSON object` (`regen.py`'s command on this canvas). Such a tree would overflow the
+/// stack wherever it is printed or dropped, so the assigning component fails with that text.
+#[test]
+fn an_assignment_too_deep_to_save_fails_with_pythons_text() {
+    let target = format!("begin@x{}", ".a".repeat(200_000));
+    let canvas = serde_json::json!({
+        "components": {
+            "begin": {"obj": {"component_name": "Begin", "params": {"prologue": ""}}, "downstream": ["VariableAssigner:A"], "upstream": []},
+            "VariableAssigner:A": {"obj": {"component_name": "VariableAssigner", "params": {"variables": [
+                {"variable": target, "operator": "overwrite", "parameter": "sys.query"}]}},
+                "downstream": ["Message:Out"], "upstream": ["begin"]},
+            "Message:Out": {"obj": {"component_name": "Message", "params": {"content": ["done"]}}, "downstream": [], "upstream": ["VariableAssigner:A"]}
+        },
+        "globals": {"sys.query": "", "sys.user_id": "", "sys.conversation_turns": 0, "sys.files": [], "sys.history": []},
+        "history": [], "path": [], "retrieval": []
+    });
+    let tmp = std::env::temp_dir().join(format!("canvasc-crash-deep-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).expect("temp dir");
+    let file = tmp.join("deep-path.json");
+    std::fs::write(&file, canvas.to_string()).expect("write canvas");
+    let o = Command::new(env!("CARGO_BIN_EXE_canvasc"))
+        .args([
+            "run",
+            file.to_str().expect("utf-8 path"),
+            "--query",
+            "hi",
+            "--state",
+        ])
+        .arg(tmp.join("state.json"))
+        .output()
+        .expect("canvasc runs");
+    assert_no_crash("deep assignment", &o);
+    let outputs = node_outputs("deep assignment", &o, "VariableAssigner:A");
+    assert_eq!(
+        outputs["_ERROR"],
+        "maximum recursion depth exceeded while encoding a JSON object"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
