@@ -146,6 +146,8 @@ fn odd_text() -> impl Strategy<Value = String> {
         Just("\\u0000\\ud800\\\\\"'".to_string()),
         "\\PC{0,40}",
         (0usize..300_000).prop_map(|n| "a".repeat(n)),
+        // Dotted paths as deep as a DSL string can spell (assignment targets, output paths).
+        (0usize..100_000).prop_map(|n| format!("begin@x{}", ".a".repeat(n))),
         (0usize..100_000).prop_map(|n| "中".repeat(n)),
     ]
 }
