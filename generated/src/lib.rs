@@ -93,6 +93,8 @@ pub mod loop_never_runs_zero_count;
 #[rustfmt::skip]
 pub mod maybe_unset_switch_branch;
 #[rustfmt::skip]
+pub mod out_of_range_invoke_seconds;
+#[rustfmt::skip]
 pub mod type_mismatch_switch_operator_on_string;
 #[rustfmt::skip]
 mod registry;

@@ -51,6 +51,7 @@ pub const CANVASES: &[(&str, &str)] = &[
     (loop_never_runs_no_condition::SOURCE, loop_never_runs_no_condition::FINGERPRINT),
     (loop_never_runs_zero_count::SOURCE, loop_never_runs_zero_count::FINGERPRINT),
     (maybe_unset_switch_branch::SOURCE, maybe_unset_switch_branch::FINGERPRINT),
+    (out_of_range_invoke_seconds::SOURCE, out_of_range_invoke_seconds::FINGERPRINT),
     (
         type_mismatch_switch_operator_on_string::SOURCE,
         type_mismatch_switch_operator_on_string::FINGERPRINT,
@@ -176,6 +177,8 @@ static LOOP_NEVER_RUNS_ZERO_COUNT: LazyLock<Arc<loop_never_runs_zero_count::Canv
 Arc::new(loop_never_runs_zero_count::Canvas::new()));
 static MAYBE_UNSET_SWITCH_BRANCH: LazyLock<Arc<maybe_unset_switch_branch::Canvas>> = LazyLock::new(||
 Arc::new(maybe_unset_switch_branch::Canvas::new()));
+static OUT_OF_RANGE_INVOKE_SECONDS: LazyLock<Arc<out_of_range_invoke_seconds::Canvas>> = LazyLock::new(||
+Arc::new(out_of_range_invoke_seconds::Canvas::new()));
 static TYPE_MISMATCH_SWITCH_OPERATOR_ON_STRING: LazyLock<
     Arc<type_mismatch_switch_operator_on_string::Canvas>,
 > = LazyLock::new(|| Arc::new(type_mismatch_switch_operator_on_string::Canvas::new()));
@@ -288,6 +291,9 @@ pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Outp
         }
         maybe_unset_switch_branch::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&MAYBE_UNSET_SWITCH_BRANCH)))
+        }
+        out_of_range_invoke_seconds::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&OUT_OF_RANGE_INVOKE_SECONDS)))
         }
         type_mismatch_switch_operator_on_string::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&TYPE_MISMATCH_SWITCH_OPERATOR_ON_STRING)))

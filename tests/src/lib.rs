@@ -81,14 +81,21 @@ pub mod synthetic;
 
 /// The reference cases of `../shared/reference-streams/INDEX.md`: name → (case, stream path).
 pub fn reference_cases(shared: &Path) -> Vec<(String, reference::Case, PathBuf)> {
-    let index =
-        std::fs::read_to_string(shared.join("reference-streams/INDEX.md")).unwrap_or_default();
+    let path = shared.join("reference-streams/INDEX.md");
+    let index = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let mut out = Vec::new();
     for line in index
         .lines()
         .filter(|l| l.contains("ragflow_ref.run_canvas"))
     {
-        if let Some((case, stream)) = reference::Case::from_command(line, shared) {
+        let parsed = reference::Case::from_command(line, shared);
+        assert!(
+            parsed.is_some(),
+            "{}: cannot read the command {line}",
+            path.display()
+        );
+        if let Some((case, stream)) = parsed {
             let name = Path::new(&stream)
                 .file_stem()
                 .map(|s| s.to_string_lossy().to_string())
@@ -114,14 +121,38 @@ pub struct Golden {
 impl Golden {
     /// Whether this build runs it: pure components, Invoke, the local status service.
     pub fn runnable(&self) -> bool {
-        self.needs
-            .iter()
-            .all(|n| matches!(n.as_str(), "network" | "slow-server" | "llm" | "mcp-server"))
+        self.skip_reason().is_none()
     }
 
+    /// Why this build cannot replay the golden: the needs (`tests/golden/README.md`) it has no
+    /// local stand-in for.
+    pub fn skip_reason(&self) -> Option<String> {
+        let unmet: Vec<&str> = self
+            .needs
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !matches!(*n, "network" | "slow-server" | "llm" | "mcp-server"))
+            .collect();
+        if unmet.is_empty() {
+            return None;
+        }
+        let why: Vec<&str> = unmet
+            .iter()
+            .map(|n| match *n {
+                "retrieval" => "retrieval (no knowledge base in this build)",
+                "tool-fixtures" => "tool-fixtures (the oracle's canned third-party tools)",
+                "sandbox" => "sandbox (CodeExec runs in RAGFlow's local sandbox)",
+                "missing-sdk" => "missing-sdk (the stream shows the oracle lacking an SDK)",
+                other => other,
+            })
+            .collect();
+        Some(format!("needs {}", why.join(", ")))
+    }
+
+    /// The stream RAGFlow produced; a golden that cannot be read fails the suite.
     pub fn expected(&self) -> Vec<String> {
         std::fs::read_to_string(&self.stream)
-            .unwrap_or_default()
+            .unwrap_or_else(|e| panic!("cannot read golden {}: {e}", self.stream.display()))
             .lines()
             .map(str::to_string)
             .collect()
@@ -172,11 +203,24 @@ fn mcp_servers(records: Option<&serde_json::Value>) -> Vec<McpServer> {
 pub fn golden_cases() -> Vec<Golden> {
     let root = workspace_root();
     let dir = root.join("tests/golden");
-    let text = std::fs::read_to_string(dir.join("cases.json")).unwrap_or_default();
-    let list: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap_or_default();
+    let path = dir.join("cases.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let list: Vec<serde_json::Value> = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not a JSON list: {e}", path.display()));
     list.iter()
-        .filter_map(|c| golden_case(&root, &dir, c))
+        .map(|c| {
+            golden_case(&root, &dir, c).unwrap_or_else(|| {
+                panic!("a case of {} lacks its name or canvas: {c}", path.display())
+            })
+        })
         .collect()
+}
+
+/// Says on the test process's own stderr (libtest captures `eprintln!`) that a case was not
+/// run, and why, so a skipped case is never silent.
+pub fn report_skip(suite: &str, case: &str, reason: &str) {
+    let _ = writeln!(std::io::stderr(), "{suite}: SKIPPED {case}: {reason}");
 }
 
 fn golden_case(root: &Path, dir: &Path, c: &serde_json::Value) -> Option<Golden> {
@@ -216,11 +260,13 @@ fn golden_case(root: &Path, dir: &Path, c: &serde_json::Value) -> Option<Golden>
             files: Vec::new(),
         }],
     };
-    let script = c
-        .get("script")
-        .and_then(Value::as_str)
-        .and_then(|s| std::fs::read_to_string(root.join(s)).ok())
-        .and_then(|t| serde_json::from_str(&t).ok());
+    let script = c.get("script").and_then(Value::as_str).map(|s| {
+        let path = root.join(s);
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{name}: cannot read its script {}: {e}", path.display()));
+        serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{name}: its script {} is not JSON: {e}", path.display()))
+    });
     let case = reference::Case {
         dsl: root.join(canvas).to_string_lossy().to_string(),
         turns,

@@ -5,7 +5,7 @@
 use canvasc_runtime::exec::components::{Component, Spec};
 use canvasc_runtime::frontend::binding::{self, Bound, Resolve};
 use canvasc_runtime::frontend::{analyze, NodeId, Severity};
-use canvasc_tests::{corpus_files, display_path, fixture_files, shared_dir};
+use canvasc_tests::{corpus_files, display_path, fixture_files, report_skip, shared_dir};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 
@@ -25,16 +25,29 @@ impl Resolve for Recorder {
     }
 }
 
-/// Expressions asked for but not bound, per node, for a canvas without checker errors.
-fn unbound(path: &Path) -> Option<Vec<String>> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let analysis = analyze(&text).ok()?;
-    if analysis
+/// What examining one canvas gave.
+enum Examined {
+    /// The expressions asked for but not bound, per node.
+    Unbound(Vec<String>),
+    /// The canvas has checker errors, so no program is built for it.
+    Skipped(String),
+}
+
+/// Expressions asked for but not bound, per node, for a canvas without checker errors. A file
+/// that cannot be read or is no canvas fails the test.
+fn unbound(path: &Path) -> Examined {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let analysis = analyze(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let errors = analysis
         .diagnostics
         .iter()
-        .any(|d| d.severity == Severity::Error)
-    {
-        return None;
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    if errors > 0 {
+        return Examined::Skipped(format!(
+            "{errors} checker error(s): nothing is built from it"
+        ));
     }
     let ir = &analysis.ir;
     let mut out = Vec::new();
@@ -53,21 +66,39 @@ fn unbound(path: &Path) -> Option<Vec<String>> {
             out.push(format!("{}: `{exp}`", node.id));
         }
     }
-    Some(out)
+    Examined::Unbound(out)
 }
 
-/// Fails with every reference of these canvases that does not bind.
-fn assert_all_bound(paths: impl IntoIterator<Item = PathBuf>) {
+/// Fails with every reference of these canvases that does not bind; names each canvas it
+/// skips, and checks how many it examined and skipped.
+fn assert_all_bound(
+    suite: &str,
+    paths: impl IntoIterator<Item = PathBuf>,
+    (want_examined, want_skipped): (usize, usize),
+) {
     let mut failures = Vec::new();
+    let (mut examined, mut skipped) = (0, 0);
     for path in paths {
-        if let Some(missing) = unbound(&path) {
-            failures.extend(
-                missing
-                    .iter()
-                    .map(|m| format!("{}: {m}", display_path(&path))),
-            );
+        match unbound(&path) {
+            Examined::Unbound(missing) => {
+                examined += 1;
+                failures.extend(
+                    missing
+                        .iter()
+                        .map(|m| format!("{}: {m}", display_path(&path))),
+                );
+            }
+            Examined::Skipped(reason) => {
+                skipped += 1;
+                report_skip(suite, &display_path(&path), &reason);
+            }
         }
     }
+    assert_eq!(
+        (examined, skipped),
+        (want_examined, want_skipped),
+        "{suite}: canvases examined and skipped"
+    );
     assert!(
         failures.is_empty(),
         "unbound references:\n{}",
@@ -77,13 +108,25 @@ fn assert_all_bound(paths: impl IntoIterator<Item = PathBuf>) {
 
 #[test]
 fn fixtures_bind_every_reference() {
-    assert_all_bound(fixture_files("valid"));
+    assert_all_bound(
+        "fixtures_bind_every_reference",
+        fixture_files("valid"),
+        (35, 0),
+    );
 }
+
+/// The shared corpus: canvases without checker errors, and those with (skipped, each named).
+const CORPUS_EXAMINED: usize = 22;
+const CORPUS_SKIPPED: usize = 6;
 
 #[test]
 fn corpus_binds_every_reference() {
     let Some(shared) = shared_dir("corpus_binds_every_reference") else {
         return;
     };
-    assert_all_bound(corpus_files(&shared));
+    assert_all_bound(
+        "corpus_binds_every_reference",
+        corpus_files(&shared),
+        (CORPUS_EXAMINED, CORPUS_SKIPPED),
+    );
 }

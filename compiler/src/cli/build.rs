@@ -68,23 +68,23 @@ pub fn run(args: Args) -> ExitCode {
                 deny_warnings: false,
             }
             .apply(&mut warnings);
-            eprint!("{}", render::human(&name, &text, &warnings, color));
+            err!("{}", render::human(&name, &text, &warnings, color));
         } else if !errors.is_empty() {
             if args.skip_invalid {
-                eprintln!(
+                errln!(
                     "note: {name}: {}; left out",
                     render::summary(errors.len(), 0)
                 );
             } else {
-                eprint!("{}", render::human(&name, &text, &errors, color));
-                eprintln!("{name}: {}", render::summary(errors.len(), 0));
+                err!("{}", render::human(&name, &text, &errors, color));
+                errln!("{name}: {}", render::summary(errors.len(), 0));
                 failed = true;
             }
             continue;
         }
         let fp = canvasc_runtime::frontend::fingerprint::fingerprint(&analysis.document);
         if seen_fingerprints.contains(&fp) {
-            eprintln!("note: {name} is the same canvas as an earlier file; compiled once");
+            errln!("note: {name} is the same canvas as an earlier file; compiled once");
             continue;
         }
         seen_fingerprints.push(fp);
@@ -93,15 +93,13 @@ pub fn run(args: Args) -> ExitCode {
         match codegen::format(tokens) {
             Ok(code) => modules.push((module, code)),
             Err(e) => {
-                eprintln!(
-                    "error: {name}: generated code does not parse ({e}); this is a canvasc bug"
-                );
+                errln!("error: {name}: generated code does not parse ({e}); this is a canvasc bug");
                 return ExitCode::from(1);
             }
         }
     }
     if failed {
-        eprintln!("error: reference errors: nothing was written");
+        errln!("error: reference errors: nothing was written");
         return ExitCode::from(1);
     }
     let package = args
@@ -115,7 +113,7 @@ pub fn run(args: Args) -> ExitCode {
     if let Err(e) = build::write_crate(&args.out, &package, &source, &modules) {
         return usage(format!("cannot write {}: {e}", args.out.display()));
     }
-    eprintln!(
+    errln!(
         "wrote {} ({} canvas{})",
         args.out.display(),
         modules.len(),
@@ -131,13 +129,13 @@ pub fn run(args: Args) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            errln!("error: {e}");
             ExitCode::from(1)
         }
     }
 }
 
 fn usage(message: String) -> ExitCode {
-    eprintln!("error: {message}");
+    errln!("error: {message}");
     ExitCode::from(super::EXIT_USAGE)
 }

@@ -43,7 +43,7 @@ pub fn run(args: Args) -> ExitCode {
         let text = match super::read_file(path) {
             Ok(t) => t,
             Err(e) => {
-                eprintln!("error: {e}");
+                errln!("error: {e}");
                 fatal = true;
                 continue;
             }
@@ -58,7 +58,7 @@ pub fn run(args: Args) -> ExitCode {
                 results.push((name, diags));
             }
             Err(e) => {
-                eprintln!("error: {name}: {e}");
+                errln!("error: {name}: {e}");
                 fatal = true;
             }
         }
@@ -75,7 +75,7 @@ pub fn run(args: Args) -> ExitCode {
         .count();
     match args.format {
         Format::Json => {
-            print!("{}", render::json(&results));
+            out!("{}", render::json(&results));
         }
         Format::Human => {
             let mut stderr = std::io::stderr().lock();

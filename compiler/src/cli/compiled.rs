@@ -50,7 +50,7 @@ impl ProgramVisitor for Runner {
     type Output = ExitCode;
 
     fn visit<P: Program>(self, program: Arc<P>) -> ExitCode {
-        eprintln!(
+        errln!(
             "{}: running the compiled program ({})",
             self.args.file.display(),
             self.fingerprint
@@ -68,7 +68,7 @@ pub fn main(
     match Cli::parse().command {
         Command::List => {
             for (source, fp) in canvases {
-                println!("{fp}  {source}");
+                outln!("{fp}  {source}");
             }
             ExitCode::SUCCESS
         }
@@ -94,7 +94,7 @@ fn run_one(args: RunArgs, find: impl FnOnce(&str, Runner) -> Option<ExitCode>) -
     };
     let file = args.run.file.display();
     if args.interpret {
-        eprintln!("{file}: running it with the interpreter (--interpret)");
+        errln!("{file}: running it with the interpreter (--interpret)");
         return execute(
             Arc::new(Interpreter::from_analysis(&analysis)),
             analysis.document.dsl.clone(),
@@ -110,9 +110,7 @@ fn run_one(args: RunArgs, find: impl FnOnce(&str, Runner) -> Option<ExitCode>) -
             "{file}: no compiled program for this canvas ({fp}); rebuild with `canvasc build` or drop --require-compiled"
         ));
     }
-    eprintln!(
-        "{file}: no compiled program for this canvas ({fp}); running it with the interpreter"
-    );
+    errln!("{file}: no compiled program for this canvas ({fp}); running it with the interpreter");
     let prepared = match prepare(&args.run) {
         Ok(p) => p,
         Err(e) => return fail(e),

@@ -28,7 +28,7 @@ pub struct ResetArgs {
 }
 
 fn fail(message: String) -> ExitCode {
-    eprintln!("error: {message}");
+    errln!("error: {message}");
     ExitCode::from(super::EXIT_USAGE)
 }
 
@@ -48,7 +48,7 @@ pub fn run_convert(args: ConvertArgs) -> ExitCode {
     };
     match converted {
         Ok(v) => {
-            print!("{}", to_pretty(&v));
+            out!("{}", to_pretty(&v));
             ExitCode::SUCCESS
         }
         Err(e) => fail(format!("{name}: cannot convert: {e}")),
@@ -70,6 +70,6 @@ pub fn run_reset(args: ResetArgs) -> ExitCode {
         Err(e) => return fail(format!("{name}: not JSON: {e}")),
     };
     reset(&mut value);
-    print!("{}", to_pretty(&value));
+    out!("{}", to_pretty(&value));
     ExitCode::SUCCESS
 }

@@ -68,7 +68,7 @@ pub struct Args {
 }
 
 pub(crate) fn fail(message: String) -> ExitCode {
-    eprintln!("error: {message}");
+    errln!("error: {message}");
     ExitCode::from(super::EXIT_USAGE)
 }
 
@@ -176,7 +176,7 @@ pub(crate) fn load(args: &Args) -> Result<Analysis, ExitCode> {
         .filter(|d| d.severity == Severity::Error)
         .count();
     if errors > 0 {
-        eprintln!("warning: {name} has {errors} checker error(s); running it as a draft (see `canvasc check {name}`)");
+        errln!("warning: {name} has {errors} checker error(s); running it as a draft (see `canvasc check {name}`)");
     }
     Ok(analysis)
 }
@@ -265,7 +265,7 @@ pub fn execute<P: Program>(
     match outcome {
         RunOutcome::Finished | RunOutcome::Paused | RunOutcome::Canceled => ExitCode::SUCCESS,
         RunOutcome::Failed(e) => {
-            eprintln!("error: the run stopped: {e}");
+            errln!("error: the run stopped: {e}");
             ExitCode::from(1)
         }
         RunOutcome::Aborted(_) => ExitCode::from(1),
@@ -348,8 +348,8 @@ impl Printer {
     fn abort(&mut self, message: &str) {
         let frame = serde_json::json!({"code": 500, "message": message, "data": false});
         match self.format {
-            Format::Jsonl => println!("{}", py::json_dumps_compact(&frame)),
-            Format::Pretty => println!("✗ run aborted: {message}"),
+            Format::Jsonl => outln!("{}", py::json_dumps_compact(&frame)),
+            Format::Pretty => outln!("✗ run aborted: {message}"),
         }
     }
 }

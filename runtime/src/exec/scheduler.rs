@@ -224,7 +224,19 @@ impl<'a, P: Program> Runner<'a, P> {
             };
             let next = match turns {
                 Json::Number(n) if n.is_f64() => float(n.as_f64().unwrap_or(0.0) + 1.0),
-                Json::Number(n) => Json::from(n.as_i64().unwrap_or(0) + 1),
+                // Python's int grows without bound; a `Value` stops at `u64::MAX`.
+                Json::Number(n) => match (n.as_i64(), n.as_u64()) {
+                    (Some(i), _) if i < i64::MAX => Json::from(i + 1),
+                    (_, Some(u)) if u < u64::MAX => Json::from(u + 1),
+                    _ => {
+                        return Err(RunError::raised(
+                            "OverflowError",
+                            format!(
+                                "sys.conversation_turns is too large to count another turn: {n}"
+                            ),
+                        ))
+                    }
+                },
                 Json::Bool(b) => Json::from(i64::from(b) + 1),
                 other => {
                     return Err(RunError::msg(format!(

@@ -956,6 +956,15 @@ impl RunState {
             _ => (Json::Object(Map::new()), false),
         };
         let keys: Vec<&str> = rest.split('.').collect();
+        // RAGFlow builds dicts this deep, then fails to save the session (`json.dumps` raises
+        // `RecursionError`); here the tree would overflow the stack wherever it is printed or
+        // dropped, so the assignment itself fails, with CPython's text.
+        if keys.len() >= crate::exec::components::py_json::MAX_DEPTH {
+            return Err(RunError::raised(
+                "RecursionError",
+                "maximum recursion depth exceeded while encoding a JSON object",
+            ));
+        }
         let mut cur = &mut root_val;
         for key in &keys[..keys.len() - 1] {
             let Json::Object(m) = cur else {

@@ -58,6 +58,7 @@ codes! {
     InertReference => "inert-reference", Warning, "text that looks like a reference but is sent verbatim";
     LoopNeverRuns => "loop-never-runs", Warning, "a Loop whose body can never run";
     LegacyKind => "legacy-kind", Warning, "a legacy component name accepted for compatibility";
+    OutOfRange => "out-of-range", Warning, "a number RAGFlow accepts that fails when the component runs";
 }
 
 impl fmt::Display for Code {

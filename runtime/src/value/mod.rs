@@ -3,6 +3,7 @@
 
 pub mod lit;
 pub mod py;
+pub mod py_time;
 
 pub use serde_json::{Map, Value as Json};
 

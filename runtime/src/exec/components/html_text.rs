@@ -6,21 +6,47 @@
 //! their HTML. Approximations: chunks are sized by a whitespace/CJK token count instead of
 //! RAGFlow's tokenizer (only documents over 512 tokens split differently), named character
 //! references outside the common set stay undecoded, and the body is decoded as UTF-8.
+//!
+//! BeautifulSoup builds, searches and prints trees of any depth without recursing, but RAGFlow's
+//! `read_text_recursively` recurses once per nesting level and so raises `RecursionError` on a
+//! deeply nested page. Here every pass but that walk is iterative (building, stripping, finding the
+//! body, printing tables, dropping the tree), and the walk stops at [`MAX_WALK_DEPTH`].
 
 /// A parsed node: BeautifulSoup keeps text, doctypes and comments as strings.
-#[derive(Clone, Debug)]
 enum Node {
     Text(String),
     Comment,
     Element(Element),
 }
 
-#[derive(Clone, Debug)]
 struct Element {
     name: String,
     attrs: Vec<(String, String)>,
     children: Vec<Node>,
 }
+
+/// Dropping a tree of 50,000 nested elements recursively would overflow the stack: descendants
+/// are moved into one list and dropped from there, each with no children left.
+impl Drop for Element {
+    fn drop(&mut self) {
+        let mut pending = std::mem::take(&mut self.children);
+        while let Some(node) = pending.pop() {
+            if let Node::Element(mut e) = node {
+                pending.append(&mut e.children);
+            }
+        }
+    }
+}
+
+/// How deep the text walk may go below the body: RAGFlow's walk runs on the stack of Invoke's
+/// `_invoke`, where the reference oracle's `json.loads` meets Python's recursion limit after 491
+/// levels (`py_json::MAX_DEPTH`); the walk adds a few frames before its first level and about 30
+/// (a BeautifulSoup parse of the text) at its leaves. The oracle stubs RAGFlow's HTML parser, so
+/// this depth is an estimate; the error text is CPython's for Python-to-Python recursion.
+const MAX_WALK_DEPTH: usize = 460;
+
+/// `str(RecursionError)` for a walk past [`MAX_WALK_DEPTH`].
+pub const RECURSION_ERROR: &str = "maximum recursion depth exceeded";
 
 /// BeautifulSoup's empty-element tags: closed as soon as they open.
 const VOID: &[&str] = &[
@@ -52,18 +78,19 @@ const BLOCK_TAGS: &[&str] = &[
     "figcaption",
 ];
 
-/// The sections `RAGFlowHtmlParser()(None, body)` returns, joined with `\n` as Invoke does.
-pub fn clean_html(body: &[u8]) -> String {
+/// The sections `RAGFlowHtmlParser()(None, body)` returns, joined with `\n` as Invoke does; the
+/// error is [`RECURSION_ERROR`] for a page nested too deeply for RAGFlow's walk.
+pub fn clean_html(body: &[u8]) -> Result<String, &'static str> {
     let text = String::from_utf8_lossy(body);
     let mut doc = parse(&text);
     strip(&mut doc.children);
-    let root = find_body(&doc).cloned().unwrap_or(doc);
+    let root = find_body(&doc).unwrap_or(&doc);
     let mut walker = Walker::default();
-    walker.element(&root, None, None, 0);
+    walker.element(root, None, None, 0, 0)?;
     let (blocks, tables) = merge_blocks(&walker.items);
     let mut sections = chunk_blocks(&blocks, 512);
     sections.extend(tables);
-    sections.join("\n")
+    Ok(sections.join("\n"))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -433,30 +460,38 @@ const ENTITIES: &[(&str, &str, bool)] = &[
 
 /// Remove `<style>`/`<script>` elements, comments and inline `style` attributes.
 fn strip(children: &mut Vec<Node>) {
-    children.retain(|n| match n {
-        Node::Comment => false,
-        Node::Element(e) => e.name != "style" && e.name != "script",
-        Node::Text(_) => true,
-    });
-    for n in children.iter_mut() {
-        if let Node::Element(e) = n {
-            e.attrs.retain(|(k, _)| k != "style");
-            strip(&mut e.children);
+    let mut pending = vec![children];
+    while let Some(list) = pending.pop() {
+        list.retain(|n| match n {
+            Node::Comment => false,
+            Node::Element(e) => e.name != "style" && e.name != "script",
+            Node::Text(_) => true,
+        });
+        for n in list {
+            if let Node::Element(e) = n {
+                e.attrs.retain(|(k, _)| k != "style");
+                pending.push(&mut e.children);
+            }
         }
     }
 }
 
+/// The element children of a node list, last first (a stack pops them in document order).
+fn elements_reversed(children: &[Node]) -> impl Iterator<Item = &Element> {
+    children.iter().rev().filter_map(|n| match n {
+        Node::Element(e) => Some(e),
+        _ => None,
+    })
+}
+
 /// `soup.body`: the first `body` element in document order.
 fn find_body(el: &Element) -> Option<&Element> {
-    for n in &el.children {
-        if let Node::Element(e) = n {
-            if e.name == "body" {
-                return Some(e);
-            }
-            if let Some(b) = find_body(e) {
-                return Some(b);
-            }
+    let mut pending: Vec<&Element> = elements_reversed(&el.children).collect();
+    while let Some(e) = pending.pop() {
+        if e.name == "body" {
+            return Some(e);
         }
+        pending.extend(elements_reversed(&e.children));
     }
     None
 }
@@ -477,14 +512,18 @@ struct Walker {
 }
 
 impl Walker {
-    /// `read_text_recursively` for a tag.
+    /// `read_text_recursively` for a tag `depth` levels into the walk.
     fn element(
         &mut self,
         el: &Element,
         _parent: Option<&str>,
         block_id: Option<usize>,
         newline_before: usize,
-    ) {
+        depth: usize,
+    ) -> Result<(), &'static str> {
+        if depth > MAX_WALK_DEPTH {
+            return Err(RECURSION_ERROR);
+        }
         if el.name == "table" {
             self.items.push(Item {
                 content: serialize(el),
@@ -493,7 +532,7 @@ impl Walker {
                 newline_before: 0,
                 table: true,
             });
-            return;
+            return Ok(());
         }
         let block_id = if BLOCK_TAGS.contains(&el.name.as_str()) {
             self.next_block += 1;
@@ -511,14 +550,17 @@ impl Walker {
             }
             let before = self.items.len();
             match child {
-                Node::Element(c) => self.element(c, Some(&el.name), block_id, pending),
-                Node::Text(t) => self.text(t, &el.name, block_id, pending),
+                Node::Element(c) => {
+                    self.element(c, Some(&el.name), block_id, pending, depth + 1)?
+                }
+                Node::Text(t) => self.text(t, &el.name, block_id, pending, depth + 1)?,
                 Node::Comment => {}
             }
             if self.items.len() > before {
                 pending = 0;
             }
         }
+        Ok(())
     }
 
     /// `read_text_recursively` for a string: text that itself parses as HTML is walked as a
@@ -529,14 +571,14 @@ impl Walker {
         parent: &str,
         block_id: Option<usize>,
         newline_before: usize,
-    ) {
+        depth: usize,
+    ) -> Result<(), &'static str> {
         if content.trim_matches(super::py_space).is_empty() {
-            return;
+            return Ok(());
         }
         let reparsed = parse(content);
         if has_element(&reparsed) {
-            self.element(&reparsed, None, block_id, newline_before);
-            return;
+            return self.element(&reparsed, None, block_id, newline_before, depth + 1);
         }
         self.items.push(Item {
             content: content.to_string(),
@@ -545,6 +587,7 @@ impl Walker {
             newline_before,
             table: false,
         });
+        Ok(())
     }
 }
 
@@ -559,7 +602,48 @@ fn serialize(el: &Element) -> String {
     out
 }
 
-fn write_element(out: &mut String, el: &Element) {
+/// One step of printing a tree without recursion.
+enum Print<'a> {
+    Open(&'a Element),
+    Text(&'a str),
+    Close(&'a str),
+}
+
+fn write_element(out: &mut String, root: &Element) {
+    let mut pending = vec![Print::Open(root)];
+    while let Some(step) = pending.pop() {
+        let el = match step {
+            Print::Text(t) => {
+                out.push_str(t);
+                continue;
+            }
+            Print::Close(name) => {
+                out.push_str("</");
+                out.push_str(name);
+                out.push('>');
+                continue;
+            }
+            Print::Open(el) => el,
+        };
+        write_start_tag(out, el);
+        if VOID.contains(&el.name.as_str()) && el.children.is_empty() {
+            out.push_str("/>");
+            continue;
+        }
+        out.push('>');
+        pending.push(Print::Close(&el.name));
+        for c in el.children.iter().rev() {
+            match c {
+                Node::Text(t) => pending.push(Print::Text(t)),
+                Node::Element(e) => pending.push(Print::Open(e)),
+                Node::Comment => {}
+            }
+        }
+    }
+}
+
+/// `<name attr="value"…`, without the closing `>`.
+fn write_start_tag(out: &mut String, el: &Element) {
     out.push('<');
     out.push_str(&el.name);
     for (k, v) in &el.attrs {
@@ -579,21 +663,6 @@ fn write_element(out: &mut String, el: &Element) {
             out.push_str(&format!("=\"{v}\""));
         }
     }
-    if VOID.contains(&el.name.as_str()) && el.children.is_empty() {
-        out.push_str("/>");
-        return;
-    }
-    out.push('>');
-    for c in &el.children {
-        match c {
-            Node::Text(t) => out.push_str(t),
-            Node::Element(e) => write_element(out, e),
-            Node::Comment => {}
-        }
-    }
-    out.push_str("</");
-    out.push_str(&el.name);
-    out.push('>');
 }
 
 const HARD_BREAK: char = '\u{b}';
@@ -771,7 +840,39 @@ mod tests {
             ("<div>x<!-- c --><p>y</p></div>", "x\ny"),
             ("<p>unclosed <b>bold<p>next", "unclosed bold\nnext"),
         ] {
-            assert_eq!(clean_html(html.as_bytes()), text, "{html}");
+            assert_eq!(clean_html(html.as_bytes()).as_deref(), Ok(text), "{html}");
         }
+    }
+
+    /// BeautifulSoup builds and prints any depth; RAGFlow's recursive walk fails on a deep page
+    /// (checked with BeautifulSoup 4.15 on CPython 3.11: 1,000 nested `div`s raise
+    /// `RecursionError: maximum recursion depth exceeded` in the walk, `str(soup)` works).
+    #[test]
+    fn deep_pages_fail_like_the_walk_without_overflowing() {
+        let nested = |tag: &str, n: usize| {
+            format!(
+                "<body>{}x{}</body>",
+                format!("<{tag}>").repeat(n),
+                format!("</{tag}>").repeat(n)
+            )
+        };
+        assert_eq!(
+            clean_html(nested("div", 50_000).as_bytes()),
+            Err(super::RECURSION_ERROR)
+        );
+        assert_eq!(
+            clean_html(nested("span", 100).as_bytes()).as_deref(),
+            Ok("x")
+        );
+        // A table is printed whole, however deep inside it goes.
+        let table = format!(
+            "<table><tr><td>{}y{}</td></tr></table>",
+            "<b>".repeat(20_000),
+            "</b>".repeat(20_000)
+        );
+        let text = clean_html(table.as_bytes()).expect("a table prints at any depth");
+        assert!(
+            text.starts_with("<table><tr><td><b><b>") && text.ends_with("</b></td></tr></table>")
+        );
     }
 }

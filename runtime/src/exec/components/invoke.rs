@@ -6,7 +6,7 @@
 //! RAGFlow's split: validation errors (`ValueError`s) end at once with `URL not valid`, network
 //! errors are retried after `delay_after_error` and end with urllib3's error text.
 
-use super::{exp_str, py_get, py_getitem, py_json, py_strip, Component};
+use super::{exp_str, py_get, py_getitem, py_json, py_strip, py_time, Component};
 use crate::exec::binding::{Bound, Resolve};
 use crate::exec::render::Template;
 use crate::exec::ssrf;
@@ -186,11 +186,17 @@ async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     Ok(())
 }
 
-/// `range(max_retries + 1)`, failing as Python's `+` and `range()` do for other types.
+/// `range(max_retries + 1)`, failing as Python's `+` and `range()` do for other types. Python's
+/// ints do not overflow: a count past `u64::MAX` attempts is as endless as RAGFlow's loop, so the
+/// sum saturates instead of wrapping to zero attempts.
 fn attempts(max_retries: &Json) -> Result<u64, RunError> {
     match max_retries {
         Json::Bool(b) => Ok(u64::from(*b) + 1),
-        Json::Number(n) if !n.is_f64() => Ok(n.as_i64().map_or(0, |i| (i + 1).max(0) as u64)),
+        Json::Number(n) if !n.is_f64() => Ok(match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => u.saturating_add(1),
+            (None, Some(i)) => u64::try_from(i.saturating_add(1)).unwrap_or(0),
+            (None, None) => 0,
+        }),
         Json::Number(_) => Err(RunError::type_error(
             "'float' object cannot be interpreted as an integer",
         )),
@@ -207,21 +213,14 @@ fn attempts(max_retries: &Json) -> Result<u64, RunError> {
     }
 }
 
-/// `time.sleep(delay_after_error)`.
+/// `time.sleep(delay_after_error)`: converted first (an `OverflowError` past CPython's time
+/// range), then refused when negative.
 fn delay(v: &Json) -> Result<Duration, RunError> {
-    let secs = match v {
-        Json::Number(_) | Json::Bool(_) => py::to_float(v).unwrap_or(0.0),
-        other => {
-            return Err(RunError::type_error(format!(
-                "'{}' object cannot be interpreted as an integer",
-                py::type_name(other)
-            )))
-        }
-    };
+    let secs = py_time::seconds(v)?;
     if secs < 0.0 {
         return Err(RunError::value_error("sleep length must be non-negative"));
     }
-    Ok(Duration::from_secs_f64(secs))
+    Ok(py_time::duration(secs))
 }
 
 /// `_resolve_variable_value`: a keyword argument wins over the canvas value (which is read
@@ -349,7 +348,13 @@ async fn build_args(spec: &Spec, cx: &NodeCx<'_>) -> Result<Map<String, Json>, R
         if spec.json_mode() {
             // Stringified JSON passes through as the structure it encodes.
             if let Json::String(s) = &value {
-                if let Ok(parsed) = py_json::loads(s) {
+                // Only a `JSONDecodeError` leaves the text as it is; a `RecursionError` raises.
+                let parsed = match py_json::loads(s) {
+                    Ok(parsed) => Some(parsed),
+                    Err(e) if e.class == "JSONDecodeError" => None,
+                    Err(e) => return Err(RunError::raised(e.class, e.message)),
+                };
+                if let Some(parsed) = parsed {
                     if parsed.non_finite {
                         return Err(RunError::value_error(format!(
                             "Invoke JSON argument '{key}' is not JSON-serializable."
@@ -378,7 +383,7 @@ async fn build_headers(spec: &Spec, cx: &NodeCx<'_>) -> Result<Vec<(String, Json
             py::type_name(&spec.headers)
         )));
     };
-    let parsed = py_json::loads(text).map_err(|e| RunError::raised("JSONDecodeError", e))?;
+    let parsed = py_json::loads(text).map_err(|e| RunError::raised(e.class, e.message))?;
     let Json::Object(m) = parsed.value else {
         return Err(RunError::value_error(
             "Invoke headers must be a JSON object.",
@@ -459,13 +464,20 @@ async fn attempt(
     if timeout.is_some_and(|t| t <= 0.0) {
         return Err(Failure::Invalid);
     }
+    // urllib3 accepts any positive number; the socket's `settimeout` then overflows as CPython
+    // does, an ordinary (retried) request error.
+    let timeout_duration = match timeout {
+        None => None,
+        Some(_) => {
+            Some(py_time::seconds(&spec.timeout).map_err(|e| Failure::Other(e.to_string()))?)
+        }
+    }
+    .map(py_time::duration);
     let mut builder = crate::exec::http::client_builder()
         .redirect(reqwest::redirect::Policy::none())
         .resolve(&target.hostname, SocketAddr::new(target.ip, 0));
-    if let Some(t) = timeout {
-        builder = builder
-            .connect_timeout(Duration::from_secs_f64(t))
-            .read_timeout(Duration::from_secs_f64(t));
+    if let Some(t) = timeout_duration {
+        builder = builder.connect_timeout(t).read_timeout(t);
     }
     if let (Some(p), Some(t)) = (proxy, proxy_target) {
         let proxy = reqwest::Proxy::all(p).map_err(|_| Failure::Invalid)?;
@@ -528,7 +540,8 @@ async fn attempt(
         .await
         .map_err(|e| Failure::Other(transport_error(&e, &url, &target, timeout.unwrap_or(0.0))))?;
     if py::truthy(&spec.clean_html) {
-        return Ok(super::html_text::clean_html(&bytes));
+        // A page too deep for RAGFlow's recursive walk raises inside the retried `try`.
+        return super::html_text::clean_html(&bytes).map_err(|e| Failure::Other(e.to_string()));
     }
     Ok(decode_text(&bytes, content_type.as_deref()))
 }

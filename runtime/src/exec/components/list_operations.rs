@@ -319,44 +319,92 @@ fn sort(spec: &Spec, items: Vec<Json>) -> Result<Vec<Json>, RunError> {
     Ok(pairs.into_iter().map(|(_, v)| v).collect())
 }
 
-/// CPython's `list.sort(key=…, reverse=…)`: stable, comparing keys with `<` only. Lists shorter
-/// than 64 items are sorted exactly as CPython does (one natural run, then binary insertion),
-/// so the first incomparable pair — and the error naming it — is the one Python meets.
+/// CPython's `list.sort(key=…, reverse=…)`: stable, comparing keys with `<` only, in timsort's
+/// order of work: natural runs (`count_run`), each extended to `minrun` by binary insertion, then
+/// merges. The run phase is CPython's, so the first incomparable pair, and the `TypeError` naming
+/// it, is the one Python meets there; merges are plain (CPython gallops), so an error first met
+/// while merging may name another pair. This is our own sort because `slice::sort_by` needs a
+/// total order and Python's `<` is not one (mixed types raise): std may panic on such a comparator.
 fn py_sort(pairs: &mut Vec<(Key, Json)>, reverse: bool) -> Result<(), RunError> {
     if reverse {
         pairs.reverse();
     }
     let n = pairs.len();
-    if (2..64).contains(&n) {
-        let run = count_run(pairs)?;
-        binary_insertion(pairs, run)?;
-    } else if n >= 64 {
-        // Longer lists: a stable merge sort gives the same order; only which incomparable pair
-        // is reported first may differ from CPython's galloping merges.
-        let mut error = None;
-        pairs.sort_by(|a, b| match b.0.lt(&a.0) {
-            Ok(true) => Ordering::Greater,
-            Ok(false) => match a.0.lt(&b.0) {
-                Ok(true) => Ordering::Less,
-                Ok(false) => Ordering::Equal,
-                Err(e) => {
-                    error.get_or_insert(e);
-                    Ordering::Equal
-                }
-            },
-            Err(e) => {
-                error.get_or_insert(e);
-                Ordering::Equal
+    if n >= 2 {
+        let minrun = minrun(n);
+        let mut runs = Vec::new();
+        let mut lo = 0;
+        while lo < n {
+            let mut run = if n - lo >= 2 {
+                count_run(&mut pairs[lo..])?
+            } else {
+                1
+            };
+            if run < minrun {
+                let force = minrun.min(n - lo);
+                binary_insertion(&mut pairs[lo..lo + force], run)?;
+                run = force;
             }
-        });
-        if let Some(e) = error {
-            return Err(e);
+            runs.push(lo..lo + run);
+            lo += run;
+        }
+        if runs.len() > 1 {
+            let order = merge_runs(pairs, runs)?;
+            let mut taken: Vec<Option<(Key, Json)>> = pairs.drain(..).map(Some).collect();
+            pairs.extend(order.into_iter().filter_map(|i| taken[i].take()));
         }
     }
     if reverse {
         pairs.reverse();
     }
     Ok(())
+}
+
+/// `merge_compute_minrun`: `n` itself below 64, else between 32 and 64.
+fn minrun(mut n: usize) -> usize {
+    let mut r = 0;
+    while n >= 64 {
+        r |= n & 1;
+        n >>= 1;
+    }
+    n + r
+}
+
+/// Merges adjacent sorted runs until one is left, as indices into `pairs`; an item moves before
+/// an earlier one only when strictly less, so the order is stable.
+fn merge_runs(
+    pairs: &[(Key, Json)],
+    mut runs: Vec<std::ops::Range<usize>>,
+) -> Result<Vec<usize>, RunError> {
+    let mut order: Vec<usize> = (0..pairs.len()).collect();
+    let mut merged = Vec::with_capacity(order.len());
+    while runs.len() > 1 {
+        merged.clear();
+        let mut next = Vec::with_capacity(runs.len().div_ceil(2));
+        for two in runs.chunks(2) {
+            let [left, right] = two else {
+                merged.extend_from_slice(&order[two[0].clone()]);
+                next.push(two[0].clone());
+                continue;
+            };
+            let (mut i, mut j) = (left.start, right.start);
+            while i < left.end && j < right.end {
+                if pairs[order[j]].0.lt(&pairs[order[i]].0)? {
+                    merged.push(order[j]);
+                    j += 1;
+                } else {
+                    merged.push(order[i]);
+                    i += 1;
+                }
+            }
+            merged.extend_from_slice(&order[i..left.end]);
+            merged.extend_from_slice(&order[j..right.end]);
+            next.push(left.start..right.end);
+        }
+        std::mem::swap(&mut order, &mut merged);
+        runs = next;
+    }
+    Ok(order)
 }
 
 /// `count_run`: the length of the natural run at the start; a strictly descending run is
@@ -378,7 +426,7 @@ fn count_run(pairs: &mut [(Key, Json)]) -> Result<usize, RunError> {
 }
 
 /// `binarysort`: insert each item after the sorted prefix at its bisect-right position.
-fn binary_insertion(pairs: &mut Vec<(Key, Json)>, start: usize) -> Result<(), RunError> {
+fn binary_insertion(pairs: &mut [(Key, Json)], start: usize) -> Result<(), RunError> {
     for i in start..pairs.len() {
         let (mut l, mut r) = (0, i);
         while l < r {
@@ -389,8 +437,7 @@ fn binary_insertion(pairs: &mut Vec<(Key, Json)>, start: usize) -> Result<(), Ru
                 l = p + 1;
             }
         }
-        let item = pairs.remove(i);
-        pairs.insert(l, item);
+        pairs[l..=i].rotate_right(1);
     }
     Ok(())
 }

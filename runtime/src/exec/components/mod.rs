@@ -13,6 +13,7 @@ pub mod llm;
 pub mod loop_;
 pub mod message;
 pub mod py_json;
+mod py_time;
 pub mod string_transform;
 pub mod switch;
 pub mod userfillup;

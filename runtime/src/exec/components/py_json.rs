@@ -13,12 +13,44 @@ pub struct Parsed {
     pub non_finite: bool,
 }
 
-/// `json.loads(text)`; the error is `str(JSONDecodeError)`.
-pub fn loads(text: &str) -> Result<Parsed, String> {
+/// How many arrays and objects may be open at once before CPython's scanner raises
+/// `RecursionError`. Python counts every frame on the interpreter stack against
+/// `sys.getrecursionlimit()`, so the exact depth depends on where `json.loads` is called; this
+/// is the depth RAGFlow's Invoke reaches on its JSON arguments (491 nested `[]` parse, 492 fail):
+/// `canvasc/compiler/tests/crash/README.md` has the oracle command that measured it. The bound
+/// also keeps this parser, and the recursive drop of the tree it builds, off the end of the stack.
+pub const MAX_DEPTH: usize = 491;
+
+/// Why `loads` failed: `str()` of the Python exception and its class.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadError {
+    /// `JSONDecodeError`, or `RecursionError` past [`MAX_DEPTH`].
+    pub class: &'static str,
+    pub message: String,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl From<String> for LoadError {
+    fn from(message: String) -> Self {
+        LoadError {
+            class: "JSONDecodeError",
+            message,
+        }
+    }
+}
+
+/// `json.loads(text)`; the error is `str()` of the exception Python raises.
+pub fn loads(text: &str) -> Result<Parsed, LoadError> {
     let chars: Vec<char> = text.chars().collect();
     let mut p = Parser {
         s: &chars,
         non_finite: false,
+        depth: 0,
     };
     let start = p.ws(0);
     let (value, end) = match p.value(start)? {
@@ -38,17 +70,33 @@ pub fn loads(text: &str) -> Result<Parsed, String> {
 struct Parser<'a> {
     s: &'a [char],
     non_finite: bool,
+    /// Arrays and objects open around the current position.
+    depth: usize,
 }
 
 impl Parser<'_> {
-    fn error(&self, msg: &str, pos: usize) -> String {
+    /// Enters one more array or object, failing as CPython's C scanner does past the limit.
+    fn enter(&mut self, what: &str) -> Result<(), LoadError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(LoadError {
+                class: "RecursionError",
+                message: format!(
+                    "maximum recursion depth exceeded while decoding a JSON {what} from a unicode string"
+                ),
+            });
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    fn error(&self, msg: &str, pos: usize) -> LoadError {
         let before = &self.s[..pos.min(self.s.len())];
         let line = before.iter().filter(|c| **c == '\n').count() + 1;
         let col = match before.iter().rposition(|c| *c == '\n') {
             Some(nl) => pos - nl,
             None => pos + 1,
         };
-        format!("{msg}: line {line} column {col} (char {pos})")
+        LoadError::from(format!("{msg}: line {line} column {col} (char {pos})"))
     }
 
     fn at(&self, i: usize) -> Option<char> {
@@ -68,7 +116,7 @@ impl Parser<'_> {
     }
 
     /// `scan_once`: `Ok(None)` is Python's `StopIteration` (no value starts here).
-    fn value(&mut self, i: usize) -> Result<Option<(Json, usize)>, String> {
+    fn value(&mut self, i: usize) -> Result<Option<(Json, usize)>, LoadError> {
         let Some(c) = self.at(i) else { return Ok(None) };
         let word = |v: Json, len: usize| Ok(Some((v, i + len)));
         match c {
@@ -76,8 +124,18 @@ impl Parser<'_> {
                 let (s, end) = self.string(i + 1)?;
                 Ok(Some((Json::String(s), end)))
             }
-            '{' => self.object(i + 1).map(Some),
-            '[' => self.array(i + 1).map(Some),
+            '{' => {
+                self.enter("object")?;
+                let parsed = self.object(i + 1);
+                self.depth -= 1;
+                parsed.map(Some)
+            }
+            '[' => {
+                self.enter("array")?;
+                let parsed = self.array(i + 1);
+                self.depth -= 1;
+                parsed.map(Some)
+            }
             'n' if self.starts(i, "null") => word(Json::Null, 4),
             't' if self.starts(i, "true") => word(Json::Bool(true), 4),
             'f' if self.starts(i, "false") => word(Json::Bool(false), 5),
@@ -158,7 +216,7 @@ impl Parser<'_> {
     }
 
     /// `scanstring` from just after the opening quote.
-    fn string(&self, start: usize) -> Result<(String, usize), String> {
+    fn string(&self, start: usize) -> Result<(String, usize), LoadError> {
         let begin = start - 1;
         let mut out = String::new();
         let mut i = start;
@@ -227,7 +285,7 @@ impl Parser<'_> {
         u32::from_str_radix(&digits, 16).ok()
     }
 
-    fn object(&mut self, start: usize) -> Result<(Json, usize), String> {
+    fn object(&mut self, start: usize) -> Result<(Json, usize), LoadError> {
         let mut m = Map::new();
         let mut i = self.ws(start);
         if self.at(i) == Some('}') {
@@ -256,7 +314,7 @@ impl Parser<'_> {
         }
     }
 
-    fn array(&mut self, start: usize) -> Result<(Json, usize), String> {
+    fn array(&mut self, start: usize) -> Result<(Json, usize), LoadError> {
         let mut a = Vec::new();
         let mut i = self.ws(start);
         if self.at(i) == Some(']') {
@@ -340,7 +398,7 @@ mod tests {
             ),
             ("{\"é\": ]", "Expecting value: line 1 column 7 (char 6)"),
         ] {
-            assert_eq!(loads(src).expect_err(src), msg, "{src:?}");
+            assert_eq!(loads(src).expect_err(src).message, msg, "{src:?}");
         }
     }
 
@@ -359,5 +417,26 @@ mod tests {
             serde_json::json!({"a": 3, "b": 2})
         );
         assert!(!loads(" {\"a\": [true, null]} ").expect("ok").non_finite);
+    }
+
+    /// The depth RAGFlow's Invoke parses, and CPython's message one level deeper (measured with
+    /// the oracle: `compiler/tests/crash/README.md`).
+    #[test]
+    fn nesting_stops_where_python_does() {
+        let nested = |open: &str, close: &str, n: usize| open.repeat(n) + &close.repeat(n);
+        assert!(loads(&nested("[", "]", MAX_DEPTH)).is_ok());
+        let err = loads(&nested("[", "]", MAX_DEPTH + 1)).expect_err("too deep");
+        assert_eq!(err.class, "RecursionError");
+        assert_eq!(
+            err.message,
+            "maximum recursion depth exceeded while decoding a JSON array from a unicode string"
+        );
+        let deep_object = "{\"a\":".repeat(100_000);
+        let err = loads(&deep_object).expect_err("too deep");
+        assert_eq!(
+            err.message,
+            "maximum recursion depth exceeded while decoding a JSON object from a unicode string"
+        );
+        assert!(loads(&"[".repeat(1_000_000)).is_err());
     }
 }

@@ -161,14 +161,15 @@ impl Bundle {
         }
         let (mut prompt, mut completion) =
             (spent.split.prompt_tokens, spent.split.completion_tokens);
-        if prompt + completion != total {
+        // The counts are the model's: Python's ints cannot overflow, these saturate.
+        if prompt.checked_add(completion) != Some(total) {
             (prompt, completion) = (0, 0);
         }
         let mut s = self.shared.state();
-        s.usage.prompt_tokens += prompt;
-        s.usage.completion_tokens += completion;
-        s.usage.total_tokens += total;
-        s.usage.calls += 1;
+        s.usage.prompt_tokens = s.usage.prompt_tokens.saturating_add(prompt);
+        s.usage.completion_tokens = s.usage.completion_tokens.saturating_add(completion);
+        s.usage.total_tokens = s.usage.total_tokens.saturating_add(total);
+        s.usage.calls = s.usage.calls.saturating_add(1);
     }
 
     /// `async_chat`: the answer text, reasoning and tool traces removed.
@@ -272,7 +273,7 @@ impl Bundle {
         ans.push_str(&last);
         add_usage(&mut agg, spent.split);
         if spent.split.total_tokens == 0 {
-            agg.total_tokens += spent.total;
+            agg.total_tokens = agg.total_tokens.saturating_add(spent.total);
         }
         (ans, spent_of(agg))
     }
@@ -442,21 +443,22 @@ fn spent_of(agg: TokenUsage) -> Spent {
     }
 }
 
+/// Adds a model's reported usage; counts from the network saturate instead of wrapping.
 fn add_usage(agg: &mut TokenUsage, u: TokenUsage) {
-    agg.prompt_tokens += u.prompt_tokens;
-    agg.completion_tokens += u.completion_tokens;
-    agg.total_tokens += if u.total_tokens > 0 {
+    agg.prompt_tokens = agg.prompt_tokens.saturating_add(u.prompt_tokens);
+    agg.completion_tokens = agg.completion_tokens.saturating_add(u.completion_tokens);
+    agg.total_tokens = agg.total_tokens.saturating_add(if u.total_tokens > 0 {
         u.total_tokens
     } else {
-        u.prompt_tokens + u.completion_tokens
-    };
+        u.prompt_tokens.saturating_add(u.completion_tokens)
+    });
 }
 
 /// `_commit_round`: the provider's usage when it sent one, else the content token estimate.
 fn commit_round(agg: &mut TokenUsage, usage: Option<TokenUsage>, estimate: u64) {
     match usage {
         Some(u) => add_usage(agg, u),
-        None => agg.total_tokens += estimate,
+        None => agg.total_tokens = agg.total_tokens.saturating_add(estimate),
     }
 }
 

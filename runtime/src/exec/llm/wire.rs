@@ -249,7 +249,8 @@ pub(crate) fn usage_of(u: &Json) -> Option<TokenUsage> {
     Some(TokenUsage {
         prompt_tokens: p,
         completion_tokens: c,
-        total_tokens: t.unwrap_or(p + c),
+        // Counts come from the network: Python's ints cannot overflow, ours saturate.
+        total_tokens: t.unwrap_or(p.saturating_add(c)),
     })
 }
 
@@ -360,7 +361,12 @@ impl Assembler {
             {
                 last
             }
-            (None, _) => self.pending.keys().next_back().map_or(0, |k| k + 1),
+            // The model chose the indices: past `u64::MAX` the fragment joins the last call.
+            (None, _) => self
+                .pending
+                .keys()
+                .next_back()
+                .map_or(0, |k| k.saturating_add(1)),
         };
         self.last_index = Some(index);
         let p = self.pending.entry(index).or_default();

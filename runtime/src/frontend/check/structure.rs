@@ -14,6 +14,7 @@ pub(super) fn check(cx: &mut Cx) {
     edges(cx);
     containers(cx);
     parameter_checks(cx);
+    time_ranges(cx);
     agent_tools(cx);
     switch_operators(cx);
     cycles(cx);
@@ -262,6 +263,44 @@ fn parameter_checks(cx: &mut Cx) {
                     format!(
                         "RAGFlow rejects the parameters of `{}`: {}",
                         c.id, failure.message
+                    ),
+                )
+                .component(&c.id)
+                .at(pointer),
+            );
+        }
+    }
+}
+
+/// Invoke's seconds (`timeout`, `delay_after_error`) that CPython cannot hold: RAGFlow builds
+/// the canvas, then the component fails with an `OverflowError` every time it runs.
+fn time_ranges(cx: &mut Cx) {
+    use crate::value::py_time::{seconds, Refused};
+    let ir = cx.ir;
+    for id in ir.node_ids() {
+        let node = ir.node(id);
+        if node.kind != Kind::Invoke {
+            continue;
+        }
+        for param in ["timeout", "delay_after_error"] {
+            let Some(v) = node.params.get(param) else {
+                continue;
+            };
+            let Some(Err(Refused::Overflow(text))) = seconds(v) else {
+                continue;
+            };
+            let c = cx.component_of(id).clone();
+            let pointer = if c.params.contains_key(param) {
+                pointer_join(&c.loc.params, &[param])
+            } else {
+                c.loc.params.clone()
+            };
+            cx.emit(
+                Diagnostic::new(
+                    Code::OutOfRange,
+                    format!(
+                        "`{param}` of `{}` is {v} seconds, past what CPython's clock holds: the Invoke fails with `OverflowError: {text}` whenever it runs",
+                        c.id
                     ),
                 )
                 .component(&c.id)
