@@ -218,7 +218,7 @@ pub fn execute<P: Program>(
             } else {
                 ("them", "they read")
             };
-            eprintln!(
+            errln!(
                 "warning: missing required Begin input {names}; running without {it}, as RAGFlow \
                  does ({reads} as empty; --require-inputs refuses instead)"
             );
