@@ -64,9 +64,9 @@ fn build_fuzz_crate(cases: &[&FuzzCase], dir: &Path) -> Result<PathBuf, String> 
         &format!("[dependencies]\ncanvasc-tests = {{ path = \"{tests}\" }}\n"),
         1,
     ) + "\n[profile.dev.package.\"*\"]\nopt-level = 1\n\n[profile.dev.package.fuzz-canvases]\ndebug = 0\n";
-    std::fs::write(&manifest, text).map_err(|e| e.to_string())?;
-    std::fs::write(
-        dir.join("src/main.rs"),
+    build::write_if_changed(&manifest, &text).map_err(|e| e.to_string())?;
+    build::write_if_changed(
+        &dir.join("src/main.rs"),
         "//! Runs every fuzz case with its compiled program (`canvasc_tests::fuzz_cases`).\n\
          fn main() -> std::process::ExitCode {\n    \
          canvasc_tests::fuzz_cases::compiled_driver(fuzz_canvases::visit)\n}\n",
