@@ -144,12 +144,22 @@ pub fn cargo_build(dir: &Path, package: &str, release: bool) -> Result<PathBuf, 
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| dir.join("target"));
+    cargo_build_into(dir, package, release, &target_dir)
+}
+
+/// `cargo_build` with artifacts in `target_dir`.
+pub fn cargo_build_into(
+    dir: &Path,
+    package: &str,
+    release: bool,
+    target_dir: &Path,
+) -> Result<PathBuf, String> {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.arg("build")
         .arg("--manifest-path")
         .arg(dir.join("Cargo.toml"))
         .arg("--target-dir")
-        .arg(&target_dir)
+        .arg(target_dir)
         .arg("--bin")
         .arg(package);
     if release {

@@ -54,8 +54,7 @@ fn build_fuzz_crate(cases: &[&FuzzCase], dir: &Path) -> Result<PathBuf, String> 
     let root = workspace_root();
     let source = build::canvasc_source(Some(&root))?;
     build::write_crate(dir, "fuzz-canvases", &source, &modules).map_err(|e| e.to_string())?;
-    // The driver lives in canvasc-tests; the canvases' own code needs no debug info, which
-    // keeps this crate's build short.
+    // The driver lives in canvasc-tests; no debug info keeps this crate's build short.
     let manifest = dir.join("Cargo.toml");
     let text = std::fs::read_to_string(&manifest).map_err(|e| e.to_string())?;
     let tests = root.join("tests").to_string_lossy().replace('\\', "/");
@@ -63,7 +62,7 @@ fn build_fuzz_crate(cases: &[&FuzzCase], dir: &Path) -> Result<PathBuf, String> 
         "[dependencies]\n",
         &format!("[dependencies]\ncanvasc-tests = {{ path = \"{tests}\" }}\n"),
         1,
-    ) + "\n[profile.dev.package.\"*\"]\nopt-level = 1\n\n[profile.dev.package.fuzz-canvases]\ndebug = 0\n";
+    ) + "\n[profile.dev]\ndebug = 0\n\n[profile.dev.package.\"*\"]\nopt-level = 1\n";
     build::write_if_changed(&manifest, &text).map_err(|e| e.to_string())?;
     build::write_if_changed(
         &dir.join("src/main.rs"),
@@ -72,7 +71,9 @@ fn build_fuzz_crate(cases: &[&FuzzCase], dir: &Path) -> Result<PathBuf, String> 
          canvasc_tests::fuzz_cases::compiled_driver(fuzz_canvases::visit)\n}\n",
     )
     .map_err(|e| e.to_string())?;
-    build::cargo_build(dir, "fuzz-canvases", false)
+    // Its own target directory: sharing the workspace's made each build of one side
+    // rebuild the dependencies of the other.
+    build::cargo_build_into(dir, "fuzz-canvases", false, &dir.join("target"))
 }
 
 /// Run the built crate on `names` (all when empty); returns each case's run, or `None` when
