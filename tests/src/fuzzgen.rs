@@ -135,6 +135,9 @@ struct Node {
     parent: Option<String>,
 }
 
+/// A form field: name, RAGFlow type, optional.
+type Field = (String, &'static str, bool);
+
 struct Builder {
     rng: Rng,
     nodes: Vec<Node>,
@@ -142,8 +145,8 @@ struct Builder {
     features: BTreeSet<String>,
     globals: Map<String, Json>,
     variables: Map<String, Json>,
-    begin_fields: Vec<(String, &'static str, bool)>,
-    fillups: Vec<(String, Vec<(String, &'static str, bool)>)>,
+    begin_fields: Vec<Field>,
+    fillups: Vec<(String, Vec<Field>)>,
     has_loop: bool,
 }
 
@@ -480,13 +483,16 @@ impl Builder {
         let parts = 1 + self.rng.below(3);
         for i in 0..parts {
             if i > 0 {
-                out.push_str(*self.rng.pick(&[" ", "; ", "\n", " | "]));
+                out.push_str(self.rng.pick::<&str>(&[" ", "; ", "\n", " | "]));
             }
             match self.rng.below(10) {
                 0 => out.push_str(&self.word()),
                 1 if scope.in_iteration => {
                     self.feature("iteration alias");
-                    out.push_str(*self.rng.pick(&["{item}", "{index}", "#{index}:{item}"]))
+                    out.push_str(
+                        self.rng
+                            .pick::<&str>(&["{item}", "{index}", "#{index}:{item}"]),
+                    )
                 }
                 2..=4 if allow_jinja => out.push_str(&self.jinja(scope)),
                 5 => {
@@ -676,7 +682,6 @@ impl Builder {
             self.params_mut(id)
                 .and_then(|p| p.get("exception_method").and_then(Json::as_str))
                 .unwrap_or("")
-                .to_string()
         );
         self.feature(f);
     }
@@ -1313,7 +1318,7 @@ impl Builder {
     /// The answers to a form: each field given, or (sometimes) left out.
     fn answers(&mut self, fields: &[(String, &'static str, bool)]) -> Json {
         let mut m = Map::new();
-        for (name, ty, optional) in fields.to_vec() {
+        for (name, ty, optional) in fields.iter().cloned() {
             let skip = if optional {
                 self.rng.chance(40)
             } else {
