@@ -87,9 +87,9 @@ pub fn write_crate(
     } else {
         "\n# Not part of any enclosing workspace.\n[workspace]\n"
     };
-    std::fs::write(
-        out.join("Cargo.toml"),
-        format!(
+    write_if_changed(
+        &out.join("Cargo.toml"),
+        &format!(
             "# {MARK}: do not edit.\n[package]\nname = \"{package}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n[dependencies]\ncanvasc = {{ path = \"{rel}/compiler\" }}\ncanvasc-runtime = {{ path = \"{rel}/runtime\" }}\n{workspace}"
         ),
     )?;
@@ -109,9 +109,9 @@ pub fn write_crate(
         }
     }
     for (module, code) in modules {
-        std::fs::write(
-            src.join(format!("{module}.rs")),
-            format!("// {MARK}.\n{code}"),
+        write_if_changed(
+            &src.join(format!("{module}.rs")),
+            &format!("// {MARK}.\n{code}"),
         )?;
     }
     let names = || modules.iter().map(|(m, _)| m.as_str());
@@ -124,9 +124,18 @@ pub fn write_crate(
         ("main.rs", main),
     ] {
         let code = codegen::format(tokens).map_err(std::io::Error::other)?;
-        std::fs::write(src.join(file), format!("// {MARK}.\n{code}"))?;
+        write_if_changed(&src.join(file), &format!("// {MARK}.\n{code}"))?;
     }
     Ok(())
+}
+
+/// Write `text` unless the file already holds it: cargo decides what to rebuild by
+/// modification time, so rewriting an unchanged module would rebuild the whole crate.
+pub fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
+    if std::fs::read(path).is_ok_and(|old| old == text.as_bytes()) {
+        return Ok(());
+    }
+    std::fs::write(path, text)
 }
 
 /// `cargo build` the crate's binary (cargo's progress goes to stderr) and return its path.
@@ -135,12 +144,22 @@ pub fn cargo_build(dir: &Path, package: &str, release: bool) -> Result<PathBuf, 
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| dir.join("target"));
+    cargo_build_into(dir, package, release, &target_dir)
+}
+
+/// `cargo_build` with artifacts in `target_dir`.
+pub fn cargo_build_into(
+    dir: &Path,
+    package: &str,
+    release: bool,
+    target_dir: &Path,
+) -> Result<PathBuf, String> {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.arg("build")
         .arg("--manifest-path")
         .arg(dir.join("Cargo.toml"))
         .arg("--target-dir")
-        .arg(&target_dir)
+        .arg(target_dir)
         .arg("--bin")
         .arg(package);
     if release {

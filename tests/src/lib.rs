@@ -72,6 +72,8 @@ pub fn display_path(p: &Path) -> String {
     rel.to_string_lossy().replace('\\', "/")
 }
 
+pub mod fuzz_cases;
+pub mod fuzzgen;
 pub mod mcp_server;
 use canvasc_runtime::exec::mcp::McpServer;
 pub mod reference;
