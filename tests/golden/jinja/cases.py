@@ -571,4 +571,23 @@ add("b3_crlf_with_block", "{% if true %}\r\nyes\r\n{% endif %}\r\n")
 add("b3_value_crlf_kept", "{{ ml }}")
 add("b3_unclosed_comment_plain", "text {# never closed")
 
+# --- batch 4: bytes from str.encode (printed as their repr), and bytes.decode
+add("b4_encode_default", "{{ s.encode('utf-8') }}|{{ csv.encode() }}")
+add("b4_encode_quotes", "{{ \"it's\".encode() }}|{{ 'say \"hi\"'.encode() }}|{{ 'a\\'b\"c'.encode() }}")
+add("b4_encode_escapes", "{{ ml.encode() }}|{{ back.encode() }}|{{ u.encode('utf-8') }}")
+add("b4_encode_empty_len", "{{ e.encode() }}|{{ s.encode()|length }}|{{ u.encode()|length }}|{{ e.encode() is true }}")
+add("b4_encode_ascii_error", "{{ u.encode('ascii') }}")
+add("b4_encode_ascii_run_error", "{{ 'ab\u00e9\u00e8c'.encode('ascii') }}")
+add("b4_encode_ascii_ignore_replace", "{{ u.encode('ascii', 'ignore') }}|{{ u.encode('ascii', errors='replace') }}")
+add("b4_encode_latin1", "{{ u.encode('latin-1') }}|{{ u.encode('Latin_1') }}")
+add("b4_encode_latin1_error", "{{ '\u4e2d'.encode('latin1') }}")
+add("b4_encode_unknown", "{{ s.encode('nope') }}")
+add("b4_encode_bad_handler", "{{ u.encode('ascii', 'nope') }}")
+add("b4_decode", "{{ u.encode().decode() }}|{{ u.encode('latin-1').decode('latin-1') }}|{{ s.encode().decode('ascii') }}")
+add("b4_decode_error", "{{ u.encode().decode('ascii') }}")
+add("b4_decode_utf8_error", "{{ u.encode('latin-1').decode('utf-8') }}")
+add("b4_bytes_compare_iter", "{{ s.encode() == s.encode() }}|{{ 'a'.encode() < 'b'.encode() }}|{{ csv.encode()|list }}|{{ s.encode()[0] if false else 1 }}")
+add("b4_bytes_in_list", "{{ [s.encode(), 1] }}|{{ s.encode() ~ '!' }}")
+add("b4_encode_nonstr_arg", "{{ s.encode(1) }}")
+
 CASES = C

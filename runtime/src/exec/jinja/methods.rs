@@ -52,6 +52,7 @@ const STR_METHODS: &[&str] = &[
     "expandtabs",
     "removeprefix",
     "removesuffix",
+    "encode",
 ];
 const LIST_METHODS: &[&str] = &[
     "append", "extend", "pop", "insert", "remove", "reverse", "sort", "copy", "index", "count",
@@ -74,6 +75,7 @@ const DICT_METHODS: &[&str] = &[
 pub fn lookup(obj: &Value, name: &str) -> Option<&'static str> {
     let table: &[&'static str] = match obj {
         Value::Str(_) | Value::Markup(_) => STR_METHODS,
+        Value::Bytes(_) => &["decode"],
         Value::List(_) => LIST_METHODS,
         Value::Tuple(_) => TUPLE_METHODS,
         Value::Dict(_) => DICT_METHODS,
@@ -87,7 +89,9 @@ pub fn lookup(obj: &Value, name: &str) -> Option<&'static str> {
 /// Calls `recv.name(*args)`.
 pub fn call(recv: &Value, name: &str, args: Args) -> Result<Value> {
     match recv {
+        Value::Str(s) | Value::Markup(s) if name == "encode" => super::codecs::encode(s, &args),
         Value::Str(s) | Value::Markup(s) => str_method(s, name, &args),
+        Value::Bytes(b) => super::codecs::decode(b, &args),
         Value::List(l) => list_method(l, name, args),
         Value::Tuple(t) => seq_method(t, name, &args),
         Value::Range(..) => seq_method(&recv.iterate()?, name, &args),

@@ -17,6 +17,7 @@
 
 mod args;
 mod attr;
+mod codecs;
 mod compile;
 mod error;
 mod eval;

@@ -23,6 +23,8 @@ pub enum Value {
     Int(i64),
     Float(f64),
     Str(Rc<str>),
+    /// `bytes`, which `str.encode` returns (printed as its repr, `b'…'`).
+    Bytes(Rc<[u8]>),
     /// `markupsafe.Markup`: a str already escaped (`safe`, `escape`).
     Markup(Rc<str>),
     List(Rc<RefCell<Vec<Value>>>),
@@ -140,6 +142,7 @@ impl Value {
             Value::Int(_) => "int",
             Value::Float(_) => "float",
             Value::Str(_) => "str",
+            Value::Bytes(_) => "bytes",
             Value::Markup(_) => "Markup",
             Value::List(_) => "list",
             Value::Tuple(_) => "tuple",
@@ -185,6 +188,7 @@ impl Value {
             Value::Int(i) => *i != 0,
             Value::Float(f) => *f != 0.0,
             Value::Str(s) | Value::Markup(s) => !s.is_empty(),
+            Value::Bytes(b) => !b.is_empty(),
             Value::List(l) => !l.borrow().is_empty(),
             Value::Tuple(t) => !t.is_empty(),
             Value::Dict(d) | Value::View(_, d) => !d.borrow().is_empty(),
@@ -217,6 +221,7 @@ impl Value {
             Value::Int(i) => out.push_str(&i.to_string()),
             Value::Float(f) => out.push_str(&py::float_repr(*f)),
             Value::Str(s) => out.push_str(&py::repr_str(s)),
+            Value::Bytes(b) => write_bytes_repr(out, b),
             Value::Markup(s) => {
                 out.push_str("Markup(");
                 out.push_str(&py::repr_str(s));
@@ -289,6 +294,7 @@ impl Value {
             Value::Str(s) | Value::Markup(s) => {
                 s.chars().map(|c| Value::str(c.to_string())).collect()
             }
+            Value::Bytes(b) => b.iter().map(|&x| Value::Int(i64::from(x))).collect(),
             Value::List(l) => l.borrow().clone(),
             Value::Tuple(t) => t.to_vec(),
             Value::Iter(items, _) => items.to_vec(),
@@ -310,6 +316,7 @@ impl Value {
         Ok(match self {
             Value::Undefined(_) => 0,
             Value::Str(s) | Value::Markup(s) => s.chars().count(),
+            Value::Bytes(b) => b.len(),
             Value::List(l) => l.borrow().len(),
             Value::Tuple(t) => t.len(),
             Value::Dict(d) | Value::View(_, d) => d.borrow().len(),
@@ -369,6 +376,33 @@ fn write_seq(out: &mut String, open: &str, close: &str, items: &[Value], single_
     out.push_str(close);
 }
 
+/// Python's `bytes.__repr__`: single quotes unless the bytes hold `'` and no `"`; tab, newline,
+/// carriage return and backslash escaped, other bytes outside printable ASCII as `\xhh`.
+fn write_bytes_repr(out: &mut String, b: &[u8]) {
+    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
+        '"'
+    } else {
+        '\''
+    };
+    out.push('b');
+    out.push(quote);
+    for &c in b {
+        match c {
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\\' => out.push_str("\\\\"),
+            c if char::from(c) == quote => {
+                out.push('\\');
+                out.push(quote);
+            }
+            0x20..=0x7e => out.push(char::from(c)),
+            c => out.push_str(&format!("\\x{c:02x}")),
+        }
+    }
+    out.push(quote);
+}
+
 fn write_dict(out: &mut String, d: &Dict) {
     out.push('{');
     for (i, (k, v)) in d.iter().enumerate() {
@@ -413,6 +447,7 @@ pub fn eq(a: &Value, b: &Value) -> bool {
             _ => x.as_f64() == y.as_f64(),
         },
         (x, y) if x.as_str().is_some() && y.as_str().is_some() => x.as_str() == y.as_str(),
+        (Value::Bytes(x), Value::Bytes(y)) => x == y,
         (Value::List(x), Value::List(y)) => seq_eq(&x.borrow(), &y.borrow()),
         (Value::Tuple(x), Value::Tuple(y)) => seq_eq(x, y),
         (Value::Dict(x), Value::Dict(y)) => {
@@ -456,6 +491,7 @@ pub fn cmp(a: &Value, b: &Value, op: &str) -> Result<Ordering> {
                 .ok_or_else(|| Error::type_error("NaN comparison")),
         },
         (x, y) if x.as_str().is_some() && y.as_str().is_some() => Ok(x.as_str().cmp(&y.as_str())),
+        (Value::Bytes(x), Value::Bytes(y)) => Ok(x.cmp(y)),
         (Value::List(x), Value::List(y)) => seq_cmp(&x.borrow(), &y.borrow(), op),
         (Value::Tuple(x), Value::Tuple(y)) => seq_cmp(x, y, op),
         _ => Err(unsupported()),
