@@ -3,51 +3,185 @@
 use super::*;
 use ::canvasc_runtime::exec::ProgramVisitor;
 use ::std::sync::{Arc, LazyLock};
-/// Every compiled canvas: the DSL file it came from and its fingerprint.
-pub const CANVASES: &[(&str, &str)] = &[
-    (agent_max_rounds::SOURCE, agent_max_rounds::FINGERPRINT),
-    (agent_mcp_tools::SOURCE, agent_mcp_tools::FINGERPRINT),
-    (agent_sub_agents::SOURCE, agent_sub_agents::FINGERPRINT),
-    (browser_task::SOURCE, browser_task::FINGERPRINT),
-    (cancel_between_batches::SOURCE, cancel_between_batches::FINGERPRINT),
-    (cancel_within_batch::SOURCE, cancel_within_batch::FINGERPRINT),
-    (categorize_routing::SOURCE, categorize_routing::FINGERPRINT),
-    (data_operations::SOURCE, data_operations::FINGERPRINT),
-    (diamond_uneven::SOURCE, diamond_uneven::FINGERPRINT),
-    (email_in_agent_tool::SOURCE, email_in_agent_tool::FINGERPRINT),
-    (exception_default::SOURCE, exception_default::FINGERPRINT),
-    (exception_goto::SOURCE, exception_goto::FINGERPRINT),
-    (finance_desk::SOURCE, finance_desk::FINGERPRINT),
-    (graph_ticket_router::SOURCE, graph_ticket_router::FINGERPRINT),
-    (legacy_market_feeds::SOURCE, legacy_market_feeds::FINGERPRINT),
-    (list_operations::SOURCE, list_operations::FINGERPRINT),
-    (llm_structured_blocking::SOURCE, llm_structured_blocking::FINGERPRINT),
-    (llm_think_stream::SOURCE, llm_think_stream::FINGERPRINT),
-    (loop_with_iteration::SOURCE, loop_with_iteration::FINGERPRINT),
-    (order_webhook::SOURCE, order_webhook::FINGERPRINT),
-    (report_generator::SOURCE, report_generator::FINGERPRINT),
-    (retries::SOURCE, retries::FINGERPRINT),
-    (scholar_agent::SOURCE, scholar_agent::FINGERPRINT),
-    (string_transform::SOURCE, string_transform::FINGERPRINT),
-    (support_triage::SOURCE, support_triage::FINGERPRINT),
-    (switch_all_operators::SOURCE, switch_all_operators::FINGERPRINT),
-    (template_faq_bot::SOURCE, template_faq_bot::FINGERPRINT),
-    (text2sql::SOURCE, text2sql::FINGERPRINT),
-    (timeout_invoke::SOURCE, timeout_invoke::FINGERPRINT),
-    (travel_desk::SOURCE, travel_desk::FINGERPRINT),
-    (userfillup_reask_cycle::SOURCE, userfillup_reask_cycle::FINGERPRINT),
-    (userfillup_resume::SOURCE, userfillup_resume::FINGERPRINT),
-    (v2_smart_agent::SOURCE, v2_smart_agent::FINGERPRINT),
-    (variable_aggregator::SOURCE, variable_aggregator::FINGERPRINT),
-    (web_research_agent::SOURCE, web_research_agent::FINGERPRINT),
-    (inert_reference_spaced_braces::SOURCE, inert_reference_spaced_braces::FINGERPRINT),
-    (legacy_kind_generate::SOURCE, legacy_kind_generate::FINGERPRINT),
-    (loop_never_runs_no_condition::SOURCE, loop_never_runs_no_condition::FINGERPRINT),
-    (loop_never_runs_zero_count::SOURCE, loop_never_runs_zero_count::FINGERPRINT),
-    (maybe_unset_switch_branch::SOURCE, maybe_unset_switch_branch::FINGERPRINT),
+/// Every compiled canvas: the DSL file it came from, its fingerprint and its checker
+/// errors (a draft build).
+pub const CANVASES: &[(&str, &str, usize)] = &[
+    (
+        agent_max_rounds::SOURCE,
+        agent_max_rounds::FINGERPRINT,
+        agent_max_rounds::CHECKER_ERRORS,
+    ),
+    (
+        agent_mcp_tools::SOURCE,
+        agent_mcp_tools::FINGERPRINT,
+        agent_mcp_tools::CHECKER_ERRORS,
+    ),
+    (
+        agent_sub_agents::SOURCE,
+        agent_sub_agents::FINGERPRINT,
+        agent_sub_agents::CHECKER_ERRORS,
+    ),
+    (browser_task::SOURCE, browser_task::FINGERPRINT, browser_task::CHECKER_ERRORS),
+    (
+        cancel_between_batches::SOURCE,
+        cancel_between_batches::FINGERPRINT,
+        cancel_between_batches::CHECKER_ERRORS,
+    ),
+    (
+        cancel_within_batch::SOURCE,
+        cancel_within_batch::FINGERPRINT,
+        cancel_within_batch::CHECKER_ERRORS,
+    ),
+    (
+        categorize_routing::SOURCE,
+        categorize_routing::FINGERPRINT,
+        categorize_routing::CHECKER_ERRORS,
+    ),
+    (
+        data_operations::SOURCE,
+        data_operations::FINGERPRINT,
+        data_operations::CHECKER_ERRORS,
+    ),
+    (
+        diamond_uneven::SOURCE,
+        diamond_uneven::FINGERPRINT,
+        diamond_uneven::CHECKER_ERRORS,
+    ),
+    (
+        email_in_agent_tool::SOURCE,
+        email_in_agent_tool::FINGERPRINT,
+        email_in_agent_tool::CHECKER_ERRORS,
+    ),
+    (
+        exception_default::SOURCE,
+        exception_default::FINGERPRINT,
+        exception_default::CHECKER_ERRORS,
+    ),
+    (
+        exception_goto::SOURCE,
+        exception_goto::FINGERPRINT,
+        exception_goto::CHECKER_ERRORS,
+    ),
+    (finance_desk::SOURCE, finance_desk::FINGERPRINT, finance_desk::CHECKER_ERRORS),
+    (
+        graph_ticket_router::SOURCE,
+        graph_ticket_router::FINGERPRINT,
+        graph_ticket_router::CHECKER_ERRORS,
+    ),
+    (
+        legacy_market_feeds::SOURCE,
+        legacy_market_feeds::FINGERPRINT,
+        legacy_market_feeds::CHECKER_ERRORS,
+    ),
+    (
+        list_operations::SOURCE,
+        list_operations::FINGERPRINT,
+        list_operations::CHECKER_ERRORS,
+    ),
+    (
+        llm_structured_blocking::SOURCE,
+        llm_structured_blocking::FINGERPRINT,
+        llm_structured_blocking::CHECKER_ERRORS,
+    ),
+    (
+        llm_think_stream::SOURCE,
+        llm_think_stream::FINGERPRINT,
+        llm_think_stream::CHECKER_ERRORS,
+    ),
+    (
+        loop_with_iteration::SOURCE,
+        loop_with_iteration::FINGERPRINT,
+        loop_with_iteration::CHECKER_ERRORS,
+    ),
+    (order_webhook::SOURCE, order_webhook::FINGERPRINT, order_webhook::CHECKER_ERRORS),
+    (
+        report_generator::SOURCE,
+        report_generator::FINGERPRINT,
+        report_generator::CHECKER_ERRORS,
+    ),
+    (retries::SOURCE, retries::FINGERPRINT, retries::CHECKER_ERRORS),
+    (scholar_agent::SOURCE, scholar_agent::FINGERPRINT, scholar_agent::CHECKER_ERRORS),
+    (
+        string_transform::SOURCE,
+        string_transform::FINGERPRINT,
+        string_transform::CHECKER_ERRORS,
+    ),
+    (
+        support_triage::SOURCE,
+        support_triage::FINGERPRINT,
+        support_triage::CHECKER_ERRORS,
+    ),
+    (
+        switch_all_operators::SOURCE,
+        switch_all_operators::FINGERPRINT,
+        switch_all_operators::CHECKER_ERRORS,
+    ),
+    (
+        template_faq_bot::SOURCE,
+        template_faq_bot::FINGERPRINT,
+        template_faq_bot::CHECKER_ERRORS,
+    ),
+    (text2sql::SOURCE, text2sql::FINGERPRINT, text2sql::CHECKER_ERRORS),
+    (
+        timeout_invoke::SOURCE,
+        timeout_invoke::FINGERPRINT,
+        timeout_invoke::CHECKER_ERRORS,
+    ),
+    (travel_desk::SOURCE, travel_desk::FINGERPRINT, travel_desk::CHECKER_ERRORS),
+    (
+        userfillup_reask_cycle::SOURCE,
+        userfillup_reask_cycle::FINGERPRINT,
+        userfillup_reask_cycle::CHECKER_ERRORS,
+    ),
+    (
+        userfillup_resume::SOURCE,
+        userfillup_resume::FINGERPRINT,
+        userfillup_resume::CHECKER_ERRORS,
+    ),
+    (
+        v2_smart_agent::SOURCE,
+        v2_smart_agent::FINGERPRINT,
+        v2_smart_agent::CHECKER_ERRORS,
+    ),
+    (
+        variable_aggregator::SOURCE,
+        variable_aggregator::FINGERPRINT,
+        variable_aggregator::CHECKER_ERRORS,
+    ),
+    (
+        web_research_agent::SOURCE,
+        web_research_agent::FINGERPRINT,
+        web_research_agent::CHECKER_ERRORS,
+    ),
+    (
+        inert_reference_spaced_braces::SOURCE,
+        inert_reference_spaced_braces::FINGERPRINT,
+        inert_reference_spaced_braces::CHECKER_ERRORS,
+    ),
+    (
+        legacy_kind_generate::SOURCE,
+        legacy_kind_generate::FINGERPRINT,
+        legacy_kind_generate::CHECKER_ERRORS,
+    ),
+    (
+        loop_never_runs_no_condition::SOURCE,
+        loop_never_runs_no_condition::FINGERPRINT,
+        loop_never_runs_no_condition::CHECKER_ERRORS,
+    ),
+    (
+        loop_never_runs_zero_count::SOURCE,
+        loop_never_runs_zero_count::FINGERPRINT,
+        loop_never_runs_zero_count::CHECKER_ERRORS,
+    ),
+    (
+        maybe_unset_switch_branch::SOURCE,
+        maybe_unset_switch_branch::FINGERPRINT,
+        maybe_unset_switch_branch::CHECKER_ERRORS,
+    ),
     (
         type_mismatch_switch_operator_on_string::SOURCE,
         type_mismatch_switch_operator_on_string::FINGERPRINT,
+        type_mismatch_switch_operator_on_string::CHECKER_ERRORS,
     ),
 ];
 static AGENT_MAX_ROUNDS: LazyLock<Arc<agent_max_rounds::Canvas>> = LazyLock::new(|| Arc::new(
