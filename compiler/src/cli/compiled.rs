@@ -85,7 +85,7 @@ pub fn main(
 /// The canvas to run: loaded only, when a compiled program will run it, or lowered and
 /// checked for the interpreter.
 enum Canvas {
-    Loaded(Loaded),
+    Loaded(Box<Loaded>),
     Analysed(Box<Analysis>),
 }
 
@@ -99,7 +99,7 @@ impl Canvas {
 
     fn analysis(self, args: &run::Args) -> Analysis {
         match self {
-            Canvas::Loaded(l) => run::analyse(args, l),
+            Canvas::Loaded(l) => run::analyse(args, *l),
             Canvas::Analysed(a) => *a,
         }
     }
@@ -122,7 +122,7 @@ fn run_one(
     let canvas = match compiled {
         Some(&(_, _, errors)) if !args.interpret => {
             run::warn_draft(&args.run, errors);
-            Canvas::Loaded(loaded)
+            Canvas::Loaded(Box::new(loaded))
         }
         _ => Canvas::Analysed(Box::new(run::analyse(&args.run, loaded))),
     };

@@ -177,7 +177,8 @@ impl Flow {
 
     /// Whether the node can run at all in a run starting at `begin`.
     pub fn is_reachable(&self, n: NodeId) -> bool {
-        self.begin.is_some_and(|b| self.reach_run.from_root(b, n))
+        self.begin
+            .is_some_and(|b| self.reach_run.reached_from_root(b, n))
     }
 
     /// `(shortest, longest)` batch level of a node in the once graph.

@@ -52,7 +52,7 @@ impl Reach {
     }
 
     /// Whether the forest's root reaches `v` (or is `v`): the forest starts there.
-    pub(super) fn from_root(&self, root: NodeId, v: NodeId) -> bool {
+    pub(super) fn reached_from_root(&self, root: NodeId, v: NodeId) -> bool {
         self.in_subtree(root, v)
     }
 
@@ -157,11 +157,11 @@ mod tests {
                             stack.extend(graph[v.index()].iter().copied());
                         }
                     }
-                    for to in 0..graph.len() {
+                    for (to, &expected) in seen.iter().enumerate() {
                         let (f, t) = (NodeId(from as u32), NodeId(to as u32));
                         assert_eq!(
                             reach.reaches(graph, f, t),
-                            seen[to],
+                            expected,
                             "{graph:?} {from} {to}"
                         );
                     }
