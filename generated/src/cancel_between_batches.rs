@@ -21,6 +21,9 @@ pub const SOURCE: &str = "fixtures/valid/cancel-between-batches.json";
 /// The canvas's fingerprint ([`::canvasc_runtime::frontend::fingerprint`]): sessions
 /// of this canvas run this program.
 pub const FINGERPRINT: &str = "sha256:85a5c2b8f3c9a67564085fd36dd45c4ed0823518ec9ebd8b0e67b4821000a254";
+/// Checker errors the canvas had when it was compiled (a draft build): a run warns
+/// about them without checking the DSL again.
+pub const CHECKER_ERRORS: usize = 0;
 /// The DSL's top-level keys other than components, which a new session starts from.
 pub const DSL: &str = "{\"globals\":{\"sys.query\":\"\",\"sys.user_id\":\"\",\"sys.conversation_turns\":0,\"sys.files\":[],\"sys.history\":[],\"env.status_host\":\"127.0.0.1:18765\"},\"variables\":{\"status_host\":{\"name\":\"status_host\",\"type\":\"string\",\"value\":\"127.0.0.1:18765\",\"description\":\"host:port of the status service\"}},\"graph\":{\"nodes\":[{\"id\":\"begin\",\"data\":{\"label\":\"Begin\",\"name\":\"Start\"}},{\"id\":\"Invoke:SlowStatus\",\"data\":{\"label\":\"Invoke\",\"name\":\"Status service\"}},{\"id\":\"Message:Report\",\"data\":{\"label\":\"Message\",\"name\":\"Report\"}}],\"edges\":[]},\"history\":[],\"path\":[],\"retrieval\":[],\"messages\":[]}";
 /// The canvas's components, in document order.

@@ -21,6 +21,9 @@ pub const SOURCE: &str = "fixtures/valid/cancel-within-batch.json";
 /// The canvas's fingerprint ([`::canvasc_runtime::frontend::fingerprint`]): sessions
 /// of this canvas run this program.
 pub const FINGERPRINT: &str = "sha256:9c9688919072a5d0745d1dfd621a927d17ed33110619884039796daafbc6e1bd";
+/// Checker errors the canvas had when it was compiled (a draft build): a run warns
+/// about them without checking the DSL again.
+pub const CHECKER_ERRORS: usize = 0;
 /// The DSL's top-level keys other than components, which a new session starts from.
 pub const DSL: &str = "{\"globals\":{\"sys.query\":\"\",\"sys.user_id\":\"\",\"sys.conversation_turns\":0,\"sys.files\":[],\"sys.history\":[],\"env.status_host\":\"127.0.0.1:18765\"},\"variables\":{\"status_host\":{\"name\":\"status_host\",\"type\":\"string\",\"value\":\"127.0.0.1:18765\",\"description\":\"host:port of the status service\"}},\"graph\":{\"nodes\":[{\"id\":\"begin\",\"data\":{\"label\":\"Begin\",\"name\":\"Start\"}},{\"id\":\"Invoke:Mirror1\",\"data\":{\"label\":\"Invoke\",\"name\":\"Mirror 1\"}},{\"id\":\"Invoke:Mirror2\",\"data\":{\"label\":\"Invoke\",\"name\":\"Mirror 2\"}},{\"id\":\"Invoke:Mirror3\",\"data\":{\"label\":\"Invoke\",\"name\":\"Mirror 3\"}},{\"id\":\"Invoke:Mirror4\",\"data\":{\"label\":\"Invoke\",\"name\":\"Mirror 4\"}},{\"id\":\"Invoke:Mirror5\",\"data\":{\"label\":\"Invoke\",\"name\":\"Mirror 5\"}},{\"id\":\"Message:Early\",\"data\":{\"label\":\"Message\",\"name\":\"Early note\"}},{\"id\":\"Message:Report\",\"data\":{\"label\":\"Message\",\"name\":\"Report\"}}],\"edges\":[]},\"history\":[],\"path\":[],\"retrieval\":[],\"messages\":[]}";
 /// The canvas's components, in document order.

@@ -21,6 +21,9 @@ pub const SOURCE: &str = "fixtures/valid/jinja-compile-error.json";
 /// The canvas's fingerprint ([`::canvasc_runtime::frontend::fingerprint`]): sessions
 /// of this canvas run this program.
 pub const FINGERPRINT: &str = "sha256:b704f6faab8eb41263d5a46f0cd73dd25e7967836fd8c4359f70ab012ea59997";
+/// Checker errors the canvas had when it was compiled (a draft build): a run warns
+/// about them without checking the DSL again.
+pub const CHECKER_ERRORS: usize = 0;
 /// The DSL's top-level keys other than components, which a new session starts from.
 pub const DSL: &str = "{\"globals\":{\"sys.query\":\"\",\"sys.user_id\":\"\",\"sys.conversation_turns\":0,\"sys.files\":[],\"sys.history\":[]},\"graph\":{\"edges\":[{\"id\":\"xy-edge__beginstart-Message:BadFilterend\",\"source\":\"begin\",\"sourceHandle\":\"start\",\"target\":\"Message:BadFilter\",\"targetHandle\":\"end\",\"type\":\"buttonEdge\",\"zIndex\":1001}],\"nodes\":[{\"data\":{\"form\":{\"enablePrologue\":true,\"inputs\":{},\"mode\":\"conversational\",\"outputs\":{},\"prologue\":\"Send words separated by -\"},\"label\":\"Begin\",\"name\":\"begin\"},\"id\":\"begin\",\"position\":{\"x\":60,\"y\":200},\"sourcePosition\":\"right\",\"targetPosition\":\"left\",\"type\":\"beginNode\"},{\"data\":{\"form\":{\"content\":[\"Hello {{ {sys.query}|nosuch }}\"],\"stream\":false},\"label\":\"Message\",\"name\":\"Unknown filter\"},\"id\":\"Message:BadFilter\",\"position\":{\"x\":340,\"y\":240},\"sourcePosition\":\"right\",\"targetPosition\":\"left\",\"type\":\"messageNode\"}]},\"history\":[],\"messages\":[],\"path\":[],\"retrieval\":[],\"variables\":{}}";
 /// The canvas's components, in document order.

@@ -21,6 +21,9 @@ pub const SOURCE: &str = "fixtures/broken/out-of-range-invoke-seconds.json";
 /// The canvas's fingerprint ([`::canvasc_runtime::frontend::fingerprint`]): sessions
 /// of this canvas run this program.
 pub const FINGERPRINT: &str = "sha256:9e2a20044f18f78726e0f88ebebc8ed4093f2a9be29f4674109899432b6b8859";
+/// Checker errors the canvas had when it was compiled (a draft build): a run warns
+/// about them without checking the DSL again.
+pub const CHECKER_ERRORS: usize = 0;
 /// The DSL's top-level keys other than components, which a new session starts from.
 pub const DSL: &str = "{\"globals\":{\"sys.query\":\"\",\"sys.user_id\":\"\",\"sys.conversation_turns\":0,\"sys.files\":[],\"sys.history\":[]},\"variables\":{},\"history\":[],\"path\":[],\"retrieval\":[]}";
 /// The canvas's components, in document order.

@@ -21,6 +21,9 @@ pub const SOURCE: &str = "fixtures/valid/v2-smart-agent.json";
 /// The canvas's fingerprint ([`::canvasc_runtime::frontend::fingerprint`]): sessions
 /// of this canvas run this program.
 pub const FINGERPRINT: &str = "sha256:9e662504b478000c63eb698ab9744b419cd85a2151a38b947dad6980f4cfd889";
+/// Checker errors the canvas had when it was compiled (a draft build): a run warns
+/// about them without checking the DSL again.
+pub const CHECKER_ERRORS: usize = 0;
 /// The DSL's top-level keys other than components, which a new session starts from.
 pub const DSL: &str = "{\"version\":2,\"globals\":{\"sys.query\":\"\",\"sys.user_id\":\"\",\"sys.conversation_turns\":0,\"sys.files\":[],\"sys.history\":[],\"env.store_name\":\"Acme Outdoor\"},\"variables\":{\"store_name\":{\"name\":\"store_name\",\"type\":\"string\",\"value\":\"Acme Outdoor\",\"description\":\"Shown in the system prompt\"}},\"history\":[],\"path\":[],\"retrieval\":[]}";
 /// The canvas's components, in document order.

@@ -1,5 +1,5 @@
-//! Synthetic canvases for benchmarks: chains, wide fan-out/fan-in and a 1000-item Iteration,
-//! built from pure components only.
+//! Synthetic canvases for benchmarks: chains, wide fan-out/fan-in, chains of diamonds and an
+//! Iteration over many items, built from pure components only.
 
 use serde_json::{json, Map, Value as Json};
 
@@ -96,6 +96,94 @@ pub fn fan(n: usize) -> String {
         ),
     );
     canvas(c)
+}
+
+/// `begin → (s → {a, b} → j)…`: about `n` nodes in diamonds, each step splitting into two
+/// parallel steps that a join merges again; every node reads what it waits for.
+pub fn diamonds(n: usize) -> String {
+    let mut c = Map::new();
+    let rounds = n.div_ceil(4).max(1);
+    let id = |part: &str, i: usize| format!("StringTransform:{part}{i}");
+    c.insert(
+        "begin".into(),
+        node("Begin", json!({}), vec![id("Split", 1)], vec![]),
+    );
+    for i in 1..=rounds {
+        let before = if i > 1 {
+            id("Join", i - 1)
+        } else {
+            "begin".into()
+        };
+        let split = id("Split", i);
+        let (a, b, join) = (id("Left", i), id("Right", i), id("Join", i));
+        c.insert(
+            split.clone(),
+            node(
+                "StringTransform",
+                merge_step((i > 1).then_some(before.as_str())),
+                vec![a.clone(), b.clone()],
+                vec![before.clone()],
+            ),
+        );
+        for side in [&a, &b] {
+            c.insert(
+                side.clone(),
+                node(
+                    "StringTransform",
+                    merge_step(Some(&split)),
+                    vec![join.clone()],
+                    vec![split.clone()],
+                ),
+            );
+        }
+        let next = if i < rounds {
+            vec![id("Split", i + 1)]
+        } else {
+            vec![]
+        };
+        c.insert(
+            join.clone(),
+            node(
+                "StringTransform",
+                merge(&format!("{{{a}@result}}{{{b}@result}}")),
+                next,
+                vec![a.clone(), b.clone()],
+            ),
+        );
+    }
+    canvas(c)
+}
+
+/// `text` (a canvas from this module) with the editor's `graph` beside its components, as
+/// RAGFlow stores a canvas (display names come from it); with `graph_only` the components are
+/// dropped, leaving the form the editor's graph alone describes.
+pub fn with_graph(text: &str, graph_only: bool) -> String {
+    let mut v: Json = serde_json::from_str(text).unwrap_or(Json::Null);
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    if let Some(components) = v.get("components").and_then(Json::as_object) {
+        for (id, c) in components {
+            let mut n = json!({"id": id, "data": {
+                "label": c["obj"]["component_name"],
+                "name": format!("Step {id}"),
+                "form": c["obj"]["params"],
+            }});
+            if let Some(parent) = c.get("parent_id") {
+                n["parentId"] = parent.clone();
+            }
+            nodes.push(n);
+            for d in c["downstream"].as_array().into_iter().flatten() {
+                edges.push(json!({"source": id, "target": d, "sourceHandle": "start", "targetHandle": "end"}));
+            }
+        }
+    }
+    v["graph"] = json!({"nodes": nodes, "edges": edges});
+    if graph_only {
+        if let Some(m) = v.as_object_mut() {
+            m.shift_remove("components");
+        }
+    }
+    serde_json::to_string(&v).unwrap_or_default()
 }
 
 /// An Iteration over `n` items whose body transforms each item.

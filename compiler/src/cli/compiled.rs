@@ -1,11 +1,13 @@
 //! The command line of a crate `canvasc build` wrote: `run FILE` runs the compiled program when
 //! FILE's canvas was compiled in (matched by fingerprint), otherwise the interpreter, exactly as
-//! the server does; it says which on stderr.
+//! the server does; it says which on stderr. Matching needs the loaded DSL only: lowering and
+//! checking happen when the interpreter runs.
 
 use super::run::{self, execute, fail, prepare, Prepared};
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::{Program, ProgramVisitor};
 use canvasc_runtime::frontend::fingerprint::fingerprint;
+use canvasc_runtime::frontend::{Analysis, Loaded};
 use canvasc_runtime::value::{Json, Map};
 use clap::{Args as ClapArgs, Parser, Subcommand};
 use std::process::ExitCode;
@@ -59,42 +61,85 @@ impl ProgramVisitor for Runner {
     }
 }
 
+/// One compiled canvas as the registry lists it: the DSL file it came from, its fingerprint,
+/// and how many checker errors it had when it was compiled (a draft build).
+pub type Compiled = (&'static str, &'static str, usize);
+
 /// `main` of a built crate: `canvases` lists what was compiled in; `find` hands a runner to
 /// the program compiled for a fingerprint (generated `visit`).
 pub fn main(
-    canvases: &[(&str, &str)],
+    canvases: &[Compiled],
     find: impl FnOnce(&str, Runner) -> Option<ExitCode>,
 ) -> ExitCode {
     match Cli::parse().command {
         Command::List => {
-            for (source, fp) in canvases {
+            for (source, fp, _) in canvases {
                 outln!("{fp}  {source}");
             }
             ExitCode::SUCCESS
         }
-        Command::Run(args) => run_one(*args, find),
+        Command::Run(args) => run_one(*args, canvases, find),
     }
 }
 
-fn run_one(args: RunArgs, find: impl FnOnce(&str, Runner) -> Option<ExitCode>) -> ExitCode {
-    let analysis = match run::load(&args.run) {
-        Ok(a) => a,
+/// The canvas to run: loaded only, when a compiled program will run it, or lowered and
+/// checked for the interpreter.
+enum Canvas {
+    Loaded(Box<Loaded>),
+    Analysed(Box<Analysis>),
+}
+
+impl Canvas {
+    fn dsl(&self) -> &Map<String, Json> {
+        match self {
+            Canvas::Loaded(l) => &l.document.dsl,
+            Canvas::Analysed(a) => &a.document.dsl,
+        }
+    }
+
+    fn analysis(self, args: &run::Args) -> Analysis {
+        match self {
+            Canvas::Loaded(l) => run::analyse(args, *l),
+            Canvas::Analysed(a) => *a,
+        }
+    }
+}
+
+/// Picking the program needs only the loaded document: its fingerprint names the compiled
+/// program, which was lowered and checked when it was built. Only the interpreter (a canvas
+/// not compiled in, or `--interpret`) lowers and checks the DSL here.
+fn run_one(
+    args: RunArgs,
+    canvases: &[Compiled],
+    find: impl FnOnce(&str, Runner) -> Option<ExitCode>,
+) -> ExitCode {
+    let loaded = match run::read(&args.run) {
+        Ok(l) => l,
         Err(code) => return code,
     };
-    let fp = fingerprint(&analysis.document);
+    let fp = fingerprint(&loaded.document);
+    let compiled = canvases.iter().find(|(_, f, _)| *f == fp);
+    let canvas = match compiled {
+        Some(&(_, _, errors)) if !args.interpret => {
+            run::warn_draft(&args.run, errors);
+            Canvas::Loaded(Box::new(loaded))
+        }
+        _ => Canvas::Analysed(Box::new(run::analyse(&args.run, loaded))),
+    };
     let prepared = match prepare(&args.run) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
     let runner = Runner {
         args: args.run.clone(),
-        dsl: analysis.document.dsl.clone(),
+        dsl: canvas.dsl().clone(),
         prepared,
         fingerprint: fp.clone(),
     };
     let file = args.run.file.display();
     if args.interpret {
         errln!("{file}: running it with the interpreter (--interpret)");
+        let analysis = canvas.analysis(&args.run);
         return execute(
             Arc::new(Interpreter::from_analysis(&analysis)),
             analysis.document.dsl.clone(),
@@ -115,6 +160,7 @@ fn run_one(args: RunArgs, find: impl FnOnce(&str, Runner) -> Option<ExitCode>) -
         Ok(p) => p,
         Err(e) => return fail(e),
     };
+    let analysis = canvas.analysis(&args.run);
     let program = Arc::new(Interpreter::from_analysis(&analysis));
     execute(program, analysis.document.dsl.clone(), prepared, &args.run)
 }

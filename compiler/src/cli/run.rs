@@ -8,7 +8,7 @@ use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
 use canvasc_runtime::exec::mcp::Registry as McpRegistry;
 use canvasc_runtime::exec::random::PyRandom;
 use canvasc_runtime::exec::{Program, RunInput, RunOutcome, Services, Session};
-use canvasc_runtime::frontend::{analyze, Analysis, Severity};
+use canvasc_runtime::frontend::{analyze_loaded, load_str, Analysis, Loaded, Severity};
 use canvasc_runtime::value::{py, Json, Map};
 use clap::{Args as ClapArgs, ValueEnum};
 use std::io::Write;
@@ -167,18 +167,35 @@ pub fn run(args: Args) -> ExitCode {
 /// Read and analyse the canvas; a canvas with checker errors still runs (as a draft), with a
 /// warning.
 pub(crate) fn load(args: &Args) -> Result<Analysis, ExitCode> {
+    read(args).map(|loaded| analyse(args, loaded))
+}
+
+/// Read and load the canvas, without lowering or checking it (a built binary needs no more to
+/// find its compiled program).
+pub(crate) fn read(args: &Args) -> Result<Loaded, ExitCode> {
     let name = args.file.display().to_string();
     let text = super::read_file(&args.file).map_err(fail)?;
-    let analysis = analyze(&text).map_err(|e| fail(format!("{name}: {e}")))?;
+    load_str(&text).map_err(|e| fail(format!("{name}: {e}")))
+}
+
+/// Lower and check a loaded canvas, warning when it runs as a draft.
+pub(crate) fn analyse(args: &Args, loaded: Loaded) -> Analysis {
+    let analysis = analyze_loaded(loaded);
     let errors = analysis
         .diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .count();
+    warn_draft(args, errors);
+    analysis
+}
+
+/// The warning a canvas with checker errors runs with.
+pub(crate) fn warn_draft(args: &Args, errors: usize) {
     if errors > 0 {
+        let name = args.file.display();
         errln!("warning: {name} has {errors} checker error(s); running it as a draft (see `canvasc check {name}`)");
     }
-    Ok(analysis)
 }
 
 /// Run one turn of any program and print it; shared with built binaries.

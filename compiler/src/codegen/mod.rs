@@ -20,7 +20,7 @@ mod names;
 use canvasc_runtime::frontend::binding::{self, Bound};
 use canvasc_runtime::frontend::catalog::{Kind, Ty};
 use canvasc_runtime::frontend::fingerprint::fingerprint;
-use canvasc_runtime::frontend::{Analysis, NodeId};
+use canvasc_runtime::frontend::{Analysis, NodeId, Severity};
 use canvasc_runtime::meta::{CanvasMeta, NodeMeta, Target};
 use names::{pascal, screaming, snake, Unique};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
@@ -77,6 +77,13 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
     let fp = fingerprint(&analysis.document);
     let dsl = serde_json::to_string(&analysis.document.dsl).unwrap_or_default();
     let count = Literal::usize_unsuffixed(meta.nodes.len());
+    let errors = Literal::usize_unsuffixed(
+        analysis
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count(),
+    );
 
     let variants = names.iter().zip(&meta.nodes).map(|(nm, n)| {
         let v = &nm.variant;
@@ -192,6 +199,9 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
         /// The canvas's fingerprint ([`::canvasc_runtime::frontend::fingerprint`]): sessions
         /// of this canvas run this program.
         pub const FINGERPRINT: &str = #fp;
+        /// Checker errors the canvas had when it was compiled (a draft build): a run warns
+        /// about them without checking the DSL again.
+        pub const CHECKER_ERRORS: usize = #errors;
         /// The DSL's top-level keys other than components, which a new session starts from.
         pub const DSL: &str = #dsl;
 
@@ -684,8 +694,9 @@ pub fn crate_registry<'a>(modules: impl Iterator<Item = &'a str>) -> TokenStream
         use ::canvasc_runtime::exec::ProgramVisitor;
         use ::std::sync::{Arc, LazyLock};
 
-        /// Every compiled canvas: the DSL file it came from and its fingerprint.
-        pub const CANVASES: &[(&str, &str)] = &[#((#modules::SOURCE, #modules::FINGERPRINT)),*];
+        /// Every compiled canvas: the DSL file it came from, its fingerprint and its checker
+        /// errors (a draft build).
+        pub const CANVASES: &[(&str, &str, usize)] = &[#((#modules::SOURCE, #modules::FINGERPRINT, #modules::CHECKER_ERRORS)),*];
 
         #(static #statics: LazyLock<Arc<#modules::Canvas>> = LazyLock::new(|| Arc::new(#modules::Canvas::new()));)*
 

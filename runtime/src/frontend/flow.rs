@@ -13,10 +13,12 @@
 //! which it runs, as a formula in disjunctive normal form. "x has always run when c runs" is
 //! then: guard(c) implies guard(x), and x sits at an earlier batch level than c.
 
+mod reach;
+
 use super::catalog::Kind;
 use super::ir::{Ir, NodeId};
-use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use reach::Reach;
+use std::collections::{HashMap, HashSet, VecDeque};
 
 /// One choice at an OR split: (node, branch). For exception routes branch 0 is "succeeded"
 /// and branch 1 "failed".
@@ -30,8 +32,8 @@ const MAX_TERMS: usize = 64;
 pub struct Flow {
     run: Vec<Vec<NodeId>>,
     begin: Option<NodeId>,
-    reach_run: RefCell<HashMap<NodeId, Vec<bool>>>,
-    reach_once: RefCell<HashMap<NodeId, Vec<bool>>>,
+    reach_run: Reach,
+    reach_once: Reach,
     once: Vec<Vec<(NodeId, Option<Choice>)>>,
     /// The once graph without choice labels.
     once_plain: Vec<Vec<NodeId>>,
@@ -42,8 +44,8 @@ pub struct Flow {
     guards: Vec<Option<Vec<Conj>>>,
     /// Number of branches of each OR split, to recognise when all of them are covered.
     arity: HashMap<u32, u32>,
-    /// Immediate dominators in the once graph, from `begin`.
-    idom: Vec<Option<NodeId>>,
+    /// The dominator tree of the once graph, from `begin`.
+    dominators: DominatorTree,
 }
 
 impl Flow {
@@ -145,11 +147,11 @@ impl Flow {
             None => vec![None; n],
         };
         Flow {
+            reach_run: Reach::new(&run, ir.begin),
+            reach_once: Reach::new(&once_plain, ir.begin),
             run,
             begin: ir.begin,
-            idom,
-            reach_run: RefCell::new(HashMap::new()),
-            reach_once: RefCell::new(HashMap::new()),
+            dominators: DominatorTree::new(&idom),
             once,
             once_plain,
             levels,
@@ -165,17 +167,18 @@ impl Flow {
 
     /// Whether `to` can be appended to the path after `from` has run (a non-empty path).
     pub fn can_reach(&self, from: NodeId, to: NodeId) -> bool {
-        reach(&self.run, &self.reach_run, from)[to.index()]
+        self.reach_run.reaches(&self.run, from, to)
     }
 
     /// Like [`Flow::can_reach`] with every loop body run once.
     pub fn can_reach_once(&self, from: NodeId, to: NodeId) -> bool {
-        reach(&self.once_plain, &self.reach_once, from)[to.index()]
+        self.reach_once.reaches(&self.once_plain, from, to)
     }
 
     /// Whether the node can run at all in a run starting at `begin`.
     pub fn is_reachable(&self, n: NodeId) -> bool {
-        self.begin.is_some_and(|b| b == n || self.can_reach(b, n))
+        self.begin
+            .is_some_and(|b| self.reach_run.reached_from_root(b, n))
     }
 
     /// `(shortest, longest)` batch level of a node in the once graph.
@@ -185,14 +188,7 @@ impl Flow {
 
     /// Whether every path from `begin` to `b` passes through `a` (loops run once).
     pub fn dominates(&self, a: NodeId, b: NodeId) -> bool {
-        let mut cur = Some(b);
-        while let Some(c) = cur {
-            if c == a {
-                return true;
-            }
-            cur = self.idom[c.index()].filter(|&d| d != c);
-        }
-        false
+        self.dominators.dominates(a, b)
     }
 
     /// Whether `x` runs in every run in which `c` runs (`None` when it cannot be decided).
@@ -238,36 +234,11 @@ impl Flow {
     }
 }
 
+/// Keep the first of each repeated target (a node with thousands of downstream ids is common
+/// at a fan-out, so no pairwise comparison).
 fn dedup(v: &mut Vec<NodeId>) {
-    let mut seen = Vec::with_capacity(v.len());
-    v.retain(|x| {
-        if seen.contains(x) {
-            false
-        } else {
-            seen.push(*x);
-            true
-        }
-    });
-}
-
-/// Nodes reachable from `from` by a non-empty path (cached per start node).
-fn reach<'a>(
-    graph: &[Vec<NodeId>],
-    cache: &'a RefCell<HashMap<NodeId, Vec<bool>>>,
-    from: NodeId,
-) -> std::cell::Ref<'a, Vec<bool>> {
-    if !cache.borrow().contains_key(&from) {
-        let mut seen = vec![false; graph.len()];
-        let mut stack: Vec<NodeId> = graph[from.index()].clone();
-        while let Some(n) = stack.pop() {
-            if !seen[n.index()] {
-                seen[n.index()] = true;
-                stack.extend(graph[n.index()].iter().copied());
-            }
-        }
-        cache.borrow_mut().insert(from, seen);
-    }
-    std::cell::Ref::map(cache.borrow(), |c| &c[&from])
+    let mut seen = HashSet::with_capacity(v.len());
+    v.retain(|x| seen.insert(*x));
 }
 
 /// Levels and guards over the once graph, in topological order (Kahn) from `entry`. Nodes a
@@ -500,6 +471,62 @@ fn dominators(graph: &[Vec<NodeId>], entry: NodeId) -> Vec<Option<NodeId>> {
     idom
 }
 
+/// The dominator tree with preorder intervals, so that "does `a` dominate `b`" is two
+/// comparisons instead of a walk up from `b` (which made a reference to a far ancestor cost the
+/// depth of the chain).
+struct DominatorTree {
+    /// Preorder number in the tree; `u32::MAX` for nodes outside it (unreachable).
+    pre: Vec<u32>,
+    /// Largest preorder number in the node's subtree.
+    last: Vec<u32>,
+}
+
+impl DominatorTree {
+    fn new(idom: &[Option<NodeId>]) -> DominatorTree {
+        let n = idom.len();
+        let mut children: Vec<Vec<NodeId>> = vec![Vec::new(); n];
+        let mut roots = Vec::new();
+        for (i, d) in idom.iter().enumerate() {
+            match d {
+                Some(d) if d.index() != i => children[d.index()].push(NodeId(i as u32)),
+                Some(_) => roots.push(i),
+                None => {}
+            }
+        }
+        let mut pre = vec![u32::MAX; n];
+        let mut last = vec![0u32; n];
+        let mut counter = 0u32;
+        for r in roots {
+            pre[r] = counter;
+            counter += 1;
+            let mut stack: Vec<(usize, usize)> = vec![(r, 0)];
+            while let Some((v, i)) = stack.pop() {
+                match children[v].get(i) {
+                    Some(c) => {
+                        stack.push((v, i + 1));
+                        pre[c.index()] = counter;
+                        counter += 1;
+                        stack.push((c.index(), 0));
+                    }
+                    None => last[v] = counter - 1,
+                }
+            }
+        }
+        DominatorTree { pre, last }
+    }
+
+    /// Whether `a` is `b` or one of its dominators; `b` outside the tree (not reached from
+    /// `begin`) is dominated by nothing but itself.
+    fn dominates(&self, a: NodeId, b: NodeId) -> bool {
+        let (a, b) = (a.index(), b.index());
+        a == b
+            || (self.pre[b] != u32::MAX
+                && self.pre[a] != u32::MAX
+                && self.pre[a] <= self.pre[b]
+                && self.pre[b] <= self.last[a])
+    }
+}
+
 /// Tarjan's strongly connected components, iteratively.
 fn tarjan(graph: &[Vec<NodeId>]) -> Vec<Vec<NodeId>> {
     let n = graph.len();
@@ -568,6 +595,39 @@ mod tests {
         let sccs = tarjan(&graph);
         assert!(sccs.iter().any(|s| s.len() == 3));
         assert!(sccs.iter().any(|s| s == &[NodeId(3)]));
+    }
+
+    /// The interval test agrees with walking up the immediate dominators, unreachable nodes
+    /// included.
+    #[test]
+    fn dominator_intervals_agree_with_the_idom_walk() {
+        let graphs = [
+            g(&[&[1, 2], &[3], &[3], &[4], &[]]),
+            g(&[&[1], &[2, 3], &[4], &[4], &[1, 5], &[], &[5]]),
+            g(&[&[1], &[2], &[3], &[]]),
+        ];
+        for graph in &graphs {
+            let idom = dominators(graph, NodeId(0));
+            let tree = DominatorTree::new(&idom);
+            for a in 0..graph.len() as u32 {
+                for b in 0..graph.len() as u32 {
+                    let mut walk = false;
+                    let mut cur = Some(NodeId(b));
+                    while let Some(c) = cur {
+                        if c == NodeId(a) {
+                            walk = true;
+                            break;
+                        }
+                        cur = idom[c.index()].filter(|&d| d != c);
+                    }
+                    assert_eq!(
+                        tree.dominates(NodeId(a), NodeId(b)),
+                        walk,
+                        "{graph:?} {a} {b}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ use super::document::{Document, Form, Link, Locations};
 use super::load::{component_from_parts, json_type_name};
 use super::migrate;
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 
 /// Node labels the editor never turns into components.
 const EXCLUDED_LABELS: &[&str] = &["Note", "Tool", "Placeholder"];
@@ -41,6 +42,48 @@ struct Edge<'a> {
     target_handle: &'a str,
 }
 
+/// The edges, also indexed by the node they leave and the node they enter (each list in the
+/// graph's order), so that finding a node's edges is not a scan of all of them.
+struct Edges<'a> {
+    all: Vec<Edge<'a>>,
+    leaving: HashMap<&'a str, Vec<usize>>,
+    entering: HashMap<&'a str, Vec<usize>>,
+}
+
+impl<'a> Edges<'a> {
+    fn new(all: Vec<Edge<'a>>) -> Edges<'a> {
+        let mut leaving: HashMap<&str, Vec<usize>> = HashMap::new();
+        let mut entering: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, e) in all.iter().enumerate() {
+            leaving.entry(e.source).or_default().push(i);
+            entering.entry(e.target).or_default().push(i);
+        }
+        Edges {
+            all,
+            leaving,
+            entering,
+        }
+    }
+
+    /// Edges whose source is `id`, in the graph's order.
+    fn leaving(&self, id: &str) -> impl Iterator<Item = &Edge<'a>> {
+        self.leaving
+            .get(id)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.all[i])
+    }
+
+    /// Edges whose target is `id`, in the graph's order.
+    fn entering(&self, id: &str) -> impl Iterator<Item = &Edge<'a>> {
+        self.entering
+            .get(id)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.all[i])
+    }
+}
+
 pub fn load(
     mut dsl: Map<String, Value>,
     dsl_pointer: String,
@@ -50,7 +93,7 @@ pub fn load(
     let graph_ptr = pointer_join(&dsl_pointer, &["graph"]);
     let graph = dsl.get("graph").cloned().unwrap_or(Value::Null);
     let nodes = parse_nodes(&graph, &graph_ptr, diags);
-    let edges = parse_edges(&graph, &graph_ptr, diags);
+    let edges = Edges::new(parse_edges(&graph, &graph_ptr, diags));
     report_missing_cases(&nodes, &edges, &graph_ptr, diags);
     let mut components = Vec::new();
     for node in &nodes {
@@ -65,8 +108,8 @@ pub fn load(
                     "exception_goto".into(),
                     Value::Array(
                         edges
-                            .iter()
-                            .filter(|e| e.source == node.id && e.source_handle == AGENT_EXCEPTION)
+                            .leaving(node.id)
+                            .filter(|e| e.source_handle == AGENT_EXCEPTION)
                             .map(|e| Value::String(e.target.to_string()))
                             .collect(),
                     ),
@@ -96,8 +139,7 @@ pub fn load(
         let edge_ptr = |e: &Edge| pointer_join(&graph_ptr, &["edges", &e.index.to_string()]);
         let is_agent = node.label == "Agent";
         component.downstream = edges
-            .iter()
-            .filter(|e| e.source == node.id)
+            .leaving(node.id)
             .filter(|e| {
                 !is_agent
                     || (e.source_handle != AGENT_EXCEPTION
@@ -110,8 +152,7 @@ pub fn load(
             })
             .collect();
         component.upstream = edges
-            .iter()
-            .filter(|e| e.target == node.id)
+            .entering(node.id)
             .map(|e| Link {
                 id: e.source.to_string(),
                 pointer: edge_ptr(e),
@@ -131,7 +172,7 @@ pub fn load(
 /// route the canvas can never take.
 fn report_missing_cases(
     nodes: &[Node],
-    edges: &[Edge],
+    edges: &Edges,
     graph_ptr: &str,
     diags: &mut Vec<Diagnostic>,
 ) {
@@ -161,7 +202,7 @@ fn report_missing_cases(
                 .unwrap_or_default(),
             _ => continue,
         };
-        for e in edges.iter().filter(|e| e.source == node.id) {
+        for e in edges.leaving(node.id) {
             if !handles.iter().any(|h| h == e.source_handle) {
                 diags.push(
                     Diagnostic::new(
@@ -277,21 +318,19 @@ fn parse_edges<'a>(
     out
 }
 
-fn is_bottom_sub_agent(edges: &[Edge], id: &str) -> bool {
-    edges
-        .iter()
-        .any(|e| e.target == id && e.target_handle == AGENT_TOP)
+fn is_bottom_sub_agent(edges: &Edges, id: &str) -> bool {
+    edges.entering(id).any(|e| e.target_handle == AGENT_TOP)
 }
 
 /// An Agent's params with the sub-agents hanging off its bottom handle appended as tools,
 /// recursively (`buildAgentTools`).
-fn agent_params(nodes: &[Node], edges: &[Edge], node: &Node) -> Map<String, Value> {
+fn agent_params(nodes: &[Node], edges: &Edges, node: &Node) -> Map<String, Value> {
     agent_params_at_depth(nodes, edges, node, 0)
 }
 
 fn agent_params_at_depth(
     nodes: &[Node],
-    edges: &[Edge],
+    edges: &Edges,
     node: &Node,
     depth: usize,
 ) -> Map<String, Value> {
@@ -305,8 +344,8 @@ fn agent_params_at_depth(
         _ => Vec::new(),
     };
     for e in edges
-        .iter()
-        .filter(|e| e.source == node.id && e.source_handle == AGENT_BOTTOM)
+        .leaving(node.id)
+        .filter(|e| e.source_handle == AGENT_BOTTOM)
     {
         let Some(sub) = nodes.iter().find(|n| n.id == e.target) else {
             continue;
@@ -327,7 +366,7 @@ fn agent_params_at_depth(
 
 /// Categorize's editor `items` become `category_description`, with each category's routes taken
 /// from the edges leaving its handle (`buildCategorize`), and disabled sampling params dropped.
-fn categorize_params(edges: &[Edge], node: &Node) -> Map<String, Value> {
+fn categorize_params(edges: &Edges, node: &Node) -> Map<String, Value> {
     let mut params = node.form.clone();
     for (flag, param) in ENABLED_FIELDS {
         let enabled = params.get(*flag).is_some_and(truthy);
@@ -366,8 +405,8 @@ fn categorize_params(edges: &[Edge], node: &Node) -> Map<String, Value> {
             "to".into(),
             Value::Array(
                 edges
-                    .iter()
-                    .filter(|e| e.source == node.id && e.source_handle == uuid)
+                    .leaving(node.id)
+                    .filter(|e| e.source_handle == uuid)
                     .map(|e| Value::String(e.target.to_string()))
                     .collect(),
             ),

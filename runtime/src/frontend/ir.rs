@@ -47,6 +47,8 @@ pub struct Branch {
 /// A component in the IR.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
+    /// Position of the component in [`Document::components`].
+    pub component: usize,
     pub id: String,
     pub display_name: String,
     pub kind: Kind,
@@ -142,7 +144,7 @@ pub fn lower(doc: &Document) -> Ir {
     // Document index → node id, for components that have a kind.
     let mut node_of: Vec<Option<NodeId>> = Vec::with_capacity(doc.components.len());
     let mut nodes = Vec::new();
-    for c in &doc.components {
+    for (position, c) in doc.components.iter().enumerate() {
         match c.kind() {
             Some(kind) => {
                 node_of.push(Some(NodeId(nodes.len() as u32)));
@@ -161,6 +163,7 @@ pub fn lower(doc: &Document) -> Ir {
                     push_output(&mut outputs, &d.name, d.ty);
                 }
                 nodes.push(Node {
+                    component: position,
                     id: c.id.clone(),
                     display_name: c.display_name.clone(),
                     kind,

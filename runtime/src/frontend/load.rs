@@ -8,6 +8,7 @@ use super::diagnostic::{pointer_join, Code, Diagnostic};
 use super::document::{Component, Document, Form, Link, Locations};
 use super::{graph_form, migrate};
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 use std::fmt;
 
 /// Keys RAGFlow's old parameter objects serialised as bookkeeping; never part of a canvas.
@@ -427,17 +428,21 @@ fn apply_display_names(doc: &mut Document) {
     let Some(Value::Array(nodes)) = doc.dsl.get("graph").and_then(|g| g.get("nodes")) else {
         return;
     };
-    let names: Vec<(String, String)> = nodes
-        .iter()
-        .filter_map(|n| {
-            let id = n.get("id")?.as_str()?;
-            let name = n.get("data")?.get("name")?.as_str()?;
-            Some((id.to_string(), name.to_string()))
-        })
-        .collect();
+    // The first node with each id, as a lookup rather than a scan per component.
+    let mut names: HashMap<&str, &str> = HashMap::with_capacity(nodes.len());
+    for n in nodes {
+        let id = n.get("id").and_then(Value::as_str);
+        let name = n
+            .get("data")
+            .and_then(|d| d.get("name"))
+            .and_then(Value::as_str);
+        if let (Some(id), Some(name)) = (id, name) {
+            names.entry(id).or_insert(name);
+        }
+    }
     for c in &mut doc.components {
-        if let Some((_, name)) = names.iter().find(|(id, _)| *id == c.id) {
-            c.display_name = name.clone();
+        if let Some(name) = names.get(c.id.as_str()) {
+            c.display_name = name.to_string();
         }
     }
 }

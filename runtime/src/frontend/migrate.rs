@@ -22,14 +22,15 @@ fn renamed(name: &str) -> Option<&'static str> {
 /// the graph.
 pub fn normalize_legacy_ids(dsl: &mut Map<String, Value>) {
     let mut ids = IdMap::new(false);
-    let mut renamed_keys = Vec::new();
+    // Old key → new key, looked up once per component.
+    let mut renamed_keys = std::collections::HashMap::new();
     if let Some(Value::Object(components)) = dsl.get("components") {
         for key in components.keys() {
             for (old, new) in COMPONENT_RENAMES {
                 if let Some(rest) = key.strip_prefix(&format!("{old}:")) {
                     let new_id = format!("{new}:{rest}");
                     ids.insert(key, &new_id);
-                    renamed_keys.push((key.clone(), new_id));
+                    renamed_keys.insert(key.clone(), new_id);
                     break;
                 }
             }
@@ -44,11 +45,7 @@ pub fn normalize_legacy_ids(dsl: &mut Map<String, Value>) {
                     *name = new.to_string();
                 }
             }
-            let key = renamed_keys
-                .iter()
-                .find(|(k, _)| *k == key)
-                .map(|(_, n)| n.clone())
-                .unwrap_or(key);
+            let key = renamed_keys.remove(&key).unwrap_or(key);
             components.insert(key, entry);
         }
     }

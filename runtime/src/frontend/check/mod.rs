@@ -11,6 +11,7 @@ use super::diagnostic::Diagnostic;
 use super::document::Document;
 use super::flow::Flow;
 use super::ir::{Ir, NodeId};
+use std::collections::HashMap;
 
 pub use types::{ref_type, RefType};
 
@@ -22,17 +23,10 @@ pub(crate) struct Cx<'a> {
     pub out: Vec<Diagnostic>,
 }
 
-impl Cx<'_> {
-    /// Document index of a node (nodes are the documents' components with a known kind).
-    pub fn component_of(&self, n: NodeId) -> &super::document::Component {
-        let id = &self.ir.node(n).id;
-        let pos = self
-            .doc
-            .components
-            .iter()
-            .position(|c| &c.id == id)
-            .unwrap_or_default();
-        &self.doc.components[pos]
+impl<'a> Cx<'a> {
+    /// The document component a node was lowered from.
+    pub fn component_of(&self, n: NodeId) -> &'a super::document::Component {
+        &self.doc.components[self.ir.node(n).component]
     }
 
     pub fn emit(&mut self, d: Diagnostic) {
@@ -60,10 +54,16 @@ pub fn check(doc: &Document, ir: &Ir, flow: &Flow, loader: Vec<Diagnostic>) -> V
 /// Order: document-level findings first, then by component in document order, then by pointer
 /// and span.
 fn sort(doc: &Document, diags: &mut [Diagnostic]) {
+    // The first component with exactly this id, looked up once per id rather than by a scan
+    // per comparison.
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(doc.components.len());
+    for (i, c) in doc.components.iter().enumerate() {
+        first.entry(c.id.as_str()).or_insert(i);
+    }
     let position = |d: &Diagnostic| {
         d.component
-            .as_ref()
-            .and_then(|c| doc.components.iter().position(|x| &x.id == c))
+            .as_deref()
+            .and_then(|c| first.get(c))
             .map_or(0, |p| p + 1)
     };
     diags.sort_by(|a, b| {

@@ -8,9 +8,11 @@ use crate::frontend::diagnostic::{closest, pointer_join, Code, Diagnostic};
 use crate::frontend::ir::{BoundRef, NodeId, Target};
 use crate::frontend::refs::{InertWhy, Slot};
 use serde_json::Value;
+use std::collections::HashSet;
 
 pub(super) fn check(cx: &mut Cx) {
     let ir = cx.ir;
+    let assigned = globals_assigned(cx);
     for b in &ir.refs {
         match &b.target {
             Target::MissingComponent { component, .. } => unknown_component(cx, b, component),
@@ -23,7 +25,7 @@ pub(super) fn check(cx: &mut Cx) {
             }
             Target::Alias { item, .. } => reachability(cx, b, *item),
             Target::Global(name) => {
-                if global_type(cx.doc, name).is_none() && !written_by_assigner(cx, name) {
+                if global_type(cx.doc, name).is_none() && !assigned.contains(name.as_str()) {
                     unknown_global(cx, b, name);
                     continue;
                 }
@@ -129,12 +131,18 @@ fn unknown_global(cx: &mut Cx, b: &BoundRef, name: &str) {
     cx.emit(d);
 }
 
-/// Globals a VariableAssigner creates (`set_variable_value` on a new key).
-fn written_by_assigner(cx: &Cx, name: &str) -> bool {
-    cx.ir.refs.iter().any(|r| {
-        matches!(r.at.slot, Slot::AssignTarget { .. })
-            && matches!(&r.target, Target::Global(g) if g == name)
-    })
+/// Globals a VariableAssigner creates (`set_variable_value` on a new key), collected once
+/// rather than searched for at every global reference.
+fn globals_assigned<'a>(cx: &Cx<'a>) -> HashSet<&'a str> {
+    cx.ir
+        .refs
+        .iter()
+        .filter(|r| matches!(r.at.slot, Slot::AssignTarget { .. }))
+        .filter_map(|r| match &r.target {
+            Target::Global(g) => Some(g.as_str()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The node whose run reads the reference.

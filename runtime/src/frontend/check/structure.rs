@@ -178,7 +178,7 @@ fn containers(cx: &mut Cx) {
     let ir = cx.ir;
     for id in ir.node_ids() {
         let node = ir.node(id);
-        let c = cx.component_of(id).clone();
+        let c = cx.component_of(id);
         let parent = node.parent.map(|p| ir.node(p));
         if let Some(p) = parent {
             if !matches!(p.kind, Kind::Iteration | Kind::Loop) {
@@ -252,7 +252,7 @@ fn parameter_checks(cx: &mut Cx) {
             params.insert("llm_id".into(), Value::String("default".into()));
         }
         if let Err(failure) = check_params(node.kind, &params) {
-            let c = cx.component_of(id).clone();
+            let c = cx.component_of(id);
             let pointer = match &failure.param {
                 Some(p) if c.params.contains_key(p) => pointer_join(&c.loc.params, &[p]),
                 _ => c.loc.params.clone(),
@@ -318,7 +318,7 @@ fn agent_tools(cx: &mut Cx) {
         if node.kind != Kind::Agent {
             continue;
         }
-        let c = cx.component_of(id).clone();
+        let c = cx.component_of(id);
         let Some(Value::Array(tools)) = node.params.get("tools") else {
             continue;
         };
@@ -398,7 +398,7 @@ fn switch_operators(cx: &mut Cx) {
         if node.kind != Kind::Switch {
             continue;
         }
-        let c = cx.component_of(id).clone();
+        let c = cx.component_of(id);
         let Some(Value::Array(conds)) = node.params.get("conditions") else {
             continue;
         };
@@ -449,7 +449,7 @@ fn cycles(cx: &mut Cx) {
     let ir = cx.ir;
     for scc in cx.flow.unmediated_cycles(ir) {
         let first = scc[0];
-        let c = cx.component_of(first).clone();
+        let c = cx.component_of(first);
         let names: Vec<String> = scc
             .iter()
             .map(|n| format!("`{}`", ir.node(*n).id))
@@ -478,7 +478,7 @@ fn loops(cx: &mut Cx) {
         if node.kind != Kind::Loop {
             continue;
         }
-        let c = cx.component_of(id).clone();
+        let c = cx.component_of(id);
         let max = node.params.get("maximum_loop_count");
         let zero_max = max.is_none_or(|v| v.as_f64() == Some(0.0));
         let conditions_empty = node
