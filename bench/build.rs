@@ -1,6 +1,8 @@
 //! Compile the synthetic benchmark canvases with canvasc's code generator, as `canvasc build`
 //! would, into `$OUT_DIR/compiled.rs` (included by the benchmark).
 
+// The front-end benchmark shapes (diamonds, graph forms) are not compiled here.
+#[allow(dead_code)]
 #[path = "../tests/src/synthetic.rs"]
 mod synthetic;
 
