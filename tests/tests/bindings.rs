@@ -111,7 +111,7 @@ fn fixtures_bind_every_reference() {
     assert_all_bound(
         "fixtures_bind_every_reference",
         fixture_files("valid"),
-        (35, 0),
+        (41, 0),
     );
 }
 

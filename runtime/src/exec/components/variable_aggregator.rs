@@ -3,8 +3,9 @@
 
 use super::{exp_str, py_get, py_getitem, py_iter, truthy, Component};
 use crate::exec::binding::{Bound, Resolve};
+use crate::exec::sharing::{mutable, Place};
 use crate::exec::{NodeCx, RunError};
-use crate::value::{py, Json, Map};
+use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 
 #[derive(Clone, Debug)]
@@ -77,9 +78,18 @@ fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
             Json::Array(selectors.clone()),
         );
         for (i, selector) in selectors.iter().enumerate() {
-            let v = cx.read(spec.binding(g, i), exp_str(py_getitem(selector, "value")?)?)?;
+            let exp = exp_str(py_getitem(selector, "value")?)?;
+            let v = cx.read(spec.binding(g, i), exp)?;
             if truthy(&v) {
+                // The output is the very object the reference names, so a later in-place edit
+                // of either (VariableAssigner `append`) shows through both, as in RAGFlow.
+                let shares = matches!(&v, Val::Json(j) if mutable(j));
                 cx.set_output(&gname, v);
+                if shares {
+                    if let Some(source) = Place::of_reference(&cx.shared.meta, exp) {
+                        cx.state().share(Place::Output(cx.node, &gname), source);
+                    }
+                }
                 break;
             }
         }
