@@ -4,7 +4,6 @@
 
 use super::error::{Error, Result};
 use super::value::Value;
-use super::{filters, predicates};
 use minijinja::machinery::{ast, parse, WhitespaceConfig};
 use minijinja::syntax::SyntaxConfig;
 use minijinja::value::ValueKind;
@@ -159,7 +158,7 @@ fn validate(source: &str, stmt: &ast::Stmt<'_>) -> Result<()> {
             }
         },
         &mut |e| match e {
-            ast::Expr::Filter(f) if !filters::exists(f.name) => {
+            ast::Expr::Filter(f) if !super::names::is_filter(f.name) => {
                 expr_err.get_or_insert_with(|| {
                     Error::new(
                         "TemplateAssertionError",
@@ -167,7 +166,7 @@ fn validate(source: &str, stmt: &ast::Stmt<'_>) -> Result<()> {
                     )
                 });
             }
-            ast::Expr::Test(t) if !predicates::exists(t.name) => {
+            ast::Expr::Test(t) if !super::names::is_test(t.name) => {
                 expr_err.get_or_insert_with(|| {
                     Error::new(
                         "TemplateAssertionError",

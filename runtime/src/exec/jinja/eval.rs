@@ -4,7 +4,7 @@
 use super::args::{int_arg, Args};
 use super::attr::{get_attr, get_item, slice};
 use super::error::{Error, Result};
-use super::value::{undefined_error, Callable, Value};
+use super::value::{dict_set, undefined_error, Callable, LoopState, Value};
 use super::{filters, methods, ops, predicates, MAX_DEPTH, MAX_OUTPUT, MAX_RANGE, MAX_STEPS};
 use minijinja::machinery::ast;
 use std::cell::{Cell, RefCell};
@@ -12,79 +12,6 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 type Frame = HashMap<String, Value>;
-
-/// `loop` of one for loop.
-#[derive(Debug)]
-pub struct LoopState {
-    items: Rc<Vec<Value>>,
-    index: Cell<usize>,
-    depth0: usize,
-    changed: RefCell<Option<Value>>,
-    /// The loop (index into the evaluator's loop table) when it is `recursive`.
-    recursive: Option<usize>,
-}
-
-impl LoopState {
-    pub fn index(&self) -> usize {
-        self.index.get()
-    }
-
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-
-    /// `loop.<name>` (`None` for names a loop does not have).
-    pub fn attr(self: &Rc<Self>, name: &str) -> Option<Value> {
-        let i = self.index.get();
-        let n = self.items.len();
-        let int = |x: usize| Value::Int(x as i64);
-        Some(match name {
-            "index" => int(i + 1),
-            "index0" => int(i),
-            "revindex" => int(n - i),
-            "revindex0" => int(n - i - 1),
-            "first" => Value::Bool(i == 0),
-            "last" => Value::Bool(i + 1 == n),
-            "length" => int(n),
-            "depth" => int(self.depth0 + 1),
-            "depth0" => int(self.depth0),
-            "previtem" => match i {
-                0 => Value::undefined_hint("there is no previous item"),
-                _ => self.items[i - 1].clone(),
-            },
-            "nextitem" => match self.items.get(i + 1) {
-                Some(v) => v.clone(),
-                None => Value::undefined_hint("there is no next item"),
-            },
-            "cycle" => method(Value::Loop(Rc::clone(self)), "cycle"),
-            "changed" => method(Value::Loop(Rc::clone(self)), "changed"),
-            _ => return None,
-        })
-    }
-
-    /// `loop.cycle(*args)`.
-    pub fn cycle(&self, args: &Args) -> Result<Value> {
-        if args.pos.is_empty() {
-            return Err(Error::type_error("no items for cycling given"));
-        }
-        Ok(args.pos[self.index.get() % args.pos.len()].clone())
-    }
-
-    /// `loop.changed(*args)`: whether the arguments differ from the last call's.
-    pub fn changed(&self, args: &Args) -> Value {
-        let now = Value::list(args.pos.clone());
-        let mut last = self.changed.borrow_mut();
-        let differs = last.as_ref().is_none_or(|l| !super::value::eq(l, &now));
-        if differs {
-            *last = Some(now);
-        }
-        Value::Bool(differs)
-    }
-}
-
-fn method(recv: Value, name: &'static str) -> Value {
-    Value::Callable(Rc::new(Callable::Method(recv, name)))
-}
 
 /// A macro or call block: its definition and the scopes it closed over.
 struct MacroDef<'s> {
@@ -293,7 +220,7 @@ impl<'s> Evaluator<'s> {
     fn emit(&self, v: &Value, out: &mut String) {
         match v {
             Value::Markup(s) => out.push_str(s),
-            v if self.autoescape => out.push_str(&filters::html_escape(&v.to_str())),
+            v if self.autoescape => out.push_str(&super::value::html_escape(&v.to_str())),
             v => out.push_str(&v.to_str()),
         }
     }
@@ -861,21 +788,6 @@ fn compare_symbol(op: ast::CompareOpKind) -> &'static str {
         ast::CompareOpKind::In => "in",
         ast::CompareOpKind::NotIn => "not in",
     }
-}
-
-/// Python `d[k] = v` (keys must be hashable).
-pub fn dict_set(d: &mut super::value::Dict, k: Value, v: Value) -> Result<()> {
-    if matches!(k, Value::List(_) | Value::Dict(_) | Value::Namespace(_)) {
-        return Err(Error::type_error(format!(
-            "unhashable type: '{}'",
-            k.type_name()
-        )));
-    }
-    match d.iter_mut().find(|(kk, _)| super::value::eq(kk, &k)) {
-        Some(slot) => slot.1 = v,
-        None => d.push((k, v)),
-    }
-    Ok(())
 }
 
 /// Whether a macro body refers to `name` (Jinja2 only collects `varargs`/`kwargs` when used).

@@ -5,72 +5,10 @@ use super::attr::get_attr;
 use super::error::{Error, Result};
 use super::format::percent_format;
 use super::methods::{capitalize, is_space, replace, sort_values, splitlines, strip_text};
-use super::value::{eq, Value, ViewKind};
+use super::value::{eq, html_escape, Value, ViewKind};
 use crate::value::py;
 use serde_json::Value as Json;
 use std::rc::Rc;
-
-/// Every builtin filter name (Jinja2 3.1's `FILTERS`).
-pub const NAMES: &[&str] = &[
-    "abs",
-    "attr",
-    "batch",
-    "capitalize",
-    "center",
-    "count",
-    "d",
-    "default",
-    "dictsort",
-    "e",
-    "escape",
-    "filesizeformat",
-    "first",
-    "float",
-    "forceescape",
-    "format",
-    "groupby",
-    "indent",
-    "int",
-    "items",
-    "join",
-    "last",
-    "length",
-    "list",
-    "lower",
-    "map",
-    "max",
-    "min",
-    "pprint",
-    "random",
-    "reject",
-    "rejectattr",
-    "replace",
-    "reverse",
-    "round",
-    "safe",
-    "select",
-    "selectattr",
-    "slice",
-    "sort",
-    "string",
-    "striptags",
-    "sum",
-    "title",
-    "tojson",
-    "trim",
-    "truncate",
-    "unique",
-    "upper",
-    "urlencode",
-    "urlize",
-    "wordcount",
-    "wordwrap",
-    "xmlattr",
-];
-
-pub fn exists(name: &str) -> bool {
-    NAMES.contains(&name)
-}
 
 /// `soft_str`: strings stay, undefined is `''`, anything else goes through `str()`.
 fn text(v: &Value) -> String {
@@ -360,7 +298,7 @@ pub fn apply(name: &str, v: Value, args: Args) -> Result<Value> {
                 return Ok(generator(out, head));
             }
             let filter = args.pos[0].to_str();
-            if !exists(&filter) {
+            if !super::names::is_filter(&filter) {
                 return Err(Error::runtime(format!(
                     "No filter named {}.",
                     py::repr_str(&filter)
@@ -792,7 +730,7 @@ fn test_item(item: &Value, pos: &[Value], kw: &[(String, Value)]) -> Result<bool
         None => Ok(item.truthy()),
         Some(name) => {
             let name = name.to_str();
-            if !super::predicates::exists(&name) {
+            if !super::names::is_test(&name) {
                 return Err(Error::runtime(format!(
                     "No test named {}.",
                     py::repr_str(&name)
@@ -808,22 +746,6 @@ fn test_item(item: &Value, pos: &[Value], kw: &[(String, Value)]) -> Result<bool
             super::predicates::apply(&name, item, args)
         }
     }
-}
-
-/// `markupsafe.escape`.
-pub fn html_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&#34;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 fn to_int(v: &Value, default: Value, base: i64) -> Result<Value> {

@@ -3,9 +3,8 @@
 
 use super::args::{int_arg, Args};
 use super::error::{Error, Result};
-use super::eval::dict_set;
 use super::format::str_format;
-use super::value::{cmp, eq, Value, ViewKind};
+use super::value::{cmp, dict_set, eq, Value, ViewKind};
 use crate::value::py;
 
 const STR_METHODS: &[&str] = &[
@@ -97,8 +96,8 @@ pub fn call(recv: &Value, name: &str, args: Args) -> Result<Value> {
         Value::Range(..) => seq_method(&recv.iterate()?, name, &args),
         Value::Dict(d) => dict_method(d, name, args),
         Value::Loop(state) => match name {
-            "cycle" => state.cycle(&args),
-            _ => Ok(state.changed(&args)),
+            "cycle" => state.cycle(&args.pos),
+            _ => Ok(state.changed(&args.pos)),
         },
         Value::Cycler(c) => {
             let mut c = c.borrow_mut();

@@ -24,6 +24,7 @@ mod eval;
 mod filters;
 mod format;
 mod methods;
+mod names;
 mod ops;
 mod predicates;
 mod urlize;

@@ -6,53 +6,6 @@ use super::ops;
 use super::value::{eq, Value};
 use crate::value::py;
 
-/// Every builtin test name (Jinja2 3.1's `TESTS`).
-pub const NAMES: &[&str] = &[
-    "boolean",
-    "callable",
-    "defined",
-    "divisibleby",
-    "eq",
-    "equalto",
-    "==",
-    "escaped",
-    "even",
-    "false",
-    "filter",
-    "float",
-    "ge",
-    ">=",
-    "gt",
-    "greaterthan",
-    ">",
-    "in",
-    "integer",
-    "iterable",
-    "le",
-    "<=",
-    "lower",
-    "lt",
-    "lessthan",
-    "<",
-    "mapping",
-    "ne",
-    "!=",
-    "none",
-    "number",
-    "odd",
-    "sameas",
-    "sequence",
-    "string",
-    "test",
-    "true",
-    "undefined",
-    "upper",
-];
-
-pub fn exists(name: &str) -> bool {
-    NAMES.contains(&name)
-}
-
 /// `v is name(*args)`.
 pub fn apply(name: &str, v: &Value, args: Args) -> Result<bool> {
     let fname = format!("test_{name}");
@@ -96,8 +49,8 @@ pub fn apply(name: &str, v: &Value, args: Args) -> Result<bool> {
         }
         "false" => Ok(matches!(v, Value::Bool(false))),
         "true" => Ok(matches!(v, Value::Bool(true))),
-        "filter" => Ok(v.as_str().is_some_and(super::filters::exists)),
-        "test" => Ok(v.as_str().is_some_and(exists)),
+        "filter" => Ok(v.as_str().is_some_and(super::names::is_filter)),
+        "test" => Ok(v.as_str().is_some_and(super::names::is_test)),
         "float" => Ok(matches!(v, Value::Float(_))),
         "integer" => Ok(matches!(v, Value::Int(_))),
         "number" => Ok(v.is_number()),

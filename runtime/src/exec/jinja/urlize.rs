@@ -1,7 +1,7 @@
 //! Jinja2's `urlize` filter (jinja2/utils.py `urlize`, with the filter's default policies:
 //! `rel="noopener"`, no target, no extra schemes), using the same regular expressions.
 
-use super::filters::html_escape;
+use super::value::html_escape;
 use regex::Regex;
 use std::sync::LazyLock;
 

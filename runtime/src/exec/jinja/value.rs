@@ -3,7 +3,7 @@
 
 use super::error::{Error, Result};
 use crate::value::py;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::cmp::Ordering;
 use std::rc::Rc;
 
@@ -44,7 +44,7 @@ pub enum Value {
     /// `cycler(...)`: its items and current position.
     Cycler(Rc<RefCell<(Vec<Value>, usize)>>),
     /// `loop` inside a for loop.
-    Loop(Rc<super::eval::LoopState>),
+    Loop(Rc<LoopState>),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,7 +75,7 @@ pub enum Callable {
     /// The function `joiner(sep)` returns, with whether it was called yet.
     Joiner(Rc<str>, RefCell<bool>),
     /// `loop(...)` of a recursive for loop.
-    LoopRecurse(Rc<super::eval::LoopState>),
+    LoopRecurse(Rc<LoopState>),
 }
 
 impl Value {
@@ -528,4 +528,108 @@ pub fn undefined_message(u: &Undef) -> String {
         }
         (Some(owner), _) => format!("{} has no attribute {name}", py::repr_str(owner)),
     }
+}
+
+/// Python `d[k] = v` (keys must be hashable).
+pub fn dict_set(d: &mut Dict, k: Value, v: Value) -> Result<()> {
+    if matches!(k, Value::List(_) | Value::Dict(_) | Value::Namespace(_)) {
+        return Err(Error::type_error(format!(
+            "unhashable type: '{}'",
+            k.type_name()
+        )));
+    }
+    match d.iter_mut().find(|(kk, _)| eq(kk, &k)) {
+        Some(slot) => slot.1 = v,
+        None => d.push((k, v)),
+    }
+    Ok(())
+}
+
+/// `markupsafe.escape`.
+pub fn html_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&#34;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `loop` of one for loop.
+#[derive(Debug)]
+pub struct LoopState {
+    pub(super) items: Rc<Vec<Value>>,
+    pub(super) index: Cell<usize>,
+    pub(super) depth0: usize,
+    pub(super) changed: RefCell<Option<Value>>,
+    /// The loop (index into the evaluator's loop table) when it is `recursive`.
+    pub(super) recursive: Option<usize>,
+}
+
+impl LoopState {
+    pub fn index(&self) -> usize {
+        self.index.get()
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// `loop.<name>` (`None` for names a loop does not have).
+    pub fn attr(self: &Rc<Self>, name: &str) -> Option<Value> {
+        let i = self.index.get();
+        let n = self.items.len();
+        let int = |x: usize| Value::Int(x as i64);
+        Some(match name {
+            "index" => int(i + 1),
+            "index0" => int(i),
+            "revindex" => int(n - i),
+            "revindex0" => int(n - i - 1),
+            "first" => Value::Bool(i == 0),
+            "last" => Value::Bool(i + 1 == n),
+            "length" => int(n),
+            "depth" => int(self.depth0 + 1),
+            "depth0" => int(self.depth0),
+            "previtem" => match i {
+                0 => Value::undefined_hint("there is no previous item"),
+                _ => self.items[i - 1].clone(),
+            },
+            "nextitem" => match self.items.get(i + 1) {
+                Some(v) => v.clone(),
+                None => Value::undefined_hint("there is no next item"),
+            },
+            "cycle" => method(Value::Loop(Rc::clone(self)), "cycle"),
+            "changed" => method(Value::Loop(Rc::clone(self)), "changed"),
+            _ => return None,
+        })
+    }
+
+    /// `loop.cycle(*args)`.
+    pub fn cycle(&self, args: &[Value]) -> Result<Value> {
+        if args.is_empty() {
+            return Err(Error::type_error("no items for cycling given"));
+        }
+        Ok(args[self.index.get() % args.len()].clone())
+    }
+
+    /// `loop.changed(*args)`: whether the arguments differ from the last call's.
+    pub fn changed(&self, args: &[Value]) -> Value {
+        let now = Value::list(args.to_vec());
+        let mut last = self.changed.borrow_mut();
+        let differs = last.as_ref().is_none_or(|l| !eq(l, &now));
+        if differs {
+            *last = Some(now);
+        }
+        Value::Bool(differs)
+    }
+}
+
+fn method(recv: Value, name: &'static str) -> Value {
+    Value::Callable(Rc::new(Callable::Method(recv, name)))
 }
