@@ -6,6 +6,8 @@
 //! `crash/regen.py` (the oracle command is in both); `__HOST__` in a URL is this test's own
 //! HTTP server.
 
+mod common;
+use common::fixture;
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -135,14 +137,6 @@ fn closed_stdout() -> Stdio {
     let (reader, writer) = std::io::pipe().expect("pipe");
     drop(reader);
     Stdio::from(writer)
-}
-
-fn fixture(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures")
-        .join(rel)
-        .to_string_lossy()
-        .into_owned()
 }
 
 /// `canvasc convert x.json | true` and friends end quietly: the status a SIGPIPE gives (141) or

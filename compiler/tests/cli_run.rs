@@ -1,8 +1,10 @@
 //! `canvasc run`: event output, saved state across turns, UserFillUp resume, and clear errors
 //! for bad input.
 
+mod common;
+use common::fixture;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 fn canvasc(args: &[&str]) -> Output {
@@ -17,14 +19,6 @@ fn temp_dir(test: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
-}
-
-fn fixture(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../fixtures")
-        .join(rel)
-        .to_string_lossy()
-        .into_owned()
 }
 
 fn stderr(o: &Output) -> String {

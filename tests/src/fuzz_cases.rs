@@ -65,15 +65,7 @@ fn fuzz_case(dir: &Path, name: &str) -> Option<FuzzCase> {
         .get("turns")?
         .as_array()?
         .iter()
-        .map(|t| Turn {
-            query: t
-                .get("query")
-                .and_then(Json::as_str)
-                .unwrap_or("")
-                .to_string(),
-            inputs: t.get("inputs").cloned().unwrap_or_else(|| json!({})),
-            files: Vec::new(),
-        })
+        .map(Turn::from_json)
         .collect();
     let golden = dir.join(format!("{name}.jsonl"));
     Some(FuzzCase {

@@ -24,6 +24,28 @@ pub struct Turn {
     pub files: Vec<Json>,
 }
 
+impl Turn {
+    /// One entry of the oracle's `--turns` list (`{"query", "inputs", "files"}`, each optional).
+    pub fn from_json(t: &Json) -> Turn {
+        Turn {
+            query: t
+                .get("query")
+                .and_then(Json::as_str)
+                .unwrap_or("")
+                .to_string(),
+            inputs: t
+                .get("inputs")
+                .cloned()
+                .unwrap_or_else(|| Json::Object(Map::new())),
+            files: t
+                .get("files")
+                .and_then(Json::as_array)
+                .cloned()
+                .unwrap_or_default(),
+        }
+    }
+}
+
 /// A reference case: the canvas and everything its oracle command passed.
 #[derive(Clone, Debug, Default)]
 pub struct Case {
@@ -153,25 +175,7 @@ impl Case {
             i += 1;
         }
         case.turns = match turns {
-            Some(Json::Array(list)) => list
-                .iter()
-                .map(|t| Turn {
-                    query: t
-                        .get("query")
-                        .and_then(Json::as_str)
-                        .unwrap_or("")
-                        .to_string(),
-                    inputs: t
-                        .get("inputs")
-                        .cloned()
-                        .unwrap_or_else(|| Json::Object(Map::new())),
-                    files: t
-                        .get("files")
-                        .and_then(Json::as_array)
-                        .cloned()
-                        .unwrap_or_default(),
-                })
-                .collect(),
+            Some(Json::Array(list)) => list.iter().map(Turn::from_json).collect(),
             _ => vec![Turn {
                 query,
                 inputs,
