@@ -10,6 +10,7 @@ pub mod components;
 mod error;
 pub mod events;
 pub mod http;
+mod identity;
 pub mod interp;
 pub mod jinja;
 pub mod llm;

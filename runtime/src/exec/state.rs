@@ -823,7 +823,7 @@ pub struct RunState {
     /// Whether the DSL had `globals` (saved back only then, as RAGFlow does).
     pub globals_in_dsl: bool,
     /// Which places hold one object this run ([`super::sharing`]).
-    pub sharing: super::sharing::Sharing,
+    pub sharing: super::identity::Sharing,
 }
 
 impl RunState {
@@ -921,7 +921,7 @@ impl RunState {
         value: Json,
         in_place: bool,
     ) -> Result<(), RunError> {
-        use super::sharing::Place;
+        use super::identity::Place;
         let exp = crate::frontend::refs::strip_like_python(exp);
         let Some((cpn, var)) = exp.split_once('@') else {
             self.globals.insert(exp.to_string(), value);
