@@ -2,11 +2,11 @@
 
 pub use crate::frontend::binding::*;
 
-use super::meta::CanvasMeta;
 use super::state::{walk_path_parts, Globals, RunState};
 use super::RunError;
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
+use crate::meta::CanvasMeta;
 use crate::value::{Json, Val};
 use std::borrow::Cow;
 

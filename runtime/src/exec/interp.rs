@@ -4,10 +4,10 @@
 use super::binding;
 use super::components::{Component, Spec};
 use super::events::InputKeys;
-use super::meta::{CanvasMeta, Target};
 use super::{NodeCx, Program, RunError, RunState};
 use crate::frontend::ir::NodeId;
 use crate::frontend::{Analysis, Document, Ir};
+use crate::meta::{CanvasMeta, Target};
 use crate::value::{Json, Map};
 use std::borrow::Cow;
 use std::sync::Arc;

@@ -23,13 +23,13 @@ pub mod sharing;
 pub mod ssrf;
 pub mod state;
 
-pub use crate::meta::{self, CanvasMeta, NodeMeta, Target};
 pub use error::{RunError, CANCELED};
 pub use events::{Envelope, EventSink};
 pub use scheduler::{run, RunInput, RunOutcome};
 pub use state::RunState;
 
 use crate::frontend::ir::NodeId;
+use crate::meta::{CanvasMeta, NodeMeta, Target};
 use crate::value::{Json, Map};
 use std::borrow::Cow;
 use std::future::Future;

@@ -2,12 +2,12 @@
 //! `string_format`, input elements, and Python's `re.sub` replacement templates.
 
 use super::binding::{iteration_item_of, Bound, Resolve};
-use super::meta::{CanvasMeta, Target};
 use super::{NodeCx, RunError, RunState};
 use crate::frontend::ir::NodeId;
 use crate::frontend::refs::{
     alias_refs, template_refs, template_refs_exact_case, Alias, TemplateMatch,
 };
+use crate::meta::{CanvasMeta, Target};
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 use std::ops::Range;

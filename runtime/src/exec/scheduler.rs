@@ -3,11 +3,11 @@
 //! partials, exception routes, the UserFillUp pause and the terminal events all live here.
 
 use super::events::{float, obj, Envelope, Event, EventSink, InputKeys, Payload};
-use super::meta::{CanvasMeta, Target};
 use super::state::{RunState, SLOT_CREATED_TIME, SLOT_ELAPSED_TIME, SLOT_ERROR};
 use super::{perf_counter, unix_seconds, NodeCx, Program, RunError, Shared, CANCELED};
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
+use crate::meta::{CanvasMeta, Target};
 use crate::value::{py, Json, Map, Val};
 use futures::StreamExt;
 use std::borrow::Cow;

@@ -2,9 +2,9 @@
 //! inputs and outputs — RAGFlow's `Canvas` object minus its code. It is saved into the DSL after
 //! every turn (`str(canvas)`) and restored from it.
 
-use super::meta::{CanvasMeta, Target};
 use super::RunError;
 use crate::frontend::ir::NodeId;
+use crate::meta::{CanvasMeta, Target};
 use crate::value::{py, Json, LazyStream, Map, Val};
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -199,7 +199,7 @@ fn write_back(cx: &NodeCx<'_>, origin: &Origin, key: &str, value: &Json) {
 /// (not a fresh object parsed from a JSON string on the way).
 fn live_value<'s>(
     state: &'s mut crate::exec::RunState,
-    meta: &crate::exec::CanvasMeta,
+    meta: &crate::meta::CanvasMeta,
     exp: &str,
 ) -> Option<&'s mut Json> {
     let exp = crate::frontend::refs::strip_like_python(exp);

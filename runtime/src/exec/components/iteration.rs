@@ -3,9 +3,10 @@
 
 use super::Component;
 use crate::exec::binding::{Bound, Resolve};
-use crate::exec::{CanvasMeta, NodeCx, RunError, RunState};
+use crate::exec::{NodeCx, RunError, RunState};
 use crate::frontend::catalog::SHARED_OUTPUTS;
 use crate::frontend::ir::NodeId;
+use crate::meta::CanvasMeta;
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 use std::sync::OnceLock;

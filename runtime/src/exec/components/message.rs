@@ -5,12 +5,12 @@ use super::Component;
 use crate::exec::binding::Resolve;
 use crate::exec::events::InputKeys;
 use crate::exec::jinja::{self, RenderError};
-use crate::exec::meta::Target;
 use crate::exec::render::{
     elements_in, elements_of, expand_replacement, in_iteration, Renamed, Template,
 };
 use crate::exec::{NodeCx, RunError, RunState, Shared};
 use crate::frontend::ir::NodeId;
+use crate::meta::Target;
 use crate::value::{py, Json, LazyStream, Map, Val};
 use futures::StreamExt;
 use std::borrow::Cow;

@@ -24,11 +24,11 @@ pub mod unsupported;
 
 use super::binding::Resolve;
 use super::events::InputKeys;
-use super::meta::Target;
 use super::render::{element_str, elements_from_text, string_format};
 use super::{NodeCx, RunError, RunState};
 use crate::frontend::catalog::Kind;
 use crate::frontend::refs::template_refs;
+use crate::meta::Target;
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 use std::future::Future;

@@ -6,10 +6,10 @@ use super::Component;
 use crate::exec::binding::{Bound, Resolve};
 use crate::exec::events::InputKeys;
 use crate::exec::jinja::{self, RenderError};
-use crate::exec::meta::Target;
 use crate::exec::render::{in_iteration, Renamed, Template};
 use crate::exec::{NodeCx, RunError, RunState};
 use crate::frontend::catalog::SHARED_OUTPUTS;
+use crate::meta::Target;
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 
