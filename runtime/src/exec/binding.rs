@@ -2,8 +2,8 @@
 
 pub use crate::frontend::binding::*;
 
+use super::error::RunError;
 use super::state::{walk_path_parts, Globals, RunState};
-use super::RunError;
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
 use crate::meta::CanvasMeta;

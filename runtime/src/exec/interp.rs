@@ -3,8 +3,11 @@
 
 use super::binding;
 use super::components::{Component, Spec};
+use super::context::NodeCx;
+use super::error::RunError;
 use super::events::InputKeys;
-use super::{NodeCx, Program, RunError, RunState};
+use super::program::Program;
+use super::state::RunState;
 use crate::frontend::ir::NodeId;
 use crate::frontend::{Analysis, Document, Ir};
 use crate::meta::{CanvasMeta, Target};

@@ -2,7 +2,9 @@
 //! `string_format`, input elements, and Python's `re.sub` replacement templates.
 
 use super::binding::{iteration_item_of, Bound, Resolve};
-use super::{NodeCx, RunError, RunState};
+use super::context::NodeCx;
+use super::error::RunError;
+use super::state::RunState;
 use crate::frontend::ir::NodeId;
 use crate::frontend::refs::{
     alias_refs, template_refs, template_refs_exact_case, Alias, TemplateMatch,

@@ -2,9 +2,12 @@
 //! [`Program`]. Path batches, dependency deferral, path extension, streaming Messages, pending
 //! partials, exception routes, the UserFillUp pause and the terminal events all live here.
 
+use super::clock::{perf_counter, unix_seconds};
+use super::context::{NodeCx, Shared};
+use super::error::{RunError, CANCELED};
 use super::events::{float, obj, Envelope, Event, EventSink, InputKeys, Payload};
+use super::program::Program;
 use super::state::{RunState, SLOT_CREATED_TIME, SLOT_ELAPSED_TIME, SLOT_ERROR};
-use super::{perf_counter, unix_seconds, NodeCx, Program, RunError, Shared, CANCELED};
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
 use crate::meta::{CanvasMeta, Target};
@@ -772,7 +775,7 @@ fn append(path: &mut Vec<Target>, t: &Target) {
 }
 
 /// The id a path entry stands for.
-fn path_id<'m>(meta: &'m super::CanvasMeta, t: &'m Target) -> &'m str {
+fn path_id<'m>(meta: &'m CanvasMeta, t: &'m Target) -> &'m str {
     match t {
         Target::Node(n) => &meta.node(*n).id,
         Target::Missing(id) => id,

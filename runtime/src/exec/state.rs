@@ -2,7 +2,7 @@
 //! inputs and outputs — RAGFlow's `Canvas` object minus its code. It is saved into the DSL after
 //! every turn (`str(canvas)`) and restored from it.
 
-use super::RunError;
+use super::error::RunError;
 use crate::frontend::ir::NodeId;
 use crate::meta::{CanvasMeta, Target};
 use crate::value::{py, Json, LazyStream, Map, Val};
@@ -408,7 +408,7 @@ pub struct NodeState {
     /// A node has a handful of outputs, so a name is found by scanning, without hashing; a
     /// declared output's record is reached through its slot and names it by that slot.
     outputs: Vec<(Name, Record)>,
-    /// The node's declared output names ([`super::NodeMeta::outputs`]) and, per name, the
+    /// The node's declared output names ([`crate::meta::NodeMeta::outputs`]) and, per name, the
     /// index of its record in `outputs` ([`NO_RECORD`] until it exists): bound reads index
     /// twice instead of hashing a name.
     slot_names: Arc<[String]>,
@@ -490,9 +490,9 @@ pub const SLOT_CREATED_TIME: u16 = 0;
 pub const SLOT_ELAPSED_TIME: u16 = 1;
 pub const SLOT_ERROR: u16 = 2;
 
-/// Every new session copies its fresh tables ([`super::Published`]): the copy keeps room for
-/// every declared record, as [`NodeState::with_slots`] does, and copies empty tables without
-/// allocating.
+/// Every new session copies its fresh tables (a published canvas's, see `Published`): the copy
+/// keeps room for every declared record, as [`NodeState::with_slots`] does, and copies empty
+/// tables without allocating.
 impl Clone for NodeState {
     fn clone(&self) -> Self {
         let mut outputs = Vec::with_capacity(self.slot_names.len().max(self.outputs.len()));

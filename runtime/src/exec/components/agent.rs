@@ -10,11 +10,12 @@ use super::llm::{
 };
 use super::Component;
 use crate::exec::binding::Resolve;
+use crate::exec::context::{NodeCx, Shared};
+use crate::exec::error::RunError;
 use crate::exec::events::InputKeys;
 use crate::exec::llm::bundle::{Bundle, ToolSession, Tools};
 use crate::exec::llm::{json_repair, prompts, ChatMessage};
 use crate::exec::mcp::McpSession;
-use crate::exec::{NodeCx, RunError, Shared};
 use crate::frontend::catalog::tool_meta::tool_meta;
 use crate::frontend::catalog::{resolve_name, Kind};
 use crate::frontend::ir::NodeId;

@@ -8,9 +8,10 @@
 
 use super::{exp_str, py_get, py_getitem, py_json, py_strip, py_time, Component};
 use crate::exec::binding::{Bound, Resolve};
+use crate::exec::context::NodeCx;
+use crate::exec::error::RunError;
 use crate::exec::render::Template;
 use crate::exec::ssrf;
-use crate::exec::{NodeCx, RunError};
 use crate::value::{py, Json, Map, Val};
 use regex::Regex;
 use std::borrow::Cow;

@@ -3,7 +3,9 @@
 
 use super::Component;
 use crate::exec::binding::{Bound, Resolve};
-use crate::exec::{NodeCx, RunError, RunState};
+use crate::exec::context::NodeCx;
+use crate::exec::error::RunError;
+use crate::exec::state::RunState;
 use crate::frontend::catalog::SHARED_OUTPUTS;
 use crate::frontend::ir::NodeId;
 use crate::meta::CanvasMeta;
@@ -38,7 +40,7 @@ impl Items {
         }
     }
 
-    /// Lend the value (see [`crate::exec::RunState::with_variable_value`]).
+    /// Lend the value (see [`RunState::with_variable_value`]).
     fn with<R>(&self, cx: &NodeCx<'_>, f: impl FnOnce(Option<&Json>) -> R) -> Result<R, RunError> {
         self.with_in(cx, &cx.state(), f)
     }

@@ -4,13 +4,14 @@
 
 use super::Component;
 use crate::exec::binding::Resolve;
+use crate::exec::context::{NodeCx, Shared};
+use crate::exec::error::RunError;
 use crate::exec::events::InputKeys;
 use crate::exec::llm::bundle::Bundle;
 use crate::exec::llm::fit::message_fit_in;
 use crate::exec::llm::think_split::think_pieces;
 use crate::exec::llm::{json_repair, prompts, ChatMessage};
 use crate::exec::render::{elements_of, in_iteration, string_format, Template};
-use crate::exec::{NodeCx, RunError, Shared};
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
 use crate::meta::Target;

@@ -372,9 +372,11 @@ pub fn py_strip(s: &str) -> &str {
 /// display names, reporting X:T's `node_finished` (timings dropped) and the final `env.*`.
 #[cfg(test)]
 pub(crate) mod testkit {
+    use crate::exec::conversation::Session;
     use crate::exec::interp::Interpreter;
     use crate::exec::random::PyRandom;
-    use crate::exec::{RunInput, RunOutcome, Services, Session, Settings};
+    use crate::exec::scheduler::{RunInput, RunOutcome};
+    use crate::exec::{Services, Settings};
     use crate::value::{py, Json, Map};
     use serde_json::json;
     use std::sync::{Arc, Mutex};

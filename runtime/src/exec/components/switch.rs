@@ -3,7 +3,8 @@
 
 use super::{exp_str, py_get, py_getitem, py_iter, Component};
 use crate::exec::binding::{Bound, Resolve};
-use crate::exec::{NodeCx, RunError};
+use crate::exec::context::NodeCx;
+use crate::exec::error::RunError;
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 use std::cmp::Ordering;

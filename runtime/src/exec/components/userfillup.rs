@@ -3,8 +3,9 @@
 
 use super::Component;
 use crate::exec::binding::Resolve;
+use crate::exec::context::NodeCx;
+use crate::exec::error::RunError;
 use crate::exec::render::{elements_of, expand_replacement, Template};
-use crate::exec::{NodeCx, RunError};
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 
