@@ -4,6 +4,8 @@
 use super::binding::Bound;
 use super::cancel::CancelFlag;
 use super::error::{RunError, CANCELED};
+use super::llm::bundle::UsageMeter;
+use super::llm::TokenUsage;
 use super::random::PyRandom;
 use super::state::RunState;
 use super::Services;
@@ -55,6 +57,19 @@ impl Shared {
 
     pub fn is_canceled(&self) -> bool {
         self.cancel.is_canceled()
+    }
+}
+
+impl UsageMeter for Shared {
+    fn add(&self, used: TokenUsage) {
+        let mut s = self.state();
+        s.usage.prompt_tokens = s.usage.prompt_tokens.saturating_add(used.prompt_tokens);
+        s.usage.completion_tokens = s
+            .usage
+            .completion_tokens
+            .saturating_add(used.completion_tokens);
+        s.usage.total_tokens = s.usage.total_tokens.saturating_add(used.total_tokens);
+        s.usage.calls = s.usage.calls.saturating_add(1);
     }
 }
 

@@ -21,6 +21,7 @@ pub mod llm;
 pub mod mcp;
 pub mod persist;
 mod program;
+pub mod py_json;
 pub mod random;
 pub mod render;
 pub mod scheduler;

@@ -3,7 +3,7 @@
 
 use super::context::NodeCx;
 use super::error::RunError;
-use super::events::InputKeys;
+use super::state::InputKeys;
 use super::state::RunState;
 use crate::meta::{CanvasMeta, Target};
 use crate::value::{Json, Map};

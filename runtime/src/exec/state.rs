@@ -6,6 +6,7 @@ use super::error::RunError;
 use crate::frontend::ir::NodeId;
 use crate::meta::{CanvasMeta, Target};
 use crate::value::{py, Json, LazyStream, Map, Val};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -617,7 +618,7 @@ impl NodeState {
     /// `_elapsed_time`): it runs twice per component, so the float goes straight into its
     /// record.
     pub fn set_time(&mut self, slot: u16, seconds: f64) {
-        let value = super::events::float(seconds);
+        let value = Json::from(seconds);
         match self.slot_records.get(slot as usize) {
             Some(&NO_RECORD) => {
                 self.slot_records[slot as usize] = self.outputs.len() as u32;
@@ -649,15 +650,15 @@ impl NodeState {
     }
 
     /// `get_input_values()` over the given keys (deduplicated) or the whole inputs table.
-    pub fn input_values(&self, keys: &super::events::InputKeys<'_>) -> Json {
+    pub fn input_values(&self, keys: &InputKeys<'_>) -> Json {
         let mut m = Map::new();
         match keys {
-            super::events::InputKeys::All => {
+            InputKeys::All => {
                 for k in self.inputs.keys() {
                     m.insert(k.to_string(), self.get_input_value(k));
                 }
             }
-            super::events::InputKeys::Keys(keys) => {
+            InputKeys::Keys(keys) => {
                 for k in keys.iter() {
                     if !m.contains_key(&**k) {
                         m.insert(k.to_string(), self.get_input_value(k));
@@ -791,6 +792,15 @@ impl NodeState {
             }
         }
     }
+}
+
+/// Which `get_input_values()` keys a `node_finished` reports ([`NodeState::input_values`]).
+#[derive(Clone, Debug)]
+pub enum InputKeys<'a> {
+    /// Every key of the node's inputs table.
+    All,
+    /// The input elements' keys (text-driven components).
+    Keys(Cow<'a, [Arc<str>]>),
 }
 
 /// Token usage of a run, reported in `workflow_finished`.
@@ -959,7 +969,7 @@ impl RunState {
         // RAGFlow builds dicts this deep, then fails to save the session (`json.dumps` raises
         // `RecursionError`); here the tree would overflow the stack wherever it is printed or
         // dropped, so the assignment itself fails, with CPython's text.
-        if keys.len() >= crate::exec::components::py_json::MAX_DEPTH {
+        if keys.len() >= super::py_json::MAX_DEPTH {
             return Err(RunError::raised(
                 "RecursionError",
                 "maximum recursion depth exceeded while encoding a JSON object",

@@ -5,11 +5,11 @@ use super::Component;
 use crate::exec::binding::Resolve;
 use crate::exec::context::{NodeCx, Shared};
 use crate::exec::error::RunError;
-use crate::exec::events::InputKeys;
 use crate::exec::jinja::{self, RenderError};
 use crate::exec::render::{
     elements_in, elements_of, expand_replacement, in_iteration, Renamed, Template,
 };
+use crate::exec::state::InputKeys;
 use crate::exec::state::RunState;
 use crate::frontend::ir::NodeId;
 use crate::meta::Target;

@@ -12,7 +12,6 @@ pub mod list_operations;
 pub mod llm;
 pub mod loop_;
 pub mod message;
-pub mod py_json;
 mod py_time;
 pub mod string_transform;
 pub mod switch;
@@ -23,8 +22,8 @@ pub mod variable_assigner;
 pub mod unsupported;
 
 use super::binding::Resolve;
-use super::events::InputKeys;
 use super::render::{element_str, elements_from_text, string_format};
+use super::state::InputKeys;
 use super::{NodeCx, RunError, RunState};
 use crate::frontend::catalog::Kind;
 use crate::frontend::refs::template_refs;
