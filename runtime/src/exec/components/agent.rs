@@ -322,7 +322,7 @@ fn run<'a>(
                 .map(|t| t.schema.clone())
                 .chain(spec.mcp.iter().map(|t| t.schema.clone()))
                 .collect(),
-            session: Arc::new(Session {
+            session: Arc::new(AgentTools {
                 shared: Arc::clone(cx.shared),
                 node: cx.node,
                 tools: Arc::clone(&spec.tools),
@@ -415,7 +415,7 @@ fn mcp_sessions(spec: &Spec, cx: &NodeCx<'_>) -> Result<BTreeMap<String, McpSess
 }
 
 /// The tools of one Agent (`LLMToolPluginCallSession`).
-struct Session {
+struct AgentTools {
     shared: Arc<Shared>,
     node: NodeId,
     tools: Arc<[Tool]>,
@@ -424,7 +424,7 @@ struct Session {
     servers: BTreeMap<String, McpSession>,
 }
 
-impl ToolSession for Session {
+impl ToolSession for AgentTools {
     fn call(&self, name: String, args: Map<String, Json>) -> BoxFuture<'_, Result<Json, String>> {
         Box::pin(async move {
             let Some(tool) = self.tools.iter().find(|t| t.name == name) else {
