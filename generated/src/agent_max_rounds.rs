@@ -4,7 +4,7 @@
 //! DSL fingerprint `sha256:73a8ead8486d464a1537838201662edefa56b7069fcf40c838dbd59a5b894265`.
 //! @generated: do not edit; rebuild with `canvasc build`.
 #![allow(clippy::all, unused_imports, unused_variables, dead_code)]
-use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
+use ::canvasc_runtime::frontend::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
 use ::canvasc_runtime::exec::state::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};

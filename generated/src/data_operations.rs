@@ -4,7 +4,7 @@
 //! DSL fingerprint `sha256:6535aec99826046e636c7b2801dbfd86ab4310a883fe1fab0a24f5193dcef427`.
 //! @generated: do not edit; rebuild with `canvasc build`.
 #![allow(clippy::all, unused_imports, unused_variables, dead_code)]
-use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
+use ::canvasc_runtime::frontend::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
 use ::canvasc_runtime::exec::state::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};

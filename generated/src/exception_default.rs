@@ -4,7 +4,7 @@
 //! DSL fingerprint `sha256:e03a4f0f3901cf588615d40244f1f9c8e452ff5cde8981f28c5be2005dbb23c5`.
 //! @generated: do not edit; rebuild with `canvasc build`.
 #![allow(clippy::all, unused_imports, unused_variables, dead_code)]
-use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
+use ::canvasc_runtime::frontend::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
 use ::canvasc_runtime::exec::state::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};

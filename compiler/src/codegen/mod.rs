@@ -181,7 +181,7 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
         #(#![doc = #header])*
         #![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 
-        use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
+        use ::canvasc_runtime::frontend::binding::{ty, Bound, Out};
         use ::canvasc_runtime::exec::components::{self as c, Component};
         use ::canvasc_runtime::exec::state::InputKeys;
         use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};

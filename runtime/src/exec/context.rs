@@ -1,7 +1,6 @@
 //! What a component sees while it runs: the session's shared part ([`Shared`]) and the
 //! invocation at hand ([`NodeCx`]).
 
-use super::binding::Bound;
 use super::cancel::CancelFlag;
 use super::error::{RunError, CANCELED};
 use super::llm::bundle::UsageMeter;
@@ -9,6 +8,7 @@ use super::llm::TokenUsage;
 use super::random::PyRandom;
 use super::state::RunState;
 use super::Services;
+use crate::frontend::binding::Bound;
 use crate::frontend::ir::NodeId;
 use crate::meta::{CanvasMeta, NodeMeta};
 use crate::value::{Json, Map, Val};

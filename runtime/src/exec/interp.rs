@@ -1,13 +1,13 @@
 //! The interpreter back-end: a [`Program`] built from the IR when a canvas is loaded. Every
 //! reference is read by name, as RAGFlow reads it.
 
-use super::binding;
 use super::components::{Component, Spec};
 use super::context::NodeCx;
 use super::error::RunError;
 use super::program::Program;
 use super::state::InputKeys;
 use super::state::RunState;
+use crate::frontend::binding;
 use crate::frontend::ir::NodeId;
 use crate::frontend::{Analysis, Document, Ir};
 use crate::meta::{CanvasMeta, Target};

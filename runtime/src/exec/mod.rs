@@ -5,7 +5,6 @@
 //! one from the IR at run time; generated code supplies one per canvas. Both call the same
 //! component implementations in [`components`].
 
-pub mod binding;
 mod cancel;
 mod clock;
 pub mod components;
@@ -23,6 +22,7 @@ pub mod persist;
 mod program;
 pub mod py_json;
 pub mod random;
+mod read_bound;
 pub mod render;
 pub mod scheduler;
 pub mod sharing;

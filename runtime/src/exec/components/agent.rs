@@ -9,13 +9,13 @@ use super::llm::{
     split_system, structured_record, Llm, Outcome, Prepared, Role,
 };
 use super::Component;
-use crate::exec::binding::Resolve;
 use crate::exec::context::{NodeCx, Shared};
 use crate::exec::error::RunError;
 use crate::exec::llm::bundle::{Bundle, ToolSession, Tools};
 use crate::exec::llm::{json_repair, prompts, ChatMessage};
 use crate::exec::mcp::McpSession;
 use crate::exec::state::InputKeys;
+use crate::frontend::binding::Resolve;
 use crate::frontend::catalog::tool_meta::tool_meta;
 use crate::frontend::catalog::{resolve_name, Kind};
 use crate::frontend::ir::NodeId;

@@ -3,12 +3,12 @@
 
 use super::llm::Llm;
 use super::Component;
-use crate::exec::binding::Resolve;
 use crate::exec::context::NodeCx;
 use crate::exec::error::RunError;
 use crate::exec::llm::ChatMessage;
 use crate::exec::render::{in_iteration, Template};
 use crate::exec::state::InputKeys;
+use crate::frontend::binding::Resolve;
 use crate::meta::Target;
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;

@@ -2,10 +2,10 @@
 //! outputs (components.md §8–9).
 
 use super::Component;
-use crate::exec::binding::{Bound, Resolve};
 use crate::exec::context::NodeCx;
 use crate::exec::error::RunError;
 use crate::exec::state::RunState;
+use crate::frontend::binding::{Bound, Resolve};
 use crate::frontend::catalog::SHARED_OUTPUTS;
 use crate::frontend::ir::NodeId;
 use crate::meta::CanvasMeta;

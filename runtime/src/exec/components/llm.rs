@@ -3,7 +3,6 @@
 //! Categorize build on the same [`Llm`] parameters and preparation.
 
 use super::Component;
-use crate::exec::binding::Resolve;
 use crate::exec::context::{NodeCx, Shared};
 use crate::exec::error::RunError;
 use crate::exec::llm::bundle::Bundle;
@@ -12,6 +11,7 @@ use crate::exec::llm::think_split::think_pieces;
 use crate::exec::llm::{json_repair, prompts, ChatMessage};
 use crate::exec::render::{elements_of, in_iteration, string_format, Template};
 use crate::exec::state::InputKeys;
+use crate::frontend::binding::Resolve;
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
 use crate::meta::Target;

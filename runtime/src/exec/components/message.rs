@@ -2,7 +2,6 @@
 //! consumes the content lazily and forwards an upstream LLM's tokens chunk by chunk.
 
 use super::Component;
-use crate::exec::binding::Resolve;
 use crate::exec::context::{NodeCx, Shared};
 use crate::exec::error::RunError;
 use crate::exec::jinja::{self, RenderError};
@@ -11,6 +10,7 @@ use crate::exec::render::{
 };
 use crate::exec::state::InputKeys;
 use crate::exec::state::RunState;
+use crate::frontend::binding::Resolve;
 use crate::frontend::ir::NodeId;
 use crate::meta::Target;
 use crate::value::{py, Json, LazyStream, Map, Val};

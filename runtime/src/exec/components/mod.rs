@@ -21,10 +21,10 @@ pub mod variable_assigner;
 
 pub mod unsupported;
 
-use super::binding::Resolve;
 use super::render::{element_str, elements_from_text, string_format};
 use super::state::InputKeys;
 use super::{NodeCx, RunError, RunState};
+use crate::frontend::binding::Resolve;
 use crate::frontend::catalog::Kind;
 use crate::frontend::refs::template_refs;
 use crate::meta::Target;

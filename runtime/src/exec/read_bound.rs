@@ -1,9 +1,9 @@
-//! Reading bound references at run time (see [`crate::frontend::binding`]).
-
-pub use crate::frontend::binding::*;
+//! Reading bound references at run time: the run-time half of [`crate::frontend::binding`],
+//! which defines the bindings and builds them without the `exec` feature.
 
 use super::error::RunError;
 use super::state::{walk_path_parts, Globals, RunState};
+use crate::frontend::binding::{Bound, GlobalName, Out};
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
 use crate::meta::CanvasMeta;
