@@ -4,7 +4,7 @@
 use super::{exp_str, json_of, py_get, py_strip, value_with_variable_json, Component};
 use crate::exec::context::NodeCx;
 use crate::exec::error::RunError;
-use crate::exec::render::{value_with_template, Template};
+use crate::exec::interpolate::{value_with_template, Template};
 use crate::exec::state::{Input, RunState};
 use crate::frontend::binding::{Bound, Resolve};
 use crate::value::{py, Json, Map};

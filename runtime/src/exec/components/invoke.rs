@@ -9,8 +9,8 @@
 use super::{exp_str, py_get, py_getitem, py_strip, py_time, Component};
 use crate::exec::context::NodeCx;
 use crate::exec::error::RunError;
+use crate::exec::interpolate::Template;
 use crate::exec::py_json;
-use crate::exec::render::Template;
 use crate::exec::ssrf;
 use crate::frontend::binding::{Bound, Resolve};
 use crate::value::{py, Json, Map, Val};

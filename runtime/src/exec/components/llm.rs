@@ -5,11 +5,11 @@
 use super::Component;
 use crate::exec::context::{NodeCx, Shared};
 use crate::exec::error::RunError;
+use crate::exec::interpolate::{elements_of, in_iteration, string_format, Template};
 use crate::exec::llm::bundle::Bundle;
 use crate::exec::llm::fit::message_fit_in;
 use crate::exec::llm::think_split::think_pieces;
 use crate::exec::llm::{json_repair, prompts, ChatMessage};
-use crate::exec::render::{elements_of, in_iteration, string_format, Template};
 use crate::exec::state::InputKeys;
 use crate::frontend::binding::Resolve;
 use crate::frontend::catalog::Kind;

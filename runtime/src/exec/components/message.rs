@@ -4,10 +4,10 @@
 use super::Component;
 use crate::exec::context::{NodeCx, Shared};
 use crate::exec::error::RunError;
-use crate::exec::jinja::{self, RenderError};
-use crate::exec::render::{
+use crate::exec::interpolate::{
     elements_in, elements_of, expand_replacement, in_iteration, Renamed, Template,
 };
+use crate::exec::jinja::{self, RenderError};
 use crate::exec::state::InputKeys;
 use crate::exec::state::RunState;
 use crate::frontend::binding::Resolve;

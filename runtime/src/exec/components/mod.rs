@@ -21,9 +21,9 @@ pub mod variable_assigner;
 
 pub mod unsupported;
 
-use super::render::{element_str, elements_from_text, string_format};
 use super::state::InputKeys;
 use super::{NodeCx, RunError, RunState};
+use crate::exec::interpolate::{element_str, elements_from_text, string_format};
 use crate::frontend::binding::Resolve;
 use crate::frontend::catalog::Kind;
 use crate::frontend::refs::template_refs;
@@ -347,7 +347,7 @@ pub fn py_iter(v: &Json) -> Result<Vec<Json>, RunError> {
 /// `get_value_with_variable(v)` for a parameter: a non-string fails like Python's `re.finditer`.
 pub async fn value_with_variable_json(cx: &NodeCx<'_>, v: &Json) -> Result<String, RunError> {
     match v {
-        Json::String(s) => super::render::value_with_variable(cx, s).await,
+        Json::String(s) => crate::exec::interpolate::value_with_variable(cx, s).await,
         other => Err(RunError::type_error(format!(
             "expected string or bytes-like object, got '{}'",
             py::type_name(other)

@@ -4,7 +4,7 @@
 use super::Component;
 use crate::exec::context::NodeCx;
 use crate::exec::error::RunError;
-use crate::exec::render::{elements_of, expand_replacement, Template};
+use crate::exec::interpolate::{elements_of, expand_replacement, Template};
 use crate::frontend::binding::Resolve;
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;

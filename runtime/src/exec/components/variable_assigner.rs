@@ -4,7 +4,7 @@
 use super::{exp_str, py_get, value_with_variable_json, Component};
 use crate::exec::context::NodeCx;
 use crate::exec::error::RunError;
-use crate::exec::render::{value_with_template, Template};
+use crate::exec::interpolate::{value_with_template, Template};
 use crate::exec::sharing::{mutable, Place};
 use crate::frontend::binding::{Bound, Resolve};
 use crate::frontend::refs::strip_like_python;
