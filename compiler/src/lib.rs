@@ -7,7 +7,7 @@ pub mod cli;
 pub mod codegen;
 pub mod plain;
 #[cfg(feature = "cli")]
-pub mod render;
+pub mod report;
 #[cfg(feature = "cli")]
 pub mod source_map;
 

@@ -4,9 +4,9 @@
 //! DSL fingerprint `sha256:38f33865f5454c74e039a32bd9411c6e046597504157687e24a2e8a18c1b51bb`.
 //! @generated: do not edit; rebuild with `canvasc build`.
 #![allow(clippy::all, unused_imports, unused_variables, dead_code)]
-use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
+use ::canvasc_runtime::frontend::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
-use ::canvasc_runtime::exec::events::InputKeys;
+use ::canvasc_runtime::exec::state::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};
 use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;

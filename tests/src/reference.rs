@@ -320,8 +320,8 @@ fn state_line<P: Program>(session: &Session<P>) -> Json {
         .path
         .iter()
         .map(|t| match t {
-            canvasc_runtime::exec::Target::Node(n) => Json::String(meta.node(*n).id.clone()),
-            canvasc_runtime::exec::Target::Missing(id) => Json::String(id.clone()),
+            canvasc_runtime::meta::Target::Node(n) => Json::String(meta.node(*n).id.clone()),
+            canvasc_runtime::meta::Target::Missing(id) => Json::String(id.clone()),
         })
         .collect();
     let mut outputs = Map::new();

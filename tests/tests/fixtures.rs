@@ -59,8 +59,8 @@ fn broken_fixtures_snapshot_rendered_and_json() {
             analysis.diagnostics
         );
         codes.extend(analysis.diagnostics.iter().map(|d| d.code));
-        let rendered = canvasc::render::human(&name, &text, &analysis.diagnostics, false);
-        let json = canvasc::render::json(&[(name.clone(), analysis.diagnostics.clone())]);
+        let rendered = canvasc::report::human(&name, &text, &analysis.diagnostics, false);
+        let json = canvasc::report::json(&[(name.clone(), analysis.diagnostics.clone())]);
         insta::with_settings!({snapshot_suffix => stem.clone(), prepend_module_to_snapshot => false}, {
             insta::assert_snapshot!("rendered", rendered);
             insta::assert_snapshot!("json", json);

@@ -148,9 +148,9 @@ proptest! {
         }
         let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
         if let Ok(analysis) = analyze(&text) {
-            let rendered = canvasc::render::human("fuzz.json", &text, &analysis.diagnostics, false);
+            let rendered = canvasc::report::human("fuzz.json", &text, &analysis.diagnostics, false);
             prop_assert!(analysis.diagnostics.is_empty() || !rendered.is_empty());
-            let _ = canvasc::render::json(&[("fuzz.json".into(), analysis.diagnostics.clone())]);
+            let _ = canvasc::report::json(&[("fuzz.json".into(), analysis.diagnostics.clone())]);
             let _ = to_v1(&analysis.document);
             let _ = to_v2(&analysis.document);
         }

@@ -2,7 +2,7 @@
 //! (the compiled canvases, a registry by fingerprint, a `main` with `run`), and build it.
 
 use crate::codegen::{self, UniqueNames};
-use crate::{build, render};
+use crate::{build, report};
 use canvasc_runtime::frontend::{analyze, Grading, Severity};
 use clap::Args as ClapArgs;
 use std::io::{IsTerminal, Write};
@@ -68,16 +68,16 @@ pub fn run(args: Args) -> ExitCode {
                 deny_warnings: false,
             }
             .apply(&mut warnings);
-            err!("{}", render::human(&name, &text, &warnings, color));
+            err!("{}", report::human(&name, &text, &warnings, color));
         } else if !errors.is_empty() {
             if args.skip_invalid {
                 errln!(
                     "note: {name}: {}; left out",
-                    render::summary(errors.len(), 0)
+                    report::summary(errors.len(), 0)
                 );
             } else {
-                err!("{}", render::human(&name, &text, &errors, color));
-                errln!("{name}: {}", render::summary(errors.len(), 0));
+                err!("{}", report::human(&name, &text, &errors, color));
+                errln!("{name}: {}", report::summary(errors.len(), 0));
                 failed = true;
             }
             continue;

@@ -1,6 +1,6 @@
 //! `canvasc check FILE...`
 
-use crate::render;
+use crate::report;
 use canvasc_runtime::frontend::{analyze, Diagnostic, Grading, Severity};
 use clap::{Args as ClapArgs, ValueEnum};
 use std::io::{IsTerminal, Write};
@@ -53,7 +53,7 @@ pub fn run(args: Args) -> ExitCode {
                 let mut diags = analysis.diagnostics;
                 grading.apply(&mut diags);
                 if args.format == Format::Human {
-                    human.push_str(&render::human(&name, &text, &diags, color));
+                    human.push_str(&report::human(&name, &text, &diags, color));
                 }
                 results.push((name, diags));
             }
@@ -75,7 +75,7 @@ pub fn run(args: Args) -> ExitCode {
         .count();
     match args.format {
         Format::Json => {
-            out!("{}", render::json(&results));
+            out!("{}", report::json(&results));
         }
         Format::Human => {
             let mut stderr = std::io::stderr().lock();
@@ -89,7 +89,7 @@ pub fn run(args: Args) -> ExitCode {
                     } else {
                         format!("{} files", results.len())
                     },
-                    render::summary(errors, warnings)
+                    report::summary(errors, warnings)
                 );
             }
         }

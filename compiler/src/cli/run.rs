@@ -295,7 +295,7 @@ pub fn execute<P: Program>(
 /// form of a single field. RAGFlow's engine runs regardless (its UI is what insists), so this
 /// only feeds the warning or `--require-inputs`.
 fn missing_required_inputs(
-    meta: &canvasc_runtime::exec::CanvasMeta,
+    meta: &canvasc_runtime::meta::CanvasMeta,
     input: &RunInput,
 ) -> Vec<String> {
     let Some(begin) = meta.begin else {

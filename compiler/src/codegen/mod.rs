@@ -181,9 +181,9 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
         #(#![doc = #header])*
         #![allow(clippy::all, unused_imports, unused_variables, dead_code)]
 
-        use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
+        use ::canvasc_runtime::frontend::binding::{ty, Bound, Out};
         use ::canvasc_runtime::exec::components::{self as c, Component};
-        use ::canvasc_runtime::exec::events::InputKeys;
+        use ::canvasc_runtime::exec::state::InputKeys;
         use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};
         use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
         use ::canvasc_runtime::frontend::catalog::Kind;

@@ -4,11 +4,10 @@
 //! static canvas facts and to the node's live tables instead of copying them, and RAGFlow's
 //! JSON is built only by a sink that needs it ([`Event::to_json`]).
 
-use super::state::NodeState;
+use super::state::{InputKeys, NodeState};
 use crate::meta::NodeMeta;
 use crate::value::{Json, Map};
 use std::borrow::Cow;
-use std::sync::Arc;
 
 /// Where a run's events go: a channel to an SSE response, a printer, a test's vector.
 pub trait EventSink: Send {
@@ -41,15 +40,6 @@ pub struct Envelope {
 pub struct Event<'a> {
     pub envelope: &'a Envelope,
     pub payload: &'a Payload<'a>,
-}
-
-/// Which `get_input_values()` keys a `node_finished` reports.
-#[derive(Clone, Debug)]
-pub enum InputKeys<'a> {
-    /// Every key of the node's inputs table.
-    All,
-    /// The input elements' keys (text-driven components).
-    Keys(Cow<'a, [Arc<str>]>),
 }
 
 /// What an event says.
@@ -110,10 +100,10 @@ impl Event<'_> {
                     ("component_name", Json::String(node.display_name.clone())),
                     ("component_type", Json::String(node.component_name.clone())),
                     ("error", state.error().map_or(Json::Null, Json::String)),
-                    ("elapsed_time", float(created.map_or(0.0, |c| now - c))),
+                    ("elapsed_time", Json::from(created.map_or(0.0, |c| now - c))),
                     (
                         "created_at",
-                        created.map_or(Json::String(String::new()), float),
+                        created.map_or(Json::String(String::new()), Json::from),
                     ),
                 ])
             }
@@ -141,10 +131,4 @@ pub fn obj<const N: usize>(pairs: [(&str, Json); N]) -> Json {
         m.insert(k.to_string(), v);
     }
     Json::Object(m)
-}
-
-/// A float as Python would carry it (non-finite values have no JSON form; RAGFlow never
-/// produces them in events).
-pub fn float(f: f64) -> Json {
-    serde_json::Number::from_f64(f).map_or(Json::Null, Json::Number)
 }

@@ -2,8 +2,8 @@
 //! which keeps the table up to date). Kept apart from `sharing.rs` so that the run state can hold
 //! the table without importing the code that edits the state.
 
-use super::meta::CanvasMeta;
 use crate::frontend::ir::NodeId;
+use crate::meta::CanvasMeta;
 use crate::value::Json;
 
 /// Which places share an object: identity numbers (0 = shares nothing) of the places that are

@@ -1,13 +1,16 @@
 //! The interpreter back-end: a [`Program`] built from the IR when a canvas is loaded. Every
 //! reference is read by name, as RAGFlow reads it.
 
-use super::binding;
 use super::components::{Component, Spec};
-use super::events::InputKeys;
-use super::meta::{CanvasMeta, Target};
-use super::{NodeCx, Program, RunError, RunState};
+use super::context::NodeCx;
+use super::error::RunError;
+use super::program::Program;
+use super::state::InputKeys;
+use super::state::RunState;
+use crate::frontend::binding;
 use crate::frontend::ir::NodeId;
 use crate::frontend::{Analysis, Document, Ir};
+use crate::meta::{CanvasMeta, Target};
 use crate::value::{Json, Map};
 use std::borrow::Cow;
 use std::sync::Arc;

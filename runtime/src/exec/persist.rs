@@ -1,8 +1,8 @@
 //! Saving a session into its DSL and restoring it (RAGFlow's `str(canvas)` and `Canvas(dsl)`),
 //! so the next turn — or the answer to a UserFillUp — continues where this one stopped.
 
-use super::meta::{CanvasMeta, Target};
 use super::state::{Globals, Input, Inputs, NodeState, Record, RunState};
+use crate::meta::{CanvasMeta, Target};
 use crate::value::{Json, Map};
 
 /// RAGFlow's default globals when a DSL has none.

@@ -2,12 +2,15 @@
 //! [`Program`]. Path batches, dependency deferral, path extension, streaming Messages, pending
 //! partials, exception routes, the UserFillUp pause and the terminal events all live here.
 
-use super::events::{float, obj, Envelope, Event, EventSink, InputKeys, Payload};
-use super::meta::{CanvasMeta, Target};
-use super::state::{RunState, SLOT_CREATED_TIME, SLOT_ELAPSED_TIME, SLOT_ERROR};
-use super::{perf_counter, unix_seconds, NodeCx, Program, RunError, Shared, CANCELED};
+use super::clock::{perf_counter, unix_seconds};
+use super::context::{NodeCx, Shared};
+use super::error::{RunError, CANCELED};
+use super::events::{obj, Envelope, Event, EventSink, Payload};
+use super::program::Program;
+use super::state::{InputKeys, RunState, SLOT_CREATED_TIME, SLOT_ELAPSED_TIME, SLOT_ERROR};
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
+use crate::meta::{CanvasMeta, Target};
 use crate::value::{py, Json, Map, Val};
 use futures::StreamExt;
 use std::borrow::Cow;
@@ -223,7 +226,7 @@ impl<'a, P: Program> Runner<'a, P> {
                 Json::from(0)
             };
             let next = match turns {
-                Json::Number(n) if n.is_f64() => float(n.as_f64().unwrap_or(0.0) + 1.0),
+                Json::Number(n) if n.is_f64() => Json::from(n.as_f64().unwrap_or(0.0) + 1.0),
                 // Python's int grows without bound; a `Value` stops at `u64::MAX`.
                 Json::Number(n) => match (n.as_i64(), n.as_u64()) {
                     (Some(i), _) if i < i64::MAX => Json::from(i + 1),
@@ -736,8 +739,8 @@ impl<'a, P: Program> Runner<'a, P> {
                 obj([
                     ("inputs", input.inputs.clone().unwrap_or(Json::Null)),
                     ("outputs", outputs.clone()),
-                    ("elapsed_time", float(perf_counter() - st)),
-                    ("created_at", float(st)),
+                    ("elapsed_time", Json::from(perf_counter() - st)),
+                    ("created_at", Json::from(st)),
                     ("usage", usage),
                 ]),
             );
@@ -752,8 +755,8 @@ impl<'a, P: Program> Runner<'a, P> {
                 obj([
                     ("inputs", input.inputs.clone().unwrap_or(Json::Null)),
                     ("outputs", Json::String(CANCELED.into())),
-                    ("elapsed_time", float(perf_counter() - st)),
-                    ("created_at", float(st)),
+                    ("elapsed_time", Json::from(perf_counter() - st)),
+                    ("created_at", Json::from(st)),
                     ("usage", usage),
                 ]),
             );
@@ -772,7 +775,7 @@ fn append(path: &mut Vec<Target>, t: &Target) {
 }
 
 /// The id a path entry stands for.
-fn path_id<'m>(meta: &'m super::CanvasMeta, t: &'m Target) -> &'m str {
+fn path_id<'m>(meta: &'m CanvasMeta, t: &'m Target) -> &'m str {
     match t {
         Target::Node(n) => &meta.node(*n).id,
         Target::Missing(id) => id,

@@ -2,10 +2,11 @@
 //! inputs and outputs — RAGFlow's `Canvas` object minus its code. It is saved into the DSL after
 //! every turn (`str(canvas)`) and restored from it.
 
-use super::meta::{CanvasMeta, Target};
-use super::RunError;
+use super::error::RunError;
 use crate::frontend::ir::NodeId;
+use crate::meta::{CanvasMeta, Target};
 use crate::value::{py, Json, LazyStream, Map, Val};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -408,7 +409,7 @@ pub struct NodeState {
     /// A node has a handful of outputs, so a name is found by scanning, without hashing; a
     /// declared output's record is reached through its slot and names it by that slot.
     outputs: Vec<(Name, Record)>,
-    /// The node's declared output names ([`super::NodeMeta::outputs`]) and, per name, the
+    /// The node's declared output names ([`crate::meta::NodeMeta::outputs`]) and, per name, the
     /// index of its record in `outputs` ([`NO_RECORD`] until it exists): bound reads index
     /// twice instead of hashing a name.
     slot_names: Arc<[String]>,
@@ -490,9 +491,9 @@ pub const SLOT_CREATED_TIME: u16 = 0;
 pub const SLOT_ELAPSED_TIME: u16 = 1;
 pub const SLOT_ERROR: u16 = 2;
 
-/// Every new session copies its fresh tables ([`super::Published`]): the copy keeps room for
-/// every declared record, as [`NodeState::with_slots`] does, and copies empty tables without
-/// allocating.
+/// Every new session copies its fresh tables (a published canvas's, see `Published`): the copy
+/// keeps room for every declared record, as [`NodeState::with_slots`] does, and copies empty
+/// tables without allocating.
 impl Clone for NodeState {
     fn clone(&self) -> Self {
         let mut outputs = Vec::with_capacity(self.slot_names.len().max(self.outputs.len()));
@@ -617,7 +618,7 @@ impl NodeState {
     /// `_elapsed_time`): it runs twice per component, so the float goes straight into its
     /// record.
     pub fn set_time(&mut self, slot: u16, seconds: f64) {
-        let value = super::events::float(seconds);
+        let value = Json::from(seconds);
         match self.slot_records.get(slot as usize) {
             Some(&NO_RECORD) => {
                 self.slot_records[slot as usize] = self.outputs.len() as u32;
@@ -649,15 +650,15 @@ impl NodeState {
     }
 
     /// `get_input_values()` over the given keys (deduplicated) or the whole inputs table.
-    pub fn input_values(&self, keys: &super::events::InputKeys<'_>) -> Json {
+    pub fn input_values(&self, keys: &InputKeys<'_>) -> Json {
         let mut m = Map::new();
         match keys {
-            super::events::InputKeys::All => {
+            InputKeys::All => {
                 for k in self.inputs.keys() {
                     m.insert(k.to_string(), self.get_input_value(k));
                 }
             }
-            super::events::InputKeys::Keys(keys) => {
+            InputKeys::Keys(keys) => {
                 for k in keys.iter() {
                     if !m.contains_key(&**k) {
                         m.insert(k.to_string(), self.get_input_value(k));
@@ -791,6 +792,15 @@ impl NodeState {
             }
         }
     }
+}
+
+/// Which `get_input_values()` keys a `node_finished` reports ([`NodeState::input_values`]).
+#[derive(Clone, Debug)]
+pub enum InputKeys<'a> {
+    /// Every key of the node's inputs table.
+    All,
+    /// The input elements' keys (text-driven components).
+    Keys(Cow<'a, [Arc<str>]>),
 }
 
 /// Token usage of a run, reported in `workflow_finished`.
@@ -959,7 +969,7 @@ impl RunState {
         // RAGFlow builds dicts this deep, then fails to save the session (`json.dumps` raises
         // `RecursionError`); here the tree would overflow the stack wherever it is printed or
         // dropped, so the assignment itself fails, with CPython's text.
-        if keys.len() >= crate::exec::components::py_json::MAX_DEPTH {
+        if keys.len() >= super::py_json::MAX_DEPTH {
             return Err(RunError::raised(
                 "RecursionError",
                 "maximum recursion depth exceeded while encoding a JSON object",

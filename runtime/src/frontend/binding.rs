@@ -10,7 +10,7 @@
 //! [`Resolve`] when the program is built; a reference without a binding is read by name.
 
 use super::catalog::Kind;
-use super::ir::{Ir, NodeId, Target};
+use super::ir::{Ir, NodeId, RefTarget};
 use super::refs::strip_like_python;
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -136,14 +136,14 @@ pub fn table(ir: &Ir, node: NodeId) -> Vec<(String, Bound)> {
     for &i in &ir.node(source).refs {
         let r = &ir.refs[i];
         let key = match r.target {
-            Target::Alias { alias, .. } => alias.output().to_string(),
+            RefTarget::Alias { alias, .. } => alias.output().to_string(),
             _ => strip_like_python(&r.at.raw).to_string(),
         };
         if out.iter().any(|(k, _)| *k == key) {
             continue;
         }
         let bound = match &r.target {
-            Target::Output { node, output, path } => {
+            RefTarget::Output { node, output, path } => {
                 let Some(slot) = ir.node(*node).output_index(output) else {
                     continue;
                 };
@@ -156,8 +156,8 @@ pub fn table(ir: &Ir, node: NodeId) -> Vec<(String, Bound)> {
                     path: path.clone(),
                 }
             }
-            Target::Global(name) => Bound::global(name),
-            Target::Alias { item, alias } => {
+            RefTarget::Global(name) => Bound::global(name),
+            RefTarget::Alias { item, alias } => {
                 match ir
                     .node(*item)
                     .output_index(alias.output())
@@ -171,7 +171,7 @@ pub fn table(ir: &Ir, node: NodeId) -> Vec<(String, Bound)> {
                     _ => continue,
                 }
             }
-            Target::MissingComponent { .. } | Target::DanglingAlias(_) => continue,
+            RefTarget::MissingComponent { .. } | RefTarget::DanglingAlias(_) => continue,
         };
         out.push((key, bound));
     }

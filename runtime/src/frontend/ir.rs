@@ -85,7 +85,7 @@ impl Node {
 
 /// What a reference resolves to.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Target {
+pub enum RefTarget {
     /// An output of a node, then a path walked into the value.
     Output {
         node: NodeId,
@@ -107,7 +107,7 @@ pub enum Target {
 pub struct BoundRef {
     pub node: NodeId,
     pub at: Reference,
-    pub target: Target,
+    pub target: RefTarget,
 }
 
 /// The IR of one canvas.
@@ -258,14 +258,14 @@ pub fn lower(doc: &Document) -> Ir {
             (refs::Syntax::Alias(alias), _) => {
                 let item = nodes[n.index()].parent.and_then(|p| nodes[p.index()].start);
                 match item {
-                    Some(item) => Target::Alias {
+                    Some(item) => RefTarget::Alias {
                         item,
                         alias: *alias,
                     },
-                    None => Target::DanglingAlias(*alias),
+                    None => RefTarget::DanglingAlias(*alias),
                 }
             }
-            (_, Expr::Global(name)) => Target::Global(name.clone()),
+            (_, Expr::Global(name)) => RefTarget::Global(name.clone()),
             (
                 _,
                 Expr::Output {
@@ -274,12 +274,12 @@ pub fn lower(doc: &Document) -> Ir {
                     path,
                 },
             ) => match resolve(component) {
-                Some(node) => Target::Output {
+                Some(node) => RefTarget::Output {
                     node,
                     output: output.clone(),
                     path: path.clone(),
                 },
-                None => Target::MissingComponent {
+                None => RefTarget::MissingComponent {
                     component: component.clone(),
                     output: output.clone(),
                 },
@@ -295,7 +295,7 @@ pub fn lower(doc: &Document) -> Ir {
 
     // Outputs VariableAssigner creates on other components (`set_output` of a new key).
     for b in &bound {
-        if let (refs::Slot::AssignTarget { .. }, Target::Output { node, output, .. }) =
+        if let (refs::Slot::AssignTarget { .. }, RefTarget::Output { node, output, .. }) =
             (&b.at.slot, &b.target)
         {
             push_output(&mut nodes[node.index()].outputs, output, Ty::Any);

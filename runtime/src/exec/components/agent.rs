@@ -9,16 +9,17 @@ use super::llm::{
     split_system, structured_record, Llm, Outcome, Prepared, Role,
 };
 use super::Component;
-use crate::exec::binding::Resolve;
-use crate::exec::events::InputKeys;
+use crate::exec::context::{NodeCx, Shared};
+use crate::exec::error::RunError;
 use crate::exec::llm::bundle::{Bundle, ToolSession, Tools};
 use crate::exec::llm::{json_repair, prompts, ChatMessage};
 use crate::exec::mcp::McpSession;
-use crate::exec::meta::Target;
-use crate::exec::{NodeCx, RunError, Shared};
+use crate::exec::state::InputKeys;
+use crate::frontend::binding::Resolve;
 use crate::frontend::catalog::tool_meta::tool_meta;
 use crate::frontend::catalog::{resolve_name, Kind};
 use crate::frontend::ir::NodeId;
+use crate::meta::Target;
 use crate::value::{py, Json, LazyStream, Map};
 use futures::future::BoxFuture;
 use futures::StreamExt;
@@ -321,7 +322,7 @@ fn run<'a>(
                 .map(|t| t.schema.clone())
                 .chain(spec.mcp.iter().map(|t| t.schema.clone()))
                 .collect(),
-            session: Arc::new(Session {
+            session: Arc::new(AgentTools {
                 shared: Arc::clone(cx.shared),
                 node: cx.node,
                 tools: Arc::clone(&spec.tools),
@@ -414,7 +415,7 @@ fn mcp_sessions(spec: &Spec, cx: &NodeCx<'_>) -> Result<BTreeMap<String, McpSess
 }
 
 /// The tools of one Agent (`LLMToolPluginCallSession`).
-struct Session {
+struct AgentTools {
     shared: Arc<Shared>,
     node: NodeId,
     tools: Arc<[Tool]>,
@@ -423,7 +424,7 @@ struct Session {
     servers: BTreeMap<String, McpSession>,
 }
 
-impl ToolSession for Session {
+impl ToolSession for AgentTools {
     fn call(&self, name: String, args: Map<String, Json>) -> BoxFuture<'_, Result<Json, String>> {
         Box::pin(async move {
             let Some(tool) = self.tools.iter().find(|t| t.name == name) else {

@@ -2,7 +2,8 @@
 
 use super::userfillup::resolve_input_value;
 use super::Component;
-use crate::exec::{NodeCx, RunError};
+use crate::exec::context::NodeCx;
+use crate::exec::error::RunError;
 use crate::value::{Json, Map};
 
 /// Begin has no parameters of its own to type: its form is the node's `inputs` table.

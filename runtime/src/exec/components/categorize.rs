@@ -3,12 +3,13 @@
 
 use super::llm::Llm;
 use super::Component;
-use crate::exec::binding::Resolve;
-use crate::exec::events::InputKeys;
+use crate::exec::context::NodeCx;
+use crate::exec::error::RunError;
+use crate::exec::interpolate::{in_iteration, Template};
 use crate::exec::llm::ChatMessage;
-use crate::exec::meta::Target;
-use crate::exec::render::{in_iteration, Template};
-use crate::exec::{NodeCx, RunError};
+use crate::exec::state::InputKeys;
+use crate::frontend::binding::Resolve;
+use crate::meta::Target;
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 

@@ -2,10 +2,11 @@
 //! objects its references hold (components.md §15, `agent/component/data_operations.py`).
 
 use super::{exp_str, json_of, py_get, py_strip, value_with_variable_json, Component};
-use crate::exec::binding::{Bound, Resolve};
-use crate::exec::render::{value_with_template, Template};
-use crate::exec::state::Input;
-use crate::exec::{NodeCx, RunError};
+use crate::exec::context::NodeCx;
+use crate::exec::error::RunError;
+use crate::exec::interpolate::{value_with_template, Template};
+use crate::exec::state::{Input, RunState};
+use crate::frontend::binding::{Bound, Resolve};
 use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 
@@ -198,8 +199,8 @@ fn write_back(cx: &NodeCx<'_>, origin: &Origin, key: &str, value: &Json) {
 /// The stored object `get_variable_value(exp)` returns, when Python would return the live one
 /// (not a fresh object parsed from a JSON string on the way).
 fn live_value<'s>(
-    state: &'s mut crate::exec::RunState,
-    meta: &crate::exec::CanvasMeta,
+    state: &'s mut RunState,
+    meta: &crate::meta::CanvasMeta,
     exp: &str,
 ) -> Option<&'s mut Json> {
     let exp = crate::frontend::refs::strip_like_python(exp);

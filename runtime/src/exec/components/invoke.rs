@@ -6,11 +6,13 @@
 //! RAGFlow's split: validation errors (`ValueError`s) end at once with `URL not valid`, network
 //! errors are retried after `delay_after_error` and end with urllib3's error text.
 
-use super::{exp_str, py_get, py_getitem, py_json, py_strip, py_time, Component};
-use crate::exec::binding::{Bound, Resolve};
-use crate::exec::render::Template;
+use super::{exp_str, py_get, py_getitem, py_strip, py_time, Component};
+use crate::exec::context::NodeCx;
+use crate::exec::error::RunError;
+use crate::exec::interpolate::Template;
+use crate::exec::py_json;
 use crate::exec::ssrf;
-use crate::exec::{NodeCx, RunError};
+use crate::frontend::binding::{Bound, Resolve};
 use crate::value::{py, Json, Map, Val};
 use regex::Regex;
 use std::borrow::Cow;

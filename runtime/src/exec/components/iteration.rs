@@ -2,10 +2,13 @@
 //! outputs (components.md §8–9).
 
 use super::Component;
-use crate::exec::binding::{Bound, Resolve};
-use crate::exec::{CanvasMeta, NodeCx, RunError, RunState};
+use crate::exec::context::NodeCx;
+use crate::exec::error::RunError;
+use crate::exec::state::RunState;
+use crate::frontend::binding::{Bound, Resolve};
 use crate::frontend::catalog::SHARED_OUTPUTS;
 use crate::frontend::ir::NodeId;
+use crate::meta::CanvasMeta;
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 use std::sync::OnceLock;
@@ -37,7 +40,7 @@ impl Items {
         }
     }
 
-    /// Lend the value (see [`crate::exec::RunState::with_variable_value`]).
+    /// Lend the value (see [`RunState::with_variable_value`]).
     fn with<R>(&self, cx: &NodeCx<'_>, f: impl FnOnce(Option<&Json>) -> R) -> Result<R, RunError> {
         self.with_in(cx, &cx.state(), f)
     }

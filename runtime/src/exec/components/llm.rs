@@ -3,17 +3,18 @@
 //! Categorize build on the same [`Llm`] parameters and preparation.
 
 use super::Component;
-use crate::exec::binding::Resolve;
-use crate::exec::events::InputKeys;
+use crate::exec::context::{NodeCx, Shared};
+use crate::exec::error::RunError;
+use crate::exec::interpolate::{elements_of, in_iteration, string_format, Template};
 use crate::exec::llm::bundle::Bundle;
 use crate::exec::llm::fit::message_fit_in;
 use crate::exec::llm::think_split::think_pieces;
 use crate::exec::llm::{json_repair, prompts, ChatMessage};
-use crate::exec::meta::Target;
-use crate::exec::render::{elements_of, in_iteration, string_format, Template};
-use crate::exec::{NodeCx, RunError, Shared};
+use crate::exec::state::InputKeys;
+use crate::frontend::binding::Resolve;
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
+use crate::meta::Target;
 use crate::value::{py, Json, LazyStream, Map, TextStream, Val};
 use futures::stream::BoxStream;
 use futures::StreamExt;
@@ -275,7 +276,8 @@ impl Llm {
 
 /// A model handle for the node, or an error naming the node and its `llm_id`.
 pub fn model(cx: &NodeCx<'_>, llm_id: &str) -> Result<Bundle, RunError> {
-    Bundle::new(cx.shared, llm_id).map_err(|e| {
+    let provider = cx.shared.services.llm.clone();
+    Bundle::new(provider, Arc::clone(cx.shared) as _, llm_id).map_err(|e| {
         RunError::msg(format!(
             "{}: no model for llm_id `{llm_id}`: {}",
             cx.meta().id,

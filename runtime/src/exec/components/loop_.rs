@@ -2,9 +2,10 @@
 //! `maximum_loop_count` times (components.md §10–11).
 
 use super::Component;
-use crate::exec::binding::{Bound, Resolve};
+use crate::exec::context::NodeCx;
+use crate::exec::error::RunError;
 use crate::exec::sharing::{mutable, Place, LOOP_VARIABLES};
-use crate::exec::{NodeCx, RunError};
+use crate::frontend::binding::{Bound, Resolve};
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 use std::cmp::Ordering;

@@ -2,15 +2,17 @@
 //! consumes the content lazily and forwards an upstream LLM's tokens chunk by chunk.
 
 use super::Component;
-use crate::exec::binding::Resolve;
-use crate::exec::events::InputKeys;
-use crate::exec::jinja::{self, RenderError};
-use crate::exec::meta::Target;
-use crate::exec::render::{
+use crate::exec::context::{NodeCx, Shared};
+use crate::exec::error::RunError;
+use crate::exec::interpolate::{
     elements_in, elements_of, expand_replacement, in_iteration, Renamed, Template,
 };
-use crate::exec::{NodeCx, RunError, RunState, Shared};
+use crate::exec::jinja::{self, RenderError};
+use crate::exec::state::InputKeys;
+use crate::exec::state::RunState;
+use crate::frontend::binding::Resolve;
 use crate::frontend::ir::NodeId;
+use crate::meta::Target;
 use crate::value::{py, Json, LazyStream, Map, Val};
 use futures::StreamExt;
 use std::borrow::Cow;

@@ -12,7 +12,6 @@ pub mod list_operations;
 pub mod llm;
 pub mod loop_;
 pub mod message;
-pub mod py_json;
 mod py_time;
 pub mod string_transform;
 pub mod switch;
@@ -22,13 +21,13 @@ pub mod variable_assigner;
 
 pub mod unsupported;
 
-use super::binding::Resolve;
-use super::events::InputKeys;
-use super::meta::Target;
-use super::render::{element_str, elements_from_text, string_format};
+use super::state::InputKeys;
 use super::{NodeCx, RunError, RunState};
+use crate::exec::interpolate::{element_str, elements_from_text, string_format};
+use crate::frontend::binding::Resolve;
 use crate::frontend::catalog::Kind;
 use crate::frontend::refs::template_refs;
+use crate::meta::Target;
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 use std::future::Future;
@@ -348,7 +347,7 @@ pub fn py_iter(v: &Json) -> Result<Vec<Json>, RunError> {
 /// `get_value_with_variable(v)` for a parameter: a non-string fails like Python's `re.finditer`.
 pub async fn value_with_variable_json(cx: &NodeCx<'_>, v: &Json) -> Result<String, RunError> {
     match v {
-        Json::String(s) => super::render::value_with_variable(cx, s).await,
+        Json::String(s) => crate::exec::interpolate::value_with_variable(cx, s).await,
         other => Err(RunError::type_error(format!(
             "expected string or bytes-like object, got '{}'",
             py::type_name(other)
@@ -372,9 +371,11 @@ pub fn py_strip(s: &str) -> &str {
 /// display names, reporting X:T's `node_finished` (timings dropped) and the final `env.*`.
 #[cfg(test)]
 pub(crate) mod testkit {
+    use crate::exec::conversation::Session;
     use crate::exec::interp::Interpreter;
     use crate::exec::random::PyRandom;
-    use crate::exec::{RunInput, RunOutcome, Services, Session, Settings};
+    use crate::exec::scheduler::{RunInput, RunOutcome};
+    use crate::exec::{Services, Settings};
     use crate::value::{py, Json, Map};
     use serde_json::json;
     use std::sync::{Arc, Mutex};

@@ -2,7 +2,7 @@
 //! ([`crate::value::py_time`]) with its exceptions as run errors, and a `Duration` that cannot
 //! panic.
 
-use crate::exec::RunError;
+use crate::exec::error::RunError;
 use crate::value::py_time::{self as time, Refused};
 use crate::value::{py, Json};
 use std::time::Duration;

@@ -3,13 +3,15 @@
 
 use super::message::{kwargs_now, kwargs_of, text_cow};
 use super::Component;
-use crate::exec::binding::{Bound, Resolve};
-use crate::exec::events::InputKeys;
+use crate::exec::context::NodeCx;
+use crate::exec::error::RunError;
+use crate::exec::interpolate::{in_iteration, Renamed, Template};
 use crate::exec::jinja::{self, RenderError};
-use crate::exec::meta::Target;
-use crate::exec::render::{in_iteration, Renamed, Template};
-use crate::exec::{NodeCx, RunError, RunState};
+use crate::exec::state::InputKeys;
+use crate::exec::state::RunState;
+use crate::frontend::binding::{Bound, Resolve};
 use crate::frontend::catalog::SHARED_OUTPUTS;
+use crate::meta::Target;
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 

@@ -2,8 +2,9 @@
 //! (components.md §6, `agent/component/switch.py`).
 
 use super::{exp_str, py_get, py_getitem, py_iter, Component};
-use crate::exec::binding::{Bound, Resolve};
-use crate::exec::{NodeCx, RunError};
+use crate::exec::context::NodeCx;
+use crate::exec::error::RunError;
+use crate::frontend::binding::{Bound, Resolve};
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 use std::cmp::Ordering;

@@ -2,7 +2,8 @@
 //! running it fails with an error naming the component.
 
 use super::Component;
-use crate::exec::{NodeCx, RunError};
+use crate::exec::context::NodeCx;
+use crate::exec::error::RunError;
 use crate::frontend::catalog::Kind;
 use std::borrow::Cow;
 

@@ -2,9 +2,10 @@
 //! (components.md §2, BS §16.11).
 
 use super::Component;
-use crate::exec::binding::Resolve;
-use crate::exec::render::{elements_of, expand_replacement, Template};
-use crate::exec::{NodeCx, RunError};
+use crate::exec::context::NodeCx;
+use crate::exec::error::RunError;
+use crate::exec::interpolate::{elements_of, expand_replacement, Template};
+use crate::frontend::binding::Resolve;
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 

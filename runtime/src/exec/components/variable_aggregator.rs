@@ -2,9 +2,10 @@
 //! (components.md §18, `agent/component/variable_aggregator.py`).
 
 use super::{exp_str, py_get, py_getitem, py_iter, truthy, Component};
-use crate::exec::binding::{Bound, Resolve};
+use crate::exec::context::NodeCx;
+use crate::exec::error::RunError;
 use crate::exec::sharing::{mutable, Place};
-use crate::exec::{NodeCx, RunError};
+use crate::frontend::binding::{Bound, Resolve};
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 

@@ -2,10 +2,11 @@
 //! (components.md §19, `agent/component/variable_assigner.py`).
 
 use super::{exp_str, py_get, value_with_variable_json, Component};
-use crate::exec::binding::{Bound, Resolve};
-use crate::exec::render::{value_with_template, Template};
+use crate::exec::context::NodeCx;
+use crate::exec::error::RunError;
+use crate::exec::interpolate::{value_with_template, Template};
 use crate::exec::sharing::{mutable, Place};
-use crate::exec::{NodeCx, RunError};
+use crate::frontend::binding::{Bound, Resolve};
 use crate::frontend::refs::strip_like_python;
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;

@@ -4,8 +4,9 @@
 use super::args::{int_arg, Args};
 use super::attr::{get_attr, get_item, slice};
 use super::error::{Error, Result};
+use super::limits::{MAX_DEPTH, MAX_OUTPUT, MAX_RANGE, MAX_STEPS};
 use super::value::{dict_set, undefined_error, Callable, LoopState, Value};
-use super::{filters, methods, ops, predicates, MAX_DEPTH, MAX_OUTPUT, MAX_RANGE, MAX_STEPS};
+use super::{filters, methods, ops, predicates};
 use minijinja::machinery::ast;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;

@@ -13,7 +13,7 @@
 //! `list` and `dict` methods (`methods.rs`), Jinja2's filters (`filters.rs`) and tests
 //! (`predicates.rs`), and the sandbox's attribute rules and `range` cap (`attr.rs`,
 //! `eval.rs`). Templates are user input: nesting depth, loop work and output size are bounded
-//! (`MAX_DEPTH`, `MAX_STEPS`, `MAX_OUTPUT`, `MAX_RANGE`).
+//! (`limits.rs`).
 
 mod args;
 mod attr;
@@ -23,6 +23,7 @@ mod error;
 mod eval;
 mod filters;
 mod format;
+mod limits;
 mod methods;
 mod names;
 mod ops;
@@ -39,11 +40,6 @@ use regex::Regex;
 use std::collections::HashMap;
 use std::sync::LazyLock;
 
-/// The sandbox's `MAX_RANGE`: `range()` with more items raises `OverflowError`.
-pub const MAX_RANGE: usize = 100_000;
-/// Nesting of statements, expressions and macro calls together (Python's recursion limit plays
-/// this role in Jinja2; exceeding it raises `RecursionError`).
-pub const MAX_DEPTH: usize = 1000;
 /// The stack of the thread a template renders on (reserved, touched only as used): debug
 /// builds spend ~24 KiB per macro call level, and components run on 2 MiB tokio stacks.
 const RENDER_STACK: usize = 64 << 20;
@@ -51,10 +47,6 @@ const RENDER_STACK: usize = 64 << 20;
 const MAX_STACK: usize = 56 << 20;
 /// The budget when no thread could be started and the render runs on the caller's stack.
 const INLINE_STACK: usize = 512 << 10;
-/// Statements and expressions evaluated per render, so a template cannot run unboundedly.
-pub const MAX_STEPS: u64 = 20_000_000;
-/// Largest text a render may produce (bytes).
-pub const MAX_OUTPUT: usize = 64 << 20;
 
 static JINJA_BLOCK: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\{%.*%\}").expect("valid pattern"));

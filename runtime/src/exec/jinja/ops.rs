@@ -3,8 +3,8 @@
 
 use super::error::{Error, Result};
 use super::format::percent_format;
+use super::limits::MAX_OUTPUT;
 use super::value::{cmp, eq, undefined_error, Value, ViewKind};
-use super::MAX_OUTPUT;
 
 fn unsupported(op: &str, a: &Value, b: &Value) -> Error {
     Error::type_error(format!(

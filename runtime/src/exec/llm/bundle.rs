@@ -10,7 +10,6 @@
 use super::fit::num_tokens;
 use super::think::{with_think, ThinkTagger};
 use super::{ChatMessage, ChatProvider, ChatRequest, Delta, LlmError, TokenUsage, ToolCall};
-use crate::exec::Shared;
 use crate::value::{py, Json, Map};
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
@@ -76,11 +75,18 @@ pub struct Tools {
     pub session: Arc<dyn ToolSession>,
 }
 
+/// Where a bundle adds what its calls used: the run's totals. The model layer knows the run
+/// only through this (the invocation context implements it), so it stands below the run.
+pub trait UsageMeter: Send + Sync {
+    /// One call's tokens, as `_report_usage` adds them.
+    fn add(&self, used: TokenUsage);
+}
+
 /// A model handle (`LLMBundle`) for one component.
 #[derive(Clone)]
 pub struct Bundle {
     provider: Arc<dyn ChatProvider>,
-    shared: Arc<Shared>,
+    usage: Arc<dyn UsageMeter>,
     pub llm_id: String,
     /// `None`: the provider's default (`LLM_MAX_RETRIES`).
     pub max_retries: Option<u32>,
@@ -104,9 +110,14 @@ struct Spent {
 }
 
 impl Bundle {
-    /// A handle on `llm_id`; fails when no model answers to it.
-    pub fn new(shared: &Arc<Shared>, llm_id: &str) -> Result<Bundle, LlmError> {
-        let provider = shared.services.llm.clone().ok_or_else(|| {
+    /// A handle on `llm_id` of `provider` (the configured one, if any); fails when no model
+    /// answers to it.
+    pub fn new(
+        provider: Option<Arc<dyn ChatProvider>>,
+        usage: Arc<dyn UsageMeter>,
+        llm_id: &str,
+    ) -> Result<Bundle, LlmError> {
+        let provider = provider.ok_or_else(|| {
             LlmError::new(
                 super::error::ERROR_MODEL,
                 "no chat model is configured (see canvasc.toml or --llm-script)",
@@ -115,7 +126,7 @@ impl Bundle {
         let max_length = provider.context_length(llm_id)?;
         Ok(Bundle {
             provider,
-            shared: Arc::clone(shared),
+            usage,
             llm_id: llm_id.to_string(),
             max_retries: None,
             retry_delay: None,
@@ -165,11 +176,11 @@ impl Bundle {
         if prompt.checked_add(completion) != Some(total) {
             (prompt, completion) = (0, 0);
         }
-        let mut s = self.shared.state();
-        s.usage.prompt_tokens = s.usage.prompt_tokens.saturating_add(prompt);
-        s.usage.completion_tokens = s.usage.completion_tokens.saturating_add(completion);
-        s.usage.total_tokens = s.usage.total_tokens.saturating_add(total);
-        s.usage.calls = s.usage.calls.saturating_add(1);
+        self.usage.add(TokenUsage {
+            prompt_tokens: prompt,
+            completion_tokens: completion,
+            total_tokens: total,
+        });
     }
 
     /// `async_chat`: the answer text, reasoning and tool traces removed.

@@ -4,7 +4,7 @@
 //!
 //! The constants are named after RAGFlow's enum members and hold the values RAGFlow prints.
 
-use super::LlmError;
+use std::fmt;
 
 /// What RAGFlow puts before every error text.
 pub const ERROR_PREFIX: &str = "**ERROR**";
@@ -104,6 +104,24 @@ pub fn final_code(message: &str, attempt: u32, max_retries: u32) -> &'static str
         classify(message)
     }
 }
+
+/// Why a call failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LlmError {
+    /// RAGFlow's error code as RAGFlow prints it (the values of this module's constants:
+    /// `RATE_LIMIT_EXCEEDED` for `ERROR_RATE_LIMIT`, `SERVER_ERROR`, `GENERIC_ERROR`, …).
+    pub code: String,
+    pub message: String,
+}
+
+/// RAGFlow's error text: `**ERROR**: <code> - <message>`.
+impl fmt::Display for LlmError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {} - {}", ERROR_PREFIX, self.code, self.message)
+    }
+}
+
+impl std::error::Error for LlmError {}
 
 impl LlmError {
     pub fn new(code: &str, message: impl Into<String>) -> Self {

@@ -13,10 +13,11 @@ pub mod think;
 pub mod think_split;
 mod wire;
 
+pub use error::LlmError;
+
 use crate::value::{Json, Map};
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
-use std::fmt;
 
 /// One chat message in OpenAI's shape.
 #[derive(Clone, Debug, PartialEq)]
@@ -128,30 +129,6 @@ pub enum Delta {
         bare: bool,
     },
 }
-
-/// Why a call failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LlmError {
-    /// RAGFlow's error code as RAGFlow prints it (the values of [`error`]'s constants:
-    /// `RATE_LIMIT_EXCEEDED` for `ERROR_RATE_LIMIT`, `SERVER_ERROR`, `GENERIC_ERROR`, …).
-    pub code: String,
-    pub message: String,
-}
-
-/// RAGFlow's error text: `**ERROR**: <code> - <message>`.
-impl fmt::Display for LlmError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: {} - {}",
-            error::ERROR_PREFIX,
-            self.code,
-            self.message
-        )
-    }
-}
-
-impl std::error::Error for LlmError {}
 
 /// A chat model.
 pub trait ChatProvider: Send + Sync {

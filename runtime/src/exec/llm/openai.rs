@@ -112,7 +112,7 @@ fn error_body_message(error: &Json) -> String {
 
 impl OpenAiProvider {
     /// A provider resolving every request's `llm_id` through `config`, sending over `http`
-    /// (normally [`crate::exec::Services`]' process-wide client).
+    /// (normally the process-wide client the engine's `Services` hold).
     pub fn new(http: reqwest::Client, config: LlmConfig) -> Self {
         OpenAiProvider {
             inner: Arc::new(Inner { http, config }),

@@ -5,7 +5,7 @@ use super::types::{describe, global_type, ref_type, RefType};
 use super::Cx;
 use crate::frontend::catalog::{Kind, Ty, SYSTEM_GLOBALS};
 use crate::frontend::diagnostic::{closest, pointer_join, Code, Diagnostic};
-use crate::frontend::ir::{BoundRef, NodeId, Target};
+use crate::frontend::ir::{BoundRef, NodeId, RefTarget};
 use crate::frontend::refs::{InertWhy, Slot};
 use serde_json::Value;
 use std::collections::HashSet;
@@ -15,22 +15,22 @@ pub(super) fn check(cx: &mut Cx) {
     let assigned = globals_assigned(cx);
     for b in &ir.refs {
         match &b.target {
-            Target::MissingComponent { component, .. } => unknown_component(cx, b, component),
-            Target::Output { node, output, .. } => {
+            RefTarget::MissingComponent { component, .. } => unknown_component(cx, b, component),
+            RefTarget::Output { node, output, .. } => {
                 if ir.node(*node).output(output).is_none() {
                     unknown_output(cx, b, *node, output);
                     continue;
                 }
                 reachability(cx, b, *node);
             }
-            Target::Alias { item, .. } => reachability(cx, b, *item),
-            Target::Global(name) => {
+            RefTarget::Alias { item, .. } => reachability(cx, b, *item),
+            RefTarget::Global(name) => {
                 if global_type(cx.doc, name).is_none() && !assigned.contains(name.as_str()) {
                     unknown_global(cx, b, name);
                     continue;
                 }
             }
-            Target::DanglingAlias(_) => continue, // reported with the Iteration
+            RefTarget::DanglingAlias(_) => continue, // reported with the Iteration
         }
         slot_types(cx, b);
     }
@@ -139,7 +139,7 @@ fn globals_assigned<'a>(cx: &Cx<'a>) -> HashSet<&'a str> {
         .iter()
         .filter(|r| matches!(r.at.slot, Slot::AssignTarget { .. }))
         .filter_map(|r| match &r.target {
-            Target::Global(g) => Some(g.as_str()),
+            RefTarget::Global(g) => Some(g.as_str()),
             _ => None,
         })
         .collect()

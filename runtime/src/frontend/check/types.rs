@@ -2,7 +2,7 @@
 
 use crate::frontend::catalog::{system_global_type, Kind, Ty};
 use crate::frontend::document::Document;
-use crate::frontend::ir::{Ir, Target};
+use crate::frontend::ir::{Ir, RefTarget};
 use crate::frontend::refs::{Alias, Expr};
 
 /// What the checker knows about the value a reference reads.
@@ -14,14 +14,16 @@ pub enum RefType {
 }
 
 /// The static type of a bound reference's value.
-pub fn ref_type(doc: &Document, ir: &Ir, target: &Target) -> RefType {
+pub fn ref_type(doc: &Document, ir: &Ir, target: &RefTarget) -> RefType {
     match target {
-        Target::Output { node, output, path } => match ir.node(*node).output(output) {
+        RefTarget::Output { node, output, path } => match ir.node(*node).output(output) {
             Some(o) => RefType::Known(walk(&o.ty, path)),
             None => RefType::Unresolved,
         },
-        Target::Global(name) => global_type(doc, name).map_or(RefType::Unresolved, RefType::Known),
-        Target::Alias { item, alias } => match alias {
+        RefTarget::Global(name) => {
+            global_type(doc, name).map_or(RefType::Unresolved, RefType::Known)
+        }
+        RefTarget::Alias { item, alias } => match alias {
             Alias::Index => RefType::Known(Ty::Number),
             Alias::Item | Alias::Result => {
                 let element = ir
@@ -32,7 +34,7 @@ pub fn ref_type(doc: &Document, ir: &Ir, target: &Target) -> RefType {
                 RefType::Known(element)
             }
         },
-        Target::MissingComponent { .. } | Target::DanglingAlias(_) => RefType::Unresolved,
+        RefTarget::MissingComponent { .. } | RefTarget::DanglingAlias(_) => RefType::Unresolved,
     }
 }
 

@@ -1,12 +1,12 @@
-//! Reading bound references at run time (see [`crate::frontend::binding`]).
+//! Reading bound references at run time: the run-time half of [`crate::frontend::binding`],
+//! which defines the bindings and builds them without the `exec` feature.
 
-pub use crate::frontend::binding::*;
-
-use super::meta::CanvasMeta;
+use super::error::RunError;
 use super::state::{walk_path_parts, Globals, RunState};
-use super::RunError;
+use crate::frontend::binding::{Bound, GlobalName, Out};
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
+use crate::meta::CanvasMeta;
 use crate::value::{Json, Val};
 use std::borrow::Cow;
 

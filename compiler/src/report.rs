@@ -1,4 +1,4 @@
-//! Rendering diagnostics: rustc-style reports with a source snippet and caret (miette), and
+//! Diagnostic reports: rustc-style reports with a source snippet and caret (miette), and
 //! JSON.
 
 use crate::source_map::SourceMap;

@@ -1,13 +1,16 @@
 //! Putting values into text, each way RAGFlow does it (BS §10.6): `get_value_with_variable`,
 //! `string_format`, input elements, and Python's `re.sub` replacement templates.
 
-use super::binding::{iteration_item_of, Bound, Resolve};
-use super::meta::{CanvasMeta, Target};
-use super::{NodeCx, RunError, RunState};
+use super::context::NodeCx;
+use super::error::RunError;
+use super::read_bound::iteration_item_of;
+use super::state::RunState;
+use crate::frontend::binding::{Bound, Resolve};
 use crate::frontend::ir::NodeId;
 use crate::frontend::refs::{
     alias_refs, template_refs, template_refs_exact_case, Alias, TemplateMatch,
 };
+use crate::meta::{CanvasMeta, Target};
 use crate::value::{py, Json, Map, Val};
 use std::borrow::Cow;
 use std::ops::Range;
