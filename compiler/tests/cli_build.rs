@@ -111,7 +111,8 @@ fn emitted_crate_is_deterministic_and_names_its_source() {
 
 #[test]
 fn built_binary_runs_compiled_or_falls_back() {
-    let out = scratch("binary");
+    // Named after the directory, even a keyword (once `crate-`).
+    let out = scratch("binary").join("crate");
     let o = Command::new(env!("CARGO_BIN_EXE_canvasc"))
         .current_dir(root())
         .args([
@@ -127,6 +128,13 @@ fn built_binary_runs_compiled_or_falls_back() {
     let stdout = String::from_utf8_lossy(&o.stdout);
     let binary = PathBuf::from(stdout.lines().last().expect("binary path printed last"));
     assert!(binary.is_file(), "{}", binary.display());
+    assert_eq!(
+        binary.file_name(),
+        Some(std::ffi::OsStr::new(&format!(
+            "crate{}",
+            std::env::consts::EXE_SUFFIX
+        )))
+    );
 
     let run = |canvas: &str, extra: &[&str]| {
         Command::new(&binary)
