@@ -87,10 +87,17 @@ pub fn write_crate(
     } else {
         "\n# Not part of any enclosing workspace.\n[workspace]\n"
     };
+    let lib_name = codegen::lib_name(package);
+    // Cargo names the library after the package; a keyword (`--out crate`) cannot be one.
+    let lib = if lib_name == package.replace('-', "_") {
+        String::new()
+    } else {
+        format!("\n[lib]\nname = \"{lib_name}\"\npath = \"src/lib.rs\"\n")
+    };
     write_if_changed(
         &out.join("Cargo.toml"),
         &format!(
-            "# {MARK}: do not edit.\n[package]\nname = \"{package}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n[dependencies]\ncanvasc = {{ path = \"{rel}/compiler\" }}\ncanvasc-runtime = {{ path = \"{rel}/runtime\" }}\n{workspace}"
+            "# {MARK}: do not edit.\n[package]\nname = \"{package}\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n{lib}\n[dependencies]\ncanvasc = {{ path = \"{rel}/compiler\" }}\ncanvasc-runtime = {{ path = \"{rel}/runtime\" }}\n{workspace}"
         ),
     )?;
     let lock = out.join("Cargo.lock");
@@ -117,7 +124,7 @@ pub fn write_crate(
     let names = || modules.iter().map(|(m, _)| m.as_str());
     let lib = codegen::crate_lib(names());
     let registry = codegen::crate_registry(names());
-    let main = codegen::crate_main(&package.replace('-', "_"));
+    let main = codegen::crate_main(&lib_name);
     for (file, tokens) in [
         ("lib.rs", lib),
         ("registry.rs", registry),
@@ -141,10 +148,7 @@ pub fn write_if_changed(path: &Path, text: &str) -> std::io::Result<()> {
 /// `cargo build` the crate's binary (cargo's progress goes to stderr) and return its path.
 /// Artifacts go to `$CARGO_TARGET_DIR`, else `<dir>/target`.
 pub fn cargo_build(dir: &Path, package: &str, release: bool) -> Result<PathBuf, String> {
-    let target_dir = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| dir.join("target"));
-    cargo_build_into(dir, package, release, &target_dir)
+    cargo_build_into(dir, package, release, &target_dir(dir))
 }
 
 /// `cargo_build` with artifacts in `target_dir`.
@@ -154,6 +158,24 @@ pub fn cargo_build_into(
     release: bool,
     target_dir: &Path,
 ) -> Result<PathBuf, String> {
+    let status = cargo_command(dir, package, release, target_dir)
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err("cargo build failed".into());
+    }
+    Ok(binary_path(package, release, target_dir))
+}
+
+/// Where `cargo_build` puts artifacts: `$CARGO_TARGET_DIR`, else `<dir>/target`.
+pub fn target_dir(dir: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dir.join("target"))
+}
+
+/// The `cargo build` of the crate's binary (`$CARGO`, else `cargo`).
+pub fn cargo_command(dir: &Path, package: &str, release: bool, target_dir: &Path) -> Command {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.arg("build")
         .arg("--manifest-path")
@@ -165,12 +187,13 @@ pub fn cargo_build_into(
     if release {
         cmd.arg("--release");
     }
-    let status = cmd.status().map_err(|e| format!("cannot run cargo: {e}"))?;
-    if !status.success() {
-        return Err("cargo build failed".into());
-    }
+    cmd
+}
+
+/// The binary a successful `cargo_command` built.
+pub fn binary_path(package: &str, release: bool, target_dir: &Path) -> PathBuf {
     let binary = target_dir
         .join(if release { "release" } else { "debug" })
         .join(format!("{package}{}", std::env::consts::EXE_SUFFIX));
-    Ok(binary.canonicalize().unwrap_or(binary))
+    binary.canonicalize().unwrap_or(binary)
 }

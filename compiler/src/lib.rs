@@ -5,6 +5,8 @@ pub mod build;
 #[cfg(feature = "cli")]
 pub mod cli;
 pub mod codegen;
+#[cfg(feature = "cli")]
+pub mod excerpt;
 pub mod plain;
 #[cfg(feature = "cli")]
 pub mod report;

@@ -1,9 +1,10 @@
 //! Diagnostic reports: rustc-style reports with a source snippet and caret (miette), and
 //! JSON.
 
+use crate::excerpt::Excerpt;
 use crate::source_map::SourceMap;
 use canvasc_runtime::frontend::{Diagnostic, Severity};
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic};
 use serde::Serialize;
 
 /// Render diagnostics for one file in the human format.
@@ -25,21 +26,24 @@ pub fn human(file: &str, source: &str, diags: &[Diagnostic], color: bool) -> Str
                 Severity::Error => miette::Severity::Error,
                 Severity::Warning => miette::Severity::Warning,
             });
-        if let Some((start, end)) = map.locate(&d.pointer, d.span) {
+        let located = map.locate(&d.pointer, d.span);
+        let (start, end) = located.unwrap_or((0, 0));
+        let excerpt = Excerpt::new(file, source, start, end);
+        if located.is_some() {
             let label = match &d.component {
                 Some(c) => format!("in `{c}` at {}", display_pointer(&d.pointer)),
                 None => format!("at {}", display_pointer(&d.pointer)),
             };
+            let (start, end) = excerpt.span;
             md = md.with_label(LabeledSpan::at(
-                start..end.max(start + 1).min(source.len().max(1)),
+                start..end.max(start + 1).min(excerpt.text().len().max(1)),
                 label,
             ));
         }
         if let Some(help) = &d.help {
             md = md.with_help(help.clone());
         }
-        let report =
-            miette::Report::new(md).with_source_code(NamedSource::new(file, source.to_string()));
+        let report = miette::Report::new(md).with_source_code(excerpt);
         if handler.render_report(&mut out, report.as_ref()).is_err() {
             out.push_str(&format!("{}[{}]: {}\n", d.severity, d.code, d.message));
         }

@@ -199,6 +199,7 @@ fn a_state_file_with_a_huge_turn_count_is_a_clear_error() {
     let canvas = fixture("valid/list-operations.json");
     let mut state: Value = serde_json::from_str(&read(Path::new(&canvas))).expect("fixture");
     state["globals"]["sys.conversation_turns"] = Value::from(u64::MAX);
+    state["canvasc_state"] = serde_json::json!({"version": 1});
     let state_file = tmp.join("state.json");
     std::fs::write(&state_file, state.to_string()).expect("write state");
     let o = Command::new(env!("CARGO_BIN_EXE_canvasc"))

@@ -218,6 +218,11 @@ pub const CANVASES: &[(&str, &str, usize)] = &[
         type_mismatch_switch_operator_on_string::FINGERPRINT,
         type_mismatch_switch_operator_on_string::CHECKER_ERRORS,
     ),
+    (
+        unsupported_kind_retrieval_node::SOURCE,
+        unsupported_kind_retrieval_node::FINGERPRINT,
+        unsupported_kind_retrieval_node::CHECKER_ERRORS,
+    ),
 ];
 static AGENT_MAX_ROUNDS: LazyLock<Arc<agent_max_rounds::Canvas>> = LazyLock::new(|| Arc::new(
     agent_max_rounds::Canvas::new(),
@@ -344,6 +349,9 @@ Arc::new(out_of_range_invoke_seconds::Canvas::new()));
 static TYPE_MISMATCH_SWITCH_OPERATOR_ON_STRING: LazyLock<
     Arc<type_mismatch_switch_operator_on_string::Canvas>,
 > = LazyLock::new(|| Arc::new(type_mismatch_switch_operator_on_string::Canvas::new()));
+static UNSUPPORTED_KIND_RETRIEVAL_NODE: LazyLock<
+    Arc<unsupported_kind_retrieval_node::Canvas>,
+> = LazyLock::new(|| Arc::new(unsupported_kind_retrieval_node::Canvas::new()));
 /// Hand the program compiled for `fingerprint` to `visitor`; `None` when no canvas here
 /// has that fingerprint.
 pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Output> {
@@ -459,6 +467,9 @@ pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Outp
         }
         type_mismatch_switch_operator_on_string::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&TYPE_MISMATCH_SWITCH_OPERATOR_ON_STRING)))
+        }
+        unsupported_kind_retrieval_node::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&UNSUPPORTED_KIND_RETRIEVAL_NODE)))
         }
         _ => None,
     }

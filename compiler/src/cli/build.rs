@@ -1,6 +1,7 @@
 //! `canvasc build FILE... --out DIR`: check, lower each canvas to Rust, write a Cargo crate
 //! (the compiled canvases, a registry by fingerprint, a `main` with `run`), and build it.
 
+use super::progress;
 use crate::codegen::{self, UniqueNames};
 use crate::{build, report};
 use canvasc_runtime::frontend::{analyze, Grading, Severity};
@@ -45,15 +46,24 @@ pub fn run(args: Args) -> ExitCode {
     let mut seen_fingerprints: Vec<String> = Vec::new();
     let mut taken = UniqueNames::default();
     let mut failed = false;
+    let bar = progress::bar(args.files.len(), "generating");
     for path in &args.files {
         let name = path.display().to_string();
+        bar.set_message(name.clone());
+        bar.inc(1);
         let text = match super::read_file(path) {
             Ok(t) => t,
-            Err(e) => return usage(e),
+            Err(e) => {
+                bar.finish_and_clear();
+                return usage(e);
+            }
         };
         let analysis = match analyze(&text) {
             Ok(a) => a,
-            Err(e) => return usage(format!("{name}: {e}")),
+            Err(e) => {
+                bar.finish_and_clear();
+                return usage(format!("{name}: {e}"));
+            }
         };
         let errors: Vec<_> = analysis
             .diagnostics
@@ -68,23 +78,29 @@ pub fn run(args: Args) -> ExitCode {
                 deny_warnings: false,
             }
             .apply(&mut warnings);
-            err!("{}", report::human(&name, &text, &warnings, color));
+            bar.suspend(|| err!("{}", report::human(&name, &text, &warnings, color)));
         } else if !errors.is_empty() {
             if args.skip_invalid {
-                errln!(
-                    "note: {name}: {}; left out",
-                    report::summary(errors.len(), 0)
-                );
+                bar.suspend(|| {
+                    errln!(
+                        "note: {name}: {}; left out",
+                        report::summary(errors.len(), 0)
+                    )
+                });
             } else {
-                err!("{}", report::human(&name, &text, &errors, color));
-                errln!("{name}: {}", report::summary(errors.len(), 0));
+                bar.suspend(|| {
+                    err!("{}", report::human(&name, &text, &errors, color));
+                    errln!("{name}: {}", report::summary(errors.len(), 0));
+                });
                 failed = true;
             }
             continue;
         }
         let fp = canvasc_runtime::frontend::fingerprint::fingerprint(&analysis.document);
         if seen_fingerprints.contains(&fp) {
-            errln!("note: {name} is the same canvas as an earlier file; compiled once");
+            bar.suspend(|| {
+                errln!("note: {name} is the same canvas as an earlier file; compiled once")
+            });
             continue;
         }
         seen_fingerprints.push(fp);
@@ -93,11 +109,13 @@ pub fn run(args: Args) -> ExitCode {
         match codegen::format(tokens) {
             Ok(code) => modules.push((module, code)),
             Err(e) => {
+                bar.finish_and_clear();
                 errln!("error: {name}: generated code does not parse ({e}); this is a canvasc bug");
                 return ExitCode::from(1);
             }
         }
     }
+    bar.finish_and_clear();
     if failed {
         errln!("error: reference errors: nothing was written");
         return ExitCode::from(1);
@@ -122,7 +140,7 @@ pub fn run(args: Args) -> ExitCode {
     if args.emit_only {
         return ExitCode::SUCCESS;
     }
-    match build::cargo_build(&args.out, &package, !args.debug) {
+    match progress::cargo_build(&args.out, &package, !args.debug) {
         Ok(binary) => {
             let mut stdout = std::io::stdout().lock();
             let _ = writeln!(stdout, "{}", binary.display());

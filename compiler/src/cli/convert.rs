@@ -1,8 +1,9 @@
 //! `canvasc convert FILE --to v1|v2` and `canvasc reset FILE`.
 
-use canvasc_runtime::frontend::convert::{to_pretty, to_v1, to_v2};
-use canvasc_runtime::frontend::{load_str, reset::reset};
+use canvasc_runtime::frontend::convert::{to_pretty, to_v1, to_v2, v1_id, v2_id};
+use canvasc_runtime::frontend::{load_str, reset::reset, Document, Form};
 use clap::{Args, ValueEnum};
+use serde_json::Value;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -48,10 +49,84 @@ pub fn run_convert(args: ConvertArgs) -> ExitCode {
     };
     match converted {
         Ok(v) => {
+            if args.to == Version::V2 {
+                let lost = lost_in_v2(&loaded.document);
+                if !lost.is_empty() {
+                    errln!(
+                        "note: {name}: the v2 form has no place for {}; converting back to v1 \
+                         will not restore them",
+                        lost.join("; ")
+                    );
+                }
+            }
             out!("{}", to_pretty(&v));
             ExitCode::SUCCESS
         }
         Err(e) => fail(format!("{name}: cannot convert: {e}")),
+    }
+}
+
+/// What of a document the v2 form cannot carry, worded for a note: the editor's graph (layout
+/// and edges), the session and other top-level keys, template wrapper keys, component keys
+/// outside `obj.params`, and ids whose v2 key converts back to another v1 id.
+fn lost_in_v2(doc: &Document) -> Vec<String> {
+    if doc.form == Form::V2 {
+        return Vec::new();
+    }
+    let mut lost = Vec::new();
+    let count = |v: Option<&Value>| v.and_then(Value::as_array).map_or(0, Vec::len);
+    if let Some(graph) = doc.dsl.get("graph") {
+        lost.push(format!(
+            "the editor's graph (layout of {} nodes, {} edges)",
+            count(graph.get("nodes")),
+            count(graph.get("edges"))
+        ));
+    }
+    let keys: Vec<String> = doc
+        .dsl
+        .iter()
+        .filter(|(k, v)| !matches!(k.as_str(), "graph" | "globals" | "variables") && !is_empty(v))
+        .map(|(k, _)| format!("`{k}`"))
+        .collect();
+    if !keys.is_empty() {
+        lost.push(format!("the top-level {}", keys.join(", ")));
+    }
+    if let Some(wrapper) = &doc.wrapper {
+        let keys: Vec<String> = wrapper.keys().map(|k| format!("`{k}`")).collect();
+        if !keys.is_empty() {
+            lost.push(format!("the template's {}", keys.join(", ")));
+        }
+    }
+    let extra = doc
+        .components
+        .iter()
+        .filter(|c| !c.entry_extra.is_empty() || !c.obj_extra.is_empty())
+        .count();
+    if extra > 0 {
+        lost.push(format!("keys beside `obj.params` of {extra} component(s)"));
+    }
+    let renamed: Vec<String> = doc
+        .components
+        .iter()
+        .filter_map(|c| {
+            let back = v1_id(&v2_id(&c.id), &c.component_name);
+            (back != c.id).then(|| format!("`{}` (back as `{back}`)", c.id))
+        })
+        .collect();
+    if !renamed.is_empty() {
+        lost.push(format!("the ids {}", renamed.join(", ")));
+    }
+    lost
+}
+
+/// Empty values the v1 form recreates anyway.
+fn is_empty(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        Value::String(s) => s.is_empty(),
+        _ => false,
     }
 }
 

@@ -24,7 +24,10 @@ mod build;
 mod check;
 pub mod compiled;
 mod convert;
+mod llm_script;
+mod progress;
 pub mod run;
+mod state_file;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

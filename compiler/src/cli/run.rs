@@ -4,7 +4,7 @@ use canvasc_runtime::exec::events::Event;
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::llm::config::LlmConfig;
 use canvasc_runtime::exec::llm::openai::OpenAiProvider;
-use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
+use canvasc_runtime::exec::llm::script::ScriptedProvider;
 use canvasc_runtime::exec::mcp::Registry as McpRegistry;
 use canvasc_runtime::exec::random::PyRandom;
 use canvasc_runtime::exec::{Program, RunInput, RunOutcome, Services, Session};
@@ -12,7 +12,7 @@ use canvasc_runtime::frontend::{analyze_loaded, load_str, Analysis, Loaded, Seve
 use canvasc_runtime::value::{py, Json, Map};
 use clap::{Args as ClapArgs, ValueEnum};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -65,16 +65,19 @@ pub struct Args {
     /// requests to servers that read it (vLLM, SGLang).
     #[arg(long)]
     pub chat_template_kwargs: Option<String>,
+    /// End the turn with an error after this many component invocations (0: no limit), so a
+    /// canvas that cycles without a Loop stops; RAGFlow has no such limit.
+    #[arg(long, env = "CANVASC_MAX_STEPS", default_value_t = DEFAULT_MAX_STEPS)]
+    pub max_steps: usize,
 }
+
+/// Far more invocations than a working canvas makes in one turn, and a fraction of a second
+/// for a runaway one.
+pub const DEFAULT_MAX_STEPS: usize = 10_000;
 
 pub(crate) fn fail(message: String) -> ExitCode {
     errln!("error: {message}");
     ExitCode::from(super::EXIT_USAGE)
-}
-
-fn read_json(path: &Path, what: &str) -> Result<Json, String> {
-    let text = super::read_file(path)?;
-    serde_json::from_str(&text).map_err(|e| format!("{what} {} is not JSON: {e}", path.display()))
 }
 
 /// Everything a run needs besides the program: parsed arguments and services.
@@ -98,12 +101,9 @@ pub fn prepare(args: &Args) -> Result<Prepared, String> {
         }
     };
     let mut services = Services::default();
+    services.settings.step_limit = (args.max_steps > 0).then_some(args.max_steps);
     services.llm = Some(match &args.llm_script {
-        Some(path) => {
-            let script = Script::parse(&read_json(path, "the LLM script")?)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            Arc::new(ScriptedProvider::new(script))
-        }
+        Some(path) => Arc::new(ScriptedProvider::new(super::llm_script::load(path)?)),
         None => {
             let config = LlmConfig::load(args.config.as_deref()).map_err(|e| e.to_string())?;
             Arc::new(OpenAiProvider::new(services.http.clone(), config))
@@ -120,16 +120,8 @@ pub fn prepare(args: &Args) -> Result<Prepared, String> {
         .collect::<Result<Vec<_>, _>>()?
         .into();
     let saved = match &args.state {
-        Some(p) if p.exists() => match read_json(p, "the state file")? {
-            Json::Object(m) => Some(m),
-            _ => {
-                return Err(format!(
-                    "the state file {} is not a saved canvas",
-                    p.display()
-                ))
-            }
-        },
-        _ => None,
+        Some(p) => super::state_file::read(p)?,
+        None => None,
     };
     Ok(Prepared {
         input: RunInput {
@@ -271,12 +263,8 @@ pub fn execute<P: Program>(
         printer.abort(&e.to_string());
     }
     if let Some(path) = &args.state {
-        let saved = serde_json::to_string_pretty(&session.save()).unwrap_or_default();
-        if let Err(e) = std::fs::write(path, saved) {
-            return fail(format!(
-                "cannot write the state file {}: {e}",
-                path.display()
-            ));
+        if let Err(e) = super::state_file::write(path, session.save()) {
+            return fail(e);
         }
     }
     match outcome {

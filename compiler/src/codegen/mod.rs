@@ -656,9 +656,20 @@ pub fn module_name(source: &str, taken: &mut Unique) -> String {
 
 pub use names::Unique as UniqueNames;
 
-/// A Cargo package name from a directory name.
+/// A Cargo package name from a directory name. A Rust keyword (`crate`) is a valid package and
+/// binary name, so it stays as it is; only the library needs another name ([`lib_name`]).
 pub fn package_name(dir: &str) -> String {
-    snake(dir, "canvases").replace('_', "-")
+    let name = snake(dir, "canvases");
+    let name = match name.strip_suffix('_') {
+        Some(keyword) if lib_name(keyword) == name => keyword,
+        _ => &name,
+    };
+    name.replace('_', "-")
+}
+
+/// The Rust name of a package's library: its name in snake case, a keyword suffixed by `_`.
+pub fn lib_name(package: &str) -> String {
+    snake(package, "canvases")
 }
 
 /// Module names a crate reserves for itself (canvas modules never take them).

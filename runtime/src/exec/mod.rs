@@ -50,6 +50,9 @@ pub struct Settings {
     pub component_exec_timeout: Option<u64>,
     /// `ALLOW_ANY_HOST`: disables the SSRF guard's address check (local stubs in tests).
     pub allow_any_host: bool,
+    /// At most this many component invocations per turn (`None`: no limit, as in RAGFlow, where
+    /// a canvas that cycles without a Loop runs until it is killed). Hosts set it for drafts.
+    pub step_limit: Option<usize>,
 }
 
 impl Settings {
@@ -63,6 +66,7 @@ impl Settings {
                 .ok()
                 .and_then(|v| v.trim().parse().ok()),
             allow_any_host: std::env::var("ALLOW_ANY_HOST").is_ok_and(|v| truthy(&v)),
+            step_limit: None,
         }
     }
 }

@@ -71,6 +71,7 @@ pub async fn run<P: Program>(
         resumed: false,
         batch: Vec::new(),
         scheduled: Vec::new(),
+        steps: 0,
     };
     match r.run(input).await {
         Ok(outcome) => outcome,
@@ -97,6 +98,8 @@ struct Runner<'a, P: Program> {
     batch: Vec<Option<NodeId>>,
     /// The current batch's components and their keyword arguments (reused between batches).
     scheduled: Vec<(NodeId, Map<String, Json>)>,
+    /// Component invocations so far this turn, for the host's step limit.
+    steps: usize,
 }
 
 /// What Python raises on reaching a path entry that names no component.
@@ -374,6 +377,14 @@ impl<'a, P: Program> Runner<'a, P> {
             scheduled.push((n, kwargs));
             i += 1;
         }
+        self.steps += scheduled.len();
+        if let Some(limit) = self.shared.services.settings.step_limit {
+            if self.steps > limit {
+                scheduled.clear();
+                self.scheduled = scheduled;
+                return Err(self.step_limit_reached(limit));
+            }
+        }
         let program = self.program;
         let shared: &Arc<Shared> = self.shared;
         if scheduled.len() == 1 {
@@ -395,6 +406,47 @@ impl<'a, P: Program> Runner<'a, P> {
         // Both arms leave it empty, ready for the next batch.
         self.scheduled = scheduled;
         Ok(())
+    }
+
+    /// The error that ends a turn past the step limit, naming the cycle: the components that
+    /// ran most often (at least half as often as the most frequent one), in the order they last
+    /// ran.
+    fn step_limit_reached(&self, limit: usize) -> RunError {
+        let meta = self.meta();
+        let s = self.shared.state();
+        let mut runs = vec![0usize; meta.len()];
+        for t in &s.path {
+            if let Target::Node(n) = t {
+                runs[n.index()] += 1;
+            }
+        }
+        let most = runs.iter().copied().max().unwrap_or(0);
+        let in_cycle = |n: &NodeId| runs[n.index()] * 2 >= most && most > 1;
+        let mut cycle: Vec<NodeId> = Vec::new();
+        for t in s.path.iter().rev() {
+            if let Target::Node(n) = t {
+                if in_cycle(n) && !cycle.contains(n) {
+                    cycle.push(*n);
+                }
+            }
+        }
+        cycle.reverse();
+        let names: Vec<String> = cycle
+            .iter()
+            .map(|n| format!("`{}`", meta.node(*n).id))
+            .collect();
+        let through = if names.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " cycling through {} (about {most} times)",
+                names.join(" → ")
+            )
+        };
+        RunError::msg(format!(
+            "step limit reached: this turn invoked more than {limit} components{through}; \
+             end the cycle (a Loop bounds its repetitions) or raise the limit"
+        ))
     }
 
     fn node_finished(&mut self, n: NodeId) {

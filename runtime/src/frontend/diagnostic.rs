@@ -59,6 +59,7 @@ codes! {
     LoopNeverRuns => "loop-never-runs", Warning, "a Loop whose body can never run";
     LegacyKind => "legacy-kind", Warning, "a legacy component name accepted for compatibility";
     OutOfRange => "out-of-range", Warning, "a number RAGFlow accepts that fails when the component runs";
+    UnsupportedKind => "unsupported-kind", Warning, "a component or tool RAGFlow runs and this build of canvasc cannot";
 }
 
 impl fmt::Display for Code {

@@ -1,5 +1,6 @@
-//! A component kind this build cannot run yet: it loads, checks and compiles like any other, and
-//! running it fails with an error naming the component.
+//! A component kind this build cannot run yet: it loads and compiles like any other, `check`
+//! warns `unsupported-kind` (`frontend::check::runs_as_node`), and running it fails with an error
+//! naming the component.
 
 use super::Component;
 use crate::exec::context::NodeCx;
@@ -26,5 +27,26 @@ impl Component for Spec {
         } else {
             Cow::Borrowed("")
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Spec as AnySpec;
+    use crate::frontend::catalog::Kind;
+    use crate::frontend::check::runs_as_node;
+    use crate::value::Map;
+
+    /// `canvasc check` warns `unsupported-kind` for exactly the kinds this table leaves
+    /// unsupported.
+    #[test]
+    fn the_checker_knows_which_kinds_run() {
+        for &kind in Kind::ALL {
+            let unsupported = matches!(
+                AnySpec::build(kind, &Map::new(), None),
+                AnySpec::Unsupported(_)
+            );
+            assert_eq!(runs_as_node(kind), !unsupported, "{kind}");
+        }
     }
 }

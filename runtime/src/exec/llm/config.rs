@@ -298,8 +298,11 @@ impl fmt::Display for LookupError {
             }
             LookupError::NoDefault => write!(
                 f,
-                "no llm_id was given and no default model is configured: set `default` in the \
-                 [llm] section of canvasc.toml"
+                "no llm_id was given (RAGFlow's templates leave it empty for the tenant's \
+                 default model) and no default model is configured: run \
+                 `printf '[llm]\\ndefault = \"gpt-4o@OpenAI\"\\n' >> canvasc.toml` with any \
+                 llm_id your configuration serves (or set `default` in the [llm] section the \
+                 file already has)"
             ),
             LookupError::MissingKeyEnv { llm_id, var } => write!(
                 f,

@@ -49,6 +49,70 @@ pub struct Script {
     pub entries: Vec<Entry>,
 }
 
+/// Why a script was refused, and where: the JSON pointer of the offending key or value.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScriptError {
+    pub pointer: String,
+    pub message: String,
+}
+
+impl ScriptError {
+    fn at(pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        ScriptError {
+            pointer: pointer.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for ScriptError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.pointer.is_empty() {
+            f.write_str(&self.message)
+        } else {
+            write!(f, "at {}: {}", self.pointer, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScriptError {}
+
+impl From<ScriptError> for String {
+    fn from(e: ScriptError) -> String {
+        e.to_string()
+    }
+}
+
+/// The keys of a script, of a response and of a tool call (`scripted-llm.md`).
+const SCRIPT_KEYS: &[&str] = &["default", "chunking", "usage", "max_tokens", "responses"];
+const RESPONSE_KEYS: &[&str] = &[
+    "match",
+    "content",
+    "reasoning",
+    "tool_calls",
+    "chunks",
+    "delay_ms",
+    "error",
+    "status",
+    "times",
+];
+const TOOL_CALL_KEYS: &[&str] = &["name", "arguments"];
+
+/// Refuse the first key of `obj` not in `known`, naming the keys `what` has.
+fn known_keys(
+    obj: &serde_json::Map<String, Json>,
+    known: &[&str],
+    what: &str,
+) -> Result<(), ScriptError> {
+    match obj.keys().find(|k| !known.contains(&k.as_str())) {
+        None => Ok(()),
+        Some(k) => Err(ScriptError::at(
+            format!("/{}", k.replace('~', "~0").replace('/', "~1")),
+            format!("unknown key `{k}`: {what} has only {}", known.join(", ")),
+        )),
+    }
+}
+
 /// What answered one call, with everything needed to produce it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Answer {
@@ -72,33 +136,49 @@ pub struct Call {
 }
 
 impl Script {
-    /// Parse a script; a bare list is `{"responses": list}`.
-    pub fn parse(v: &Json) -> Result<Script, String> {
+    /// Parse a script; a bare list is `{"responses": list}`. Unknown keys are refused: a
+    /// misspelt `match` would otherwise answer every call.
+    pub fn parse(v: &Json) -> Result<Script, ScriptError> {
         let obj = match v {
-            Json::Array(_) => serde_json::json!({ "responses": v }),
-            Json::Object(_) => v.clone(),
-            _ => return Err("an LLM script is a JSON object or a list of responses".into()),
+            Json::Array(list) => {
+                return Self::parse(&serde_json::json!({ "responses": list })).map_err(|mut e| {
+                    e.pointer = e.pointer.replacen("/responses", "", 1);
+                    e
+                })
+            }
+            Json::Object(obj) => obj,
+            _ => {
+                return Err(ScriptError::at(
+                    "",
+                    "an LLM script is a JSON object or a list of responses",
+                ))
+            }
         };
+        known_keys(obj, SCRIPT_KEYS, "a script")?;
         let default = match obj.get("default") {
             None => "echo".to_string(),
             Some(Json::String(s)) => s.clone(),
-            Some(_) => return Err("`default` must be a string".into()),
+            Some(_) => return Err(ScriptError::at("/default", "`default` must be a string")),
         };
-        let chunking = parse_chunking(obj.get("chunking"))?;
+        let chunking =
+            parse_chunking(obj.get("chunking")).map_err(|m| ScriptError::at("/chunking", m))?;
         let usage = obj.get("usage").and_then(Json::as_bool).unwrap_or(false);
         let max_tokens = match obj.get("max_tokens") {
             None => 8192,
-            Some(v) => v
-                .as_u64()
-                .ok_or("`max_tokens` must be a non-negative integer")?,
+            Some(v) => v.as_u64().ok_or_else(|| {
+                ScriptError::at("/max_tokens", "`max_tokens` must be a non-negative integer")
+            })?,
         };
         let mut entries = Vec::new();
         if let Some(list) = obj.get("responses") {
             let Json::Array(list) = list else {
-                return Err("`responses` must be a list".into());
+                return Err(ScriptError::at("/responses", "`responses` must be a list"));
             };
             for (i, e) in list.iter().enumerate() {
-                entries.push(parse_entry(e).map_err(|m| format!("responses[{i}]: {m}"))?);
+                entries.push(parse_entry(e).map_err(|mut err| {
+                    err.pointer = format!("/responses/{i}{}", err.pointer);
+                    err
+                })?);
             }
         }
         Ok(Script {
@@ -200,10 +280,26 @@ fn parse_chunking(v: Option<&Json>) -> Result<Chunking, String> {
     }
 }
 
-fn parse_entry(e: &Json) -> Result<Entry, String> {
+/// One response; errors point below the response (the caller adds where it is).
+fn parse_entry(e: &Json) -> Result<Entry, ScriptError> {
     let Json::Object(m) = e else {
-        return Err("a response must be an object".into());
+        return Err(ScriptError::at("", "a response must be an object"));
     };
+    known_keys(m, RESPONSE_KEYS, "a response")?;
+    if let Some(Json::Array(calls)) = m.get("tool_calls") {
+        for (j, c) in calls.iter().enumerate() {
+            if let Json::Object(c) = c {
+                known_keys(c, TOOL_CALL_KEYS, "a tool call").map_err(|mut err| {
+                    err.pointer = format!("/tool_calls/{j}{}", err.pointer);
+                    err
+                })?;
+            }
+        }
+    }
+    parse_entry_fields(m).map_err(|message| ScriptError::at("", message))
+}
+
+fn parse_entry_fields(m: &serde_json::Map<String, Json>) -> Result<Entry, String> {
     let string = |k: &str| -> Result<Option<String>, String> {
         match m.get(k) {
             None | Some(Json::Null) => Ok(None),
@@ -441,5 +537,23 @@ mod tests {
         assert!(Script::parse(&json!({"chunking": "lines"})).is_err());
         assert!(Script::parse(&json!({"responses": [{"times": "x"}]})).is_err());
         assert!(Script::parse(&json!([{"content": "a"}])).is_ok());
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_where_they_are() {
+        let at = |v: Json| Script::parse(&v).map(|_| ()).map_err(|e| e.pointer);
+        assert_eq!(at(json!({"llm": {}})), Err("/llm".into()));
+        assert_eq!(
+            at(json!({"responses": [{}, {"mach": "x"}]})),
+            Err("/responses/1/mach".into())
+        );
+        assert_eq!(
+            at(json!([{"content": "a", "time": 2}])),
+            Err("/0/time".into())
+        );
+        assert_eq!(
+            at(json!([{"tool_calls": [{"name": "f", "args": {}}]}])),
+            Err("/0/tool_calls/0/args".into())
+        );
     }
 }

@@ -4,6 +4,7 @@
 //! with its location, in document order.
 
 mod references;
+mod runnable;
 mod structure;
 mod types;
 
@@ -13,6 +14,7 @@ use super::flow::Flow;
 use super::ir::{Ir, NodeId};
 use std::collections::HashMap;
 
+pub use runnable::{runs_as_node, runs_as_tool};
 pub use types::{ref_type, RefType};
 
 /// Shared state of one checker run.
@@ -44,6 +46,7 @@ pub fn check(doc: &Document, ir: &Ir, flow: &Flow, loader: Vec<Diagnostic>) -> V
         out: loader,
     };
     structure::check(&mut cx);
+    runnable::check(&mut cx);
     references::check(&mut cx);
     let mut out = cx.out;
     sort(doc, &mut out);

@@ -57,13 +57,20 @@ fn kinds(cx: &mut Cx) {
                 .at(&c.loc.name)
                 .help("remove it, or fetch the data with an Invoke (HTTP request) node"),
             ),
-            NameResolution::Legacy(_, replacement) => cx.emit(
+            NameResolution::Legacy(kind, replacement) => cx.emit(
                 Diagnostic::new(
                     Code::LegacyKind,
-                    format!(
-                        "`{}` is a legacy component name that RAGFlow can no longer load; canvasc runs it for compatibility",
-                        c.component_name
-                    ),
+                    if super::runs_as_node(kind) {
+                        format!(
+                            "`{}` is a legacy component name that RAGFlow can no longer load; canvasc runs it for compatibility",
+                            c.component_name
+                        )
+                    } else {
+                        format!(
+                            "`{}` is a legacy component name that RAGFlow can no longer load; canvasc accepts it but cannot run it",
+                            c.component_name
+                        )
+                    },
                 )
                 .component(&c.id)
                 .at(&c.loc.name)
