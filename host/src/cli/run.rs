@@ -1,11 +1,9 @@
 //! `canvasc run FILE`: run a canvas with the interpreter (drafts), one turn per invocation.
 
+use crate::services;
 use canvasc_runtime::exec::events::Event;
 use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::exec::llm::config::LlmConfig;
-use canvasc_runtime::exec::llm::openai::OpenAiProvider;
-use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
-use canvasc_runtime::exec::mcp::Registry as McpRegistry;
+use canvasc_runtime::exec::llm::script::Script;
 use canvasc_runtime::exec::random::PyRandom;
 use canvasc_runtime::exec::{Program, RunInput, RunOutcome, Services, Session};
 use canvasc_runtime::frontend::{analyze_loaded, load_str, Analysis, Loaded, Severity};
@@ -97,19 +95,15 @@ pub fn prepare(args: &Args) -> Result<Prepared, String> {
             Some(v)
         }
     };
-    let mut services = Services::default();
-    services.llm = Some(match &args.llm_script {
-        Some(path) => {
-            let script = Script::parse(&read_json(path, "the LLM script")?)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            Arc::new(ScriptedProvider::new(script))
-        }
-        None => {
-            let config = LlmConfig::load(args.config.as_deref()).map_err(|e| e.to_string())?;
-            Arc::new(OpenAiProvider::new(services.http.clone(), config))
-        }
-    });
-    services.mcp = Arc::new(McpRegistry::load(args.config.as_deref()).map_err(|e| e.to_string())?);
+    let script = match &args.llm_script {
+        Some(path) => Some(
+            Script::parse(&read_json(path, "the LLM script")?)
+                .map_err(|e| format!("{}: {e}", path.display()))?,
+        ),
+        None => None,
+    };
+    let mut services =
+        services::assemble(script, args.config.as_deref()).map_err(|e| e.to_string())?;
     services.custom_header = args
         .custom_header
         .iter()
