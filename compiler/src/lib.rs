@@ -1,6 +1,11 @@
 //! The canvasc compiler: code generation, diagnostics rendering and the command-line tool.
 //! Without the `cli` feature only the parts the `canvas!` macro needs are built.
 
+// The output macros of the command line (`outln!`, `errln!`, …), shared with built binaries.
+#[cfg(feature = "cli")]
+#[macro_use]
+extern crate canvasc_host;
+
 pub mod build;
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -10,12 +15,6 @@ pub mod excerpt;
 pub mod plain;
 #[cfg(feature = "cli")]
 pub mod report;
+/// Moved to the host crate (the run command line locates script errors with it too).
 #[cfg(feature = "cli")]
-pub mod source_map;
-
-/// The allocator of canvasc's binaries (`canvasc` and every `canvasc build` binary). A run
-/// allocates many small, short-lived values (RAGFlow's state is dicts of dicts, mirrored
-/// faithfully); mimalloc serves them markedly faster than the system allocator. Binaries
-/// install it with `#[global_allocator] static A: canvasc::Allocator = canvasc::Allocator;`.
-#[cfg(feature = "cli")]
-pub use mimalloc::MiMalloc as Allocator;
+pub use canvasc_host::source_map;

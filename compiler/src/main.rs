@@ -1,5 +1,5 @@
 #[global_allocator]
-static ALLOCATOR: canvasc::Allocator = canvasc::Allocator;
+static ALLOCATOR: canvasc_host::Allocator = canvasc_host::Allocator;
 
 fn main() -> std::process::ExitCode {
     canvasc::cli::main()

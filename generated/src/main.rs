@@ -2,7 +2,8 @@
 //! `run FILE [flags]`: like `canvasc run`, with the compiled program when FILE's canvas
 //! was compiled into this binary. @generated: do not edit.
 #[global_allocator]
-static ALLOCATOR: ::canvasc::Allocator = ::canvasc::Allocator;
+static ALLOCATOR: ::canvasc_host::Allocator = ::canvasc_host::Allocator;
 fn main() -> ::std::process::ExitCode {
-    ::canvasc::cli::compiled::main(canvasc_generated::CANVASES, canvasc_generated::visit)
+    use ::canvasc_host::cli::compiled;
+    compiled::main(canvasc_generated::CANVASES, canvasc_generated::visit)
 }

@@ -4,9 +4,9 @@
 //! DSL fingerprint `sha256:d463762694f551c1be3b6d6afb86ef211645ac59065e421e5d1b082dd0779367`.
 //! @generated: do not edit; rebuild with `canvasc build`.
 #![allow(clippy::all, unused_imports, unused_variables, dead_code)]
-use ::canvasc_runtime::exec::binding::{ty, Bound, Out};
+use ::canvasc_runtime::frontend::binding::{ty, Bound, Out};
 use ::canvasc_runtime::exec::components::{self as c, Component};
-use ::canvasc_runtime::exec::events::InputKeys;
+use ::canvasc_runtime::exec::state::InputKeys;
 use ::canvasc_runtime::exec::{NodeCx, Program, RunError, RunState};
 use ::canvasc_runtime::frontend::catalog::defaults::merged_params;
 use ::canvasc_runtime::frontend::catalog::Kind;

@@ -34,7 +34,7 @@ pub struct Args {
     /// program then fails at run time exactly where RAGFlow's engine would.
     #[arg(long, conflicts_with = "skip_invalid")]
     draft: bool,
-    /// The canvasc source tree whose `runtime/` and `compiler/` crates the generated crate
+    /// The canvasc source tree whose `runtime/` and `host/` crates the generated crate
     /// depends on (default: `$CANVASC_SOURCE`, else the tree this canvasc was built from).
     #[arg(long)]
     canvasc_source: Option<PathBuf>,

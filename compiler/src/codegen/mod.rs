@@ -730,10 +730,11 @@ pub fn crate_main(lib: &str) -> TokenStream {
         //! was compiled into this binary. @generated: do not edit.
 
         #[global_allocator]
-        static ALLOCATOR: ::canvasc::Allocator = ::canvasc::Allocator;
+        static ALLOCATOR: ::canvasc_host::Allocator = ::canvasc_host::Allocator;
 
         fn main() -> ::std::process::ExitCode {
-            ::canvasc::cli::compiled::main(#lib::CANVASES, #lib::visit)
+            use ::canvasc_host::cli::compiled;
+            compiled::main(#lib::CANVASES, #lib::visit)
         }
     }
 }

@@ -25,6 +25,7 @@ pub mod py_json;
 pub mod random;
 mod read_bound;
 pub mod scheduler;
+mod services;
 pub mod sharing;
 pub mod ssrf;
 pub mod state;
@@ -37,68 +38,5 @@ pub use error::{RunError, CANCELED};
 pub use events::{Envelope, EventSink};
 pub use program::{Program, ProgramVisitor};
 pub use scheduler::{run, RunInput, RunOutcome};
+pub use services::{Services, Settings};
 pub use state::RunState;
-
-use std::sync::Arc;
-
-/// Process-wide settings read from the environment, as RAGFlow reads them.
-#[derive(Clone, Debug, Default)]
-pub struct Settings {
-    /// `ENABLE_TIMEOUT_ASSERTION`: component timeouts are enforced only when set.
-    pub enforce_timeouts: bool,
-    /// `COMPONENT_EXEC_TIMEOUT`: overrides every per-class default.
-    pub component_exec_timeout: Option<u64>,
-    /// `ALLOW_ANY_HOST`: disables the SSRF guard's address check (local stubs in tests).
-    pub allow_any_host: bool,
-    /// At most this many component invocations per turn (`None`: no limit, as in RAGFlow, where
-    /// a canvas that cycles without a Loop runs until it is killed). Hosts set it for drafts.
-    pub step_limit: Option<usize>,
-}
-
-impl Settings {
-    pub fn from_env() -> Self {
-        let truthy =
-            |v: &str| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on");
-        Settings {
-            enforce_timeouts: std::env::var("ENABLE_TIMEOUT_ASSERTION")
-                .is_ok_and(|v| !v.is_empty()),
-            component_exec_timeout: std::env::var("COMPONENT_EXEC_TIMEOUT")
-                .ok()
-                .and_then(|v| v.trim().parse().ok()),
-            allow_any_host: std::env::var("ALLOW_ANY_HOST").is_ok_and(|v| truthy(&v)),
-            step_limit: None,
-        }
-    }
-}
-
-/// Services components call: the model provider, HTTP, MCP servers, settings.
-#[derive(Clone)]
-pub struct Services {
-    pub llm: Option<Arc<dyn llm::ChatProvider>>,
-    pub http: reqwest::Client,
-    /// The MCP servers Agents may name in `mcp`.
-    pub mcp: Arc<mcp::Registry>,
-    /// The run's `custom_header` (HTTP API): sent to MCP servers, never stored.
-    pub custom_header: Arc<[(String, String)]>,
-    pub settings: Settings,
-}
-
-/// One HTTP client per process (connection pools and TLS set-up are shared), built on first use.
-static HTTP: std::sync::LazyLock<reqwest::Client> = std::sync::LazyLock::new(|| {
-    http::client_builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap_or_default()
-});
-
-impl Default for Services {
-    fn default() -> Self {
-        Services {
-            llm: None,
-            http: HTTP.clone(),
-            mcp: Arc::default(),
-            custom_header: Arc::new([]),
-            settings: Settings::from_env(),
-        }
-    }
-}

@@ -12,7 +12,8 @@ use super::Component;
 use crate::exec::context::{NodeCx, Shared};
 use crate::exec::error::RunError;
 use crate::exec::llm::bundle::{Bundle, ToolSession, Tools};
-use crate::exec::llm::{json_repair, prompts, ChatMessage};
+use crate::exec::llm::prompts::Prompts;
+use crate::exec::llm::{json_repair, ChatMessage};
 use crate::exec::mcp::McpSession;
 use crate::exec::state::InputKeys;
 use crate::frontend::binding::Resolve;
@@ -345,9 +346,12 @@ fn run<'a>(
             Ok(m) => m,
             Err(e) => return Ok(role.fail(e)),
         };
-        let schema_prompt = schema
-            .as_ref()
-            .map(|s| prompts::structured_output_prompt(&py::json_dumps_indent(s, 2, false)));
+        let schema_prompt = schema.as_ref().map(|s| {
+            cx.shared
+                .services
+                .prompts
+                .structured_output_prompt(&py::json_dumps_indent(s, 2, false))
+        });
         if let Some(sp) = &schema_prompt {
             append_system(&mut msg, sp);
         }
@@ -490,7 +494,7 @@ fn agent_stream(
             let cx = NodeCx::new(node, &shared);
             let mut msg = prep.msg.clone();
             if msg.len() > 3 {
-                let question = full_question(&bundle, &msg).await;
+                let question = full_question(&shared.services.prompts, &bundle, &msg).await;
                 msg.pop();
                 msg.push(ChatMessage::new("user", question));
             }
@@ -506,7 +510,7 @@ fn agent_stream(
             let need2cite = cite && cx.state().has_chunks();
             if need2cite {
                 if msg.len() < 7 {
-                    append_system(&mut msg, &prompts::citation_prompt(None));
+                    append_system(&mut msg, &shared.services.prompts.citation_prompt(None));
                 } else {
                     // RAGFlow answers first and then adds citations in a second call over the
                     // knowledge blocks; no canvasc component produces knowledge blocks yet.
@@ -529,7 +533,7 @@ fn agent_stream(
 
 /// `full_question`: the latest user turn rewritten as a complete question (the handle's tools
 /// stay bound, as in RAGFlow); the original text when the model fails.
-async fn full_question(bundle: &Bundle, msg: &[ChatMessage]) -> String {
+async fn full_question(prompts: &Prompts, bundle: &Bundle, msg: &[ChatMessage]) -> String {
     let conversation: Vec<String> = msg
         .iter()
         .filter(|m| m.role == "user" || m.role == "assistant")
@@ -541,7 +545,7 @@ async fn full_question(bundle: &Bundle, msg: &[ChatMessage]) -> String {
             )
         })
         .collect();
-    let system = prompts::full_question_prompt(&conversation.join("\n"));
+    let system = prompts.full_question_prompt(&conversation.join("\n"));
     let ans = bundle
         .chat(
             &system,

@@ -11,12 +11,11 @@ use crate::exec::context::NodeCx;
 use crate::exec::error::RunError;
 use crate::exec::interpolate::Template;
 use crate::exec::py_json;
-use crate::exec::ssrf;
+use crate::exec::{http, ssrf};
 use crate::frontend::binding::{Bound, Resolve};
 use crate::value::{py, Json, Map, Val};
 use regex::Regex;
 use std::borrow::Cow;
-use std::net::SocketAddr;
 use std::sync::LazyLock;
 use std::time::Duration;
 
@@ -475,19 +474,12 @@ async fn attempt(
         }
     }
     .map(py_time::duration);
-    let mut builder = crate::exec::http::client_builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .resolve(&target.hostname, SocketAddr::new(target.ip, 0));
-    if let Some(t) = timeout_duration {
-        builder = builder.connect_timeout(t).read_timeout(t);
-    }
-    if let (Some(p), Some(t)) = (proxy, proxy_target) {
-        let proxy = reqwest::Proxy::all(p).map_err(|_| Failure::Invalid)?;
-        builder = builder
-            .proxy(proxy)
-            .resolve(&t.hostname, SocketAddr::new(t.ip, 0));
-    }
-    let client = builder.build().map_err(|e| Failure::Other(e.to_string()))?;
+    let proxy = match (proxy, proxy_target) {
+        (Some(p), Some(t)) => Some((reqwest::Proxy::all(p).map_err(|_| Failure::Invalid)?, t)),
+        _ => None,
+    };
+    let client = http::invoke_client(&target, timeout_duration, proxy)
+        .map_err(|e| Failure::Other(e.to_string()))?;
     let mut header_map = reqwest::header::HeaderMap::new();
     let defaults = [("user-agent", "python-requests/2.32.5"), ("accept", "*/*")];
     for (k, v) in defaults {

@@ -9,7 +9,7 @@ use crate::exec::interpolate::{elements_of, in_iteration, string_format, Templat
 use crate::exec::llm::bundle::Bundle;
 use crate::exec::llm::fit::message_fit_in;
 use crate::exec::llm::think_split::think_pieces;
-use crate::exec::llm::{json_repair, prompts, ChatMessage};
+use crate::exec::llm::{json_repair, ChatMessage};
 use crate::exec::state::InputKeys;
 use crate::frontend::binding::Resolve;
 use crate::frontend::catalog::Kind;
@@ -231,7 +231,7 @@ impl Llm {
                 .iter()
                 .find(|(k, _)| k == "citation_guidelines")
                 .map(|(_, v)| v.as_str());
-            sys_prompt.push_str(&prompts::citation_prompt(guidelines));
+            sys_prompt.push_str(&cx.shared.services.prompts.citation_prompt(guidelines));
         }
         Ok(Prepared {
             sys_prompt,
@@ -532,7 +532,11 @@ pub async fn llm_run(
     });
     if let Some(schema) = structured {
         let sys = prep.sys_prompt.clone()
-            + &prompts::structured_output_prompt(&py::json_dumps_indent(&schema, 2, false));
+            + &cx
+                .shared
+                .services
+                .prompts
+                .structured_output_prompt(&py::json_dumps_indent(&schema, 2, false));
         let mut error = String::new();
         for _ in 0..=llm.max_retries {
             if role.canceled(cx) {

@@ -30,6 +30,9 @@
 //! its factory section, then from the environment; an API key is only taken from the level
 //! that supplied the base URL or a more specific one, so a key is never sent to a host it was
 //! not configured for.
+//!
+//! The host (crate `canvasc-host`) finds and reads the file; this module parses its text, and
+//! reads the environment only through the lookup it is handed.
 
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -365,61 +368,7 @@ struct RawModel {
 /// Environment lookup, injectable so tests need not touch the process environment.
 pub type EnvFn<'a> = &'a dyn Fn(&str) -> Option<String>;
 
-/// The configuration file's path and text: `explicit`, else `$CANVASC_CONFIG`, else
-/// `./canvasc.toml` when present; `None` when there is no file (environment variables alone).
-pub fn read_config_file(
-    explicit: Option<&Path>,
-    env: EnvFn<'_>,
-    cwd: &Path,
-) -> Result<Option<(PathBuf, String)>, ConfigError> {
-    let path = match explicit {
-        Some(p) => Some(p.to_path_buf()),
-        None => match env("CANVASC_CONFIG") {
-            Some(p) => Some(PathBuf::from(p)),
-            None => Some(cwd.join("canvasc.toml")).filter(|p| p.is_file()),
-        },
-    };
-    let Some(path) = path else {
-        return Ok(None);
-    };
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Ok(Some((path, text))),
-        Err(e) => Err(ConfigError {
-            path: Some(path),
-            message: format!("cannot read the configuration: {e}"),
-        }),
-    }
-}
-
-/// The process environment, with empty values treated as unset.
-pub fn process_env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
-
 impl LlmConfig {
-    /// Load from `explicit`, else `$CANVASC_CONFIG`, else `./canvasc.toml` when present, else
-    /// environment variables alone.
-    pub fn load(explicit: Option<&Path>) -> Result<LlmConfig, ConfigError> {
-        let cwd = std::env::current_dir().unwrap_or_default();
-        Self::load_with(explicit, &process_env, &cwd)
-    }
-
-    /// [`LlmConfig::load`] with an explicit environment and working directory.
-    pub fn load_with(
-        explicit: Option<&Path>,
-        env: EnvFn<'_>,
-        cwd: &Path,
-    ) -> Result<LlmConfig, ConfigError> {
-        match read_config_file(explicit, env, cwd)? {
-            None => Self::from_toml_str("", env),
-            Some((path, text)) => {
-                let mut config = Self::from_toml_str(&text, env).map_err(|e| e.at(&path))?;
-                config.source = Some(path);
-                Ok(config)
-            }
-        }
-    }
-
     /// Parse a `canvasc.toml` text. Sections other than `[llm]`, `[factories.*]` and
     /// `[[models]]` are left to other parts of canvasc; inside these, unknown keys are errors.
     pub fn from_toml_str(text: &str, env: EnvFn<'_>) -> Result<LlmConfig, ConfigError> {
@@ -863,29 +812,6 @@ mod tests {
         let e = LlmConfig::from_toml_str("[[models]]\nid = \"x\"\n[[models]]\nid = \"x\"\n", &env)
             .expect_err("duplicate");
         assert!(e.message.contains("same id"), "{e}");
-    }
-
-    #[test]
-    fn load_finds_the_file_and_names_it_in_errors() {
-        let dir = std::env::temp_dir().join(format!("canvasc-config-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let env = env_of(&[]);
-        // no file anywhere: environment only
-        let c = LlmConfig::load_with(None, &env, &dir).expect("no file is fine");
-        assert_eq!(c.source, None);
-        std::fs::write(dir.join("canvasc.toml"), "[llm]\nmax_retries = 1\n").expect("write");
-        let c = LlmConfig::load_with(None, &env, &dir).expect("found in cwd");
-        assert_eq!(
-            (c.client.max_retries, c.source.clone()),
-            (1, Some(dir.join("canvasc.toml")))
-        );
-        let bad = dir.join("bad.toml");
-        std::fs::write(&bad, "[llm\n").expect("write");
-        let e = LlmConfig::load_with(Some(&bad), &env, &dir).expect_err("bad");
-        assert!(e.to_string().starts_with(&bad.display().to_string()), "{e}");
-        let missing = dir.join("missing.toml");
-        assert!(LlmConfig::load_with(Some(&missing), &env, &dir).is_err());
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -437,8 +437,7 @@ mod tests {
     fn backoff_is_jittered_doubled_capped_and_honours_retry_after() {
         let mut config = LlmConfig::single("http://127.0.0.1:9", None);
         config.client.max_retry_delay = Duration::from_secs(5);
-        let http = crate::exec::http::client_builder().build().expect("client");
-        let p = OpenAiProvider::new(http, config);
+        let p = OpenAiProvider::new(crate::exec::http::shared_client(), config);
         let request = ChatRequest {
             retry_delay: Some(1.0),
             ..ChatRequest::default()

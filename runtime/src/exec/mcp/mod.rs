@@ -17,10 +17,9 @@ mod template;
 
 pub use session::McpSession;
 
-use crate::exec::llm::config::{process_env, read_config_file, ConfigError, EnvFn};
+use crate::exec::llm::config::{ConfigError, EnvFn};
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// One MCP server record (RAGFlow's `MCPServer` row).
 #[derive(Clone, Debug, PartialEq)]
@@ -64,15 +63,6 @@ fn default_server_type() -> String {
 }
 
 impl Registry {
-    /// The servers of the configuration file `LlmConfig::load` reads (none without a file).
-    pub fn load(explicit: Option<&Path>) -> Result<Registry, ConfigError> {
-        let cwd = std::env::current_dir().unwrap_or_default();
-        match read_config_file(explicit, &process_env, &cwd)? {
-            None => Ok(Registry::default()),
-            Some((path, text)) => Self::from_toml_str(&text, &process_env).map_err(|e| e.at(&path)),
-        }
-    }
-
     /// The `[mcp_servers.*]` sections of a `canvasc.toml` text (other sections are ignored).
     pub fn from_toml_str(text: &str, env: EnvFn<'_>) -> Result<Registry, ConfigError> {
         let err = |message: String| ConfigError {

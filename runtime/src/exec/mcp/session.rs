@@ -4,12 +4,10 @@
 //! the run goes on.
 
 use super::{sse, McpServer};
-use crate::exec::http::client_builder;
+use crate::exec::http;
 use crate::value::{py, Json, Map};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RunningService, ServiceError};
-use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{RoleClient, ServiceExt};
 use std::time::Duration;
 
@@ -71,22 +69,18 @@ impl McpSession {
             };
             headers.insert(n, v);
         }
-        let http = client_builder()
-            .default_headers(headers)
-            .build()
-            .map_err(|_| CONNECTION_FAILED.to_string())?;
+        let client = http::mcp_client(headers).map_err(|_| CONNECTION_FAILED.to_string())?;
         let url = self.server.url.trim();
         let initialized = match self.server.server_type.as_str() {
             "streamable-http" => {
-                let config = StreamableHttpClientTransportConfig::with_uri(url.to_string());
-                let transport = StreamableHttpClientTransport::with_client(http, config);
+                let transport = http::mcp_streamable_transport(client, url);
                 tokio::time::timeout(INIT_TIMEOUT, ().serve(transport))
                     .await
                     .map(|r| r.map_err(|_| ()))
             }
             "sse" => {
                 tokio::time::timeout(INIT_TIMEOUT, async {
-                    let transport = sse::connect(http, url).await.map_err(|_| ())?;
+                    let transport = sse::connect(client, url).await.map_err(|_| ())?;
                     ().serve(transport).await.map_err(|_| ())
                 })
                 .await

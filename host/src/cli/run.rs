@@ -1,11 +1,8 @@
 //! `canvasc run FILE`: run a canvas with the interpreter (drafts), one turn per invocation.
 
+use crate::services;
 use canvasc_runtime::exec::events::Event;
 use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::exec::llm::config::LlmConfig;
-use canvasc_runtime::exec::llm::openai::OpenAiProvider;
-use canvasc_runtime::exec::llm::script::ScriptedProvider;
-use canvasc_runtime::exec::mcp::Registry as McpRegistry;
 use canvasc_runtime::exec::random::PyRandom;
 use canvasc_runtime::exec::{Program, RunInput, RunOutcome, Services, Session};
 use canvasc_runtime::frontend::{analyze_loaded, load_str, Analysis, Loaded, Severity};
@@ -100,16 +97,13 @@ pub fn prepare(args: &Args) -> Result<Prepared, String> {
             Some(v)
         }
     };
-    let mut services = Services::default();
+    let script = match &args.llm_script {
+        Some(path) => Some(super::llm_script::load(path)?),
+        None => None,
+    };
+    let mut services =
+        services::assemble(script, args.config.as_deref()).map_err(|e| e.to_string())?;
     services.settings.step_limit = (args.max_steps > 0).then_some(args.max_steps);
-    services.llm = Some(match &args.llm_script {
-        Some(path) => Arc::new(ScriptedProvider::new(super::llm_script::load(path)?)),
-        None => {
-            let config = LlmConfig::load(args.config.as_deref()).map_err(|e| e.to_string())?;
-            Arc::new(OpenAiProvider::new(services.http.clone(), config))
-        }
-    });
-    services.mcp = Arc::new(McpRegistry::load(args.config.as_deref()).map_err(|e| e.to_string())?);
     services.custom_header = args
         .custom_header
         .iter()

@@ -1,0 +1,19 @@
+//! The host of the canvasc engine: everything between a process and `canvasc-runtime`.
+//!
+//! The engine reads no file and no environment variable of its own. The host finds and reads
+//! the configuration (`canvasc.toml`, environment variables: [`config`]), assembles the
+//! [`Services`](canvasc_runtime::exec::Services) components call ([`services`]), and carries the
+//! run command line that `canvasc run` and every binary `canvasc build` produces share, with the
+//! choice between a compiled program and the interpreter ([`cli`]). Built binaries depend on
+//! this crate and the runtime only, never on the compiler.
+
+pub mod cli;
+pub mod config;
+pub mod services;
+pub mod source_map;
+
+/// The allocator of canvasc's binaries (`canvasc` and every `canvasc build` binary). A run
+/// allocates many small, short-lived values (RAGFlow's state is dicts of dicts, mirrored
+/// faithfully); mimalloc serves them markedly faster than the system allocator. Binaries
+/// install it with `#[global_allocator] static A: canvasc_host::Allocator = canvasc_host::Allocator;`.
+pub use mimalloc::MiMalloc as Allocator;

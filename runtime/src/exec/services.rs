@@ -1,0 +1,50 @@
+//! What components call outside the canvas: the model provider, HTTP, MCP servers, prompt
+//! texts, and RAGFlow's process-wide settings. The engine only holds them: the host (crate
+//! `canvasc-host`) reads the configuration file and the environment and fills them in.
+
+use super::llm::prompts::Prompts;
+use super::{http, llm, mcp};
+use std::sync::Arc;
+
+/// Process-wide settings RAGFlow reads from its environment.
+#[derive(Clone, Debug, Default)]
+pub struct Settings {
+    /// `ENABLE_TIMEOUT_ASSERTION`: component timeouts are enforced only when set.
+    pub enforce_timeouts: bool,
+    /// `COMPONENT_EXEC_TIMEOUT`: overrides every per-class default.
+    pub component_exec_timeout: Option<u64>,
+    /// `ALLOW_ANY_HOST`: disables the SSRF guard's address check (local stubs in tests).
+    pub allow_any_host: bool,
+    /// At most this many component invocations per turn (`None`: no limit, as in RAGFlow, where
+    /// a canvas that cycles without a Loop runs until it is killed). Hosts set it for drafts.
+    pub step_limit: Option<usize>,
+}
+
+/// Services components call: the model provider, HTTP, MCP servers, prompt texts, settings.
+#[derive(Clone)]
+pub struct Services {
+    pub llm: Option<Arc<dyn llm::ChatProvider>>,
+    pub http: reqwest::Client,
+    /// The MCP servers Agents may name in `mcp`.
+    pub mcp: Arc<mcp::Registry>,
+    /// The run's `custom_header` (HTTP API): sent to MCP servers, never stored.
+    pub custom_header: Arc<[(String, String)]>,
+    /// The instruction texts the LLM and Agent components add to prompts.
+    pub prompts: Arc<Prompts>,
+    pub settings: Settings,
+}
+
+/// No model, no MCP servers, canvasc's own prompt texts and RAGFlow's default settings (as
+/// with an empty environment).
+impl Default for Services {
+    fn default() -> Self {
+        Services {
+            llm: None,
+            http: http::shared_client(),
+            mcp: Arc::default(),
+            custom_header: Arc::new([]),
+            prompts: Arc::default(),
+            settings: Settings::default(),
+        }
+    }
+}
