@@ -5,9 +5,10 @@ pub use crate::frontend::binding::*;
 use super::meta::CanvasMeta;
 use super::state::{walk_path_parts, Globals, RunState};
 use super::RunError;
+use crate::exec::val::Val;
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
-use crate::value::{Json, Val};
+use crate::value::Json;
 use std::borrow::Cow;
 
 impl Bound {

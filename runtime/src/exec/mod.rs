@@ -22,6 +22,7 @@ pub mod scheduler;
 pub mod sharing;
 pub mod ssrf;
 pub mod state;
+pub mod val;
 
 pub use crate::meta::{self, CanvasMeta, NodeMeta, Target};
 pub use error::{RunError, CANCELED};
@@ -235,16 +236,12 @@ impl<'a> NodeCx<'a> {
     }
 
     /// `get_variable_value(exp)`.
-    pub fn value(&self, exp: &str) -> Result<crate::value::Val, RunError> {
+    pub fn value(&self, exp: &str) -> Result<val::Val, RunError> {
         self.state().get_variable_value(&self.shared.meta, exp)
     }
 
     /// `get_variable_value(exp)` through the binding the program was built with, if any.
-    pub fn read(
-        &self,
-        bound: Option<&binding::Bound>,
-        exp: &str,
-    ) -> Result<crate::value::Val, RunError> {
+    pub fn read(&self, bound: Option<&binding::Bound>, exp: &str) -> Result<val::Val, RunError> {
         self.read_in(&self.state(), bound, exp)
     }
 
@@ -254,20 +251,20 @@ impl<'a> NodeCx<'a> {
         s: &RunState,
         bound: Option<&binding::Bound>,
         exp: &str,
-    ) -> Result<crate::value::Val, RunError> {
+    ) -> Result<val::Val, RunError> {
         match bound {
             Some(b) => b.read(s),
             None => s.get_variable_value(&self.shared.meta, exp),
         }
     }
 
-    pub fn set_output(&self, key: &str, value: impl Into<crate::value::Val>) {
+    pub fn set_output(&self, key: &str, value: impl Into<val::Val>) {
         self.state()
             .node_mut(self.node)
             .set_output(key, value.into());
     }
 
-    pub fn output(&self, key: &str) -> crate::value::Val {
+    pub fn output(&self, key: &str) -> val::Val {
         self.state().node(self.node).output(key)
     }
 

@@ -4,11 +4,12 @@
 use super::binding::{iteration_item_of, Bound, Resolve};
 use super::meta::{CanvasMeta, Target};
 use super::{NodeCx, RunError, RunState};
+use crate::exec::val::Val;
 use crate::frontend::ir::NodeId;
 use crate::frontend::refs::{
     alias_refs, template_refs, template_refs_exact_case, Alias, TemplateMatch,
 };
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};

@@ -4,8 +4,9 @@
 
 use super::meta::{CanvasMeta, Target};
 use super::RunError;
+use crate::exec::val::{LazyStream, Val};
 use crate::frontend::ir::NodeId;
-use crate::value::{py, Json, LazyStream, Map, Val};
+use crate::value::{py, Json, Map};
 use std::collections::HashMap;
 use std::sync::Arc;
 

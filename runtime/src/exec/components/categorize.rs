@@ -8,8 +8,9 @@ use crate::exec::events::InputKeys;
 use crate::exec::llm::ChatMessage;
 use crate::exec::meta::Target;
 use crate::exec::render::{in_iteration, Template};
+use crate::exec::val::Val;
 use crate::exec::{NodeCx, RunError};
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 
 #[derive(Clone, Debug)]

@@ -3,10 +3,11 @@
 
 use super::Component;
 use crate::exec::binding::{Bound, Resolve};
+use crate::exec::val::Val;
 use crate::exec::{CanvasMeta, NodeCx, RunError, RunState};
 use crate::frontend::catalog::SHARED_OUTPUTS;
 use crate::frontend::ir::NodeId;
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 use std::sync::OnceLock;
 

@@ -11,10 +11,11 @@ use crate::exec::llm::think_split::think_pieces;
 use crate::exec::llm::{json_repair, prompts, ChatMessage};
 use crate::exec::meta::Target;
 use crate::exec::render::{elements_of, in_iteration, string_format, Template};
+use crate::exec::val::{LazyStream, TextStream, Val};
 use crate::exec::{NodeCx, RunError, Shared};
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
-use crate::value::{py, Json, LazyStream, Map, TextStream, Val};
+use crate::value::{py, Json, Map};
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use regex::Regex;
@@ -54,7 +55,7 @@ pub struct Prepared {
 pub fn float_param(p: &Map<String, Json>, key: &str) -> f64 {
     match p.get(key) {
         Some(Json::Number(n)) => n.as_f64().unwrap_or(0.0),
-        Some(Json::String(s)) => s.trim().parse().unwrap_or(0.0),
+        Some(Json::String(s)) => py::parse_float(s).unwrap_or(0.0),
         Some(Json::Bool(b)) => f64::from(u8::from(*b)),
         _ => 0.0,
     }

@@ -4,8 +4,9 @@
 use super::Component;
 use crate::exec::binding::{Bound, Resolve};
 use crate::exec::sharing::{mutable, Place, LOOP_VARIABLES};
+use crate::exec::val::Val;
 use crate::exec::{NodeCx, RunError};
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 

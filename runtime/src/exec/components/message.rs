@@ -9,9 +9,10 @@ use crate::exec::meta::Target;
 use crate::exec::render::{
     elements_in, elements_of, expand_replacement, in_iteration, Renamed, Template,
 };
+use crate::exec::val::{LazyStream, Val};
 use crate::exec::{NodeCx, RunError, RunState, Shared};
 use crate::frontend::ir::NodeId;
-use crate::value::{py, Json, LazyStream, Map, Val};
+use crate::value::{py, Json, Map};
 use futures::StreamExt;
 use std::borrow::Cow;
 use std::sync::Arc;

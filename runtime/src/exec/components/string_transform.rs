@@ -8,9 +8,10 @@ use crate::exec::events::InputKeys;
 use crate::exec::jinja::{self, RenderError};
 use crate::exec::meta::Target;
 use crate::exec::render::{in_iteration, Renamed, Template};
+use crate::exec::val::Val;
 use crate::exec::{NodeCx, RunError, RunState};
 use crate::frontend::catalog::SHARED_OUTPUTS;
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 
 /// The slot of `result`, StringTransform's one fixed output, which follows the shared ones.

@@ -4,8 +4,9 @@
 use super::Component;
 use crate::exec::binding::Resolve;
 use crate::exec::render::{elements_of, expand_replacement, Template};
+use crate::exec::val::Val;
 use crate::exec::{NodeCx, RunError};
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 
 #[derive(Clone, Debug)]

@@ -4,8 +4,9 @@
 use super::{exp_str, py_get, py_getitem, py_iter, truthy, Component};
 use crate::exec::binding::{Bound, Resolve};
 use crate::exec::sharing::{mutable, Place};
+use crate::exec::val::Val;
 use crate::exec::{NodeCx, RunError};
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 
 #[derive(Clone, Debug)]

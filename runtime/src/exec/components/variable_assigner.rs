@@ -5,9 +5,10 @@ use super::{exp_str, py_get, value_with_variable_json, Component};
 use crate::exec::binding::{Bound, Resolve};
 use crate::exec::render::{value_with_template, Template};
 use crate::exec::sharing::{mutable, Place};
+use crate::exec::val::Val;
 use crate::exec::{NodeCx, RunError};
 use crate::frontend::refs::strip_like_python;
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 
 #[derive(Clone, Debug)]
