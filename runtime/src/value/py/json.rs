@@ -1,6 +1,6 @@
 //! Python's `json.dumps` with the options canvas call sites use.
 
-use super::float::float_repr;
+use super::float_repr::float_repr;
 use serde_json::{Number, Value};
 use std::fmt::Write as _;
 

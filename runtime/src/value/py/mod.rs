@@ -41,6 +41,7 @@ mod compare;
 #[cfg(test)]
 mod cpython_tests;
 mod float;
+mod float_repr;
 mod int;
 mod ipaddress;
 mod json;
@@ -54,7 +55,8 @@ mod url;
 mod whitespace;
 
 pub use compare::{py_cmp, py_eq};
-pub use float::{float_of_str, float_repr, float_type_error, parse_float, to_float};
+pub use float::{float_of_str, float_type_error, parse_float, to_float};
+pub use float_repr::float_repr;
 pub use int::{int_type_error, parse_int, parse_int_big, to_int, PyInt};
 pub use json::{
     json_dumps, json_dumps_ascii, json_dumps_compact, json_dumps_indent, json_dumps_opts, JsonOpts,

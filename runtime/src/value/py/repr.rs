@@ -1,6 +1,6 @@
 //! Python's `str()` and `repr()` of values and strings.
 
-use super::float::float_repr;
+use super::float_repr::float_repr;
 use super::printable::is_printable;
 use serde_json::{Map, Number, Value};
 use std::fmt::Write as _;

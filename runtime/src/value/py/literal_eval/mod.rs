@@ -5,7 +5,7 @@ mod parser;
 #[cfg(test)]
 mod tests;
 
-use super::float::float_repr;
+use super::float_repr::float_repr;
 use serde_json::{Map, Number, Value};
 use std::collections::HashMap;
 use std::fmt::Write as _;
