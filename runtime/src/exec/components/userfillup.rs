@@ -148,7 +148,7 @@ pub async fn resolve_input_value(v: &Json) -> Result<Json, RunError> {
     let raw = m.get("value").cloned().unwrap_or(Json::Null);
     if ty == "object" {
         if let Json::String(s) = &raw {
-            if !s.trim().is_empty() {
+            if !py::strip(s).is_empty() {
                 return Ok(serde_json::from_str(s).unwrap_or(raw.clone()));
             }
         }
