@@ -8,10 +8,11 @@ use super::llm::TokenUsage;
 use super::random::PyRandom;
 use super::state::RunState;
 use super::Services;
+use crate::exec::val::Val;
 use crate::frontend::binding::Bound;
 use crate::frontend::ir::NodeId;
 use crate::meta::{CanvasMeta, NodeMeta};
-use crate::value::{Json, Map, Val};
+use crate::value::{Json, Map};
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, MutexGuard};
 

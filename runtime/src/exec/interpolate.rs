@@ -5,13 +5,14 @@ use super::context::NodeCx;
 use super::error::RunError;
 use super::read_bound::iteration_item_of;
 use super::state::RunState;
+use crate::exec::val::Val;
 use crate::frontend::binding::{Bound, Resolve};
 use crate::frontend::ir::NodeId;
 use crate::frontend::refs::{
     alias_refs, template_refs, template_refs_exact_case, Alias, TemplateMatch,
 };
 use crate::meta::{CanvasMeta, Target};
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};

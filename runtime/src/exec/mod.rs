@@ -29,6 +29,7 @@ mod services;
 pub mod sharing;
 pub mod ssrf;
 pub mod state;
+pub mod val;
 
 pub use cancel::CancelFlag;
 pub use clock::{perf_counter, unix_seconds};

@@ -3,11 +3,12 @@
 
 use super::error::RunError;
 use super::state::{walk_path_parts, Globals, RunState};
+use crate::exec::val::Val;
 use crate::frontend::binding::{Bound, GlobalName, Out};
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
 use crate::meta::CanvasMeta;
-use crate::value::{Json, Val};
+use crate::value::Json;
 use std::borrow::Cow;
 
 impl Bound {

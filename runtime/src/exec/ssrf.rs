@@ -2,6 +2,7 @@
 //! resolved address is globally routable, unless `ALLOW_ANY_HOST` is set. The caller connects to
 //! the returned address (DNS pinning), so a second lookup cannot rebind the host.
 
+use crate::value::py;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// A validated URL target: the host as Python's `urlparse(...).hostname` gives it, and the first
@@ -12,52 +13,19 @@ pub struct Target {
     pub ip: IpAddr,
 }
 
-/// `urlsplit(url)`: the lower-cased scheme and the `hostname` (without user info, port or IPv6
-/// brackets; lower-cased; `None` when empty).
-pub fn split_url(url: &str) -> (String, Option<String>) {
-    let url: String = url
-        .trim_start_matches(|c: char| c <= ' ')
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\r' | '\n'))
-        .collect();
-    let (scheme, rest) = match url.find(':') {
-        Some(i)
-            if url[..i].starts_with(|c: char| c.is_ascii_alphabetic())
-                && url[..i]
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')) =>
-        {
-            (url[..i].to_ascii_lowercase(), &url[i + 1..])
-        }
-        _ => (String::new(), url.as_str()),
-    };
-    let Some(after) = rest.strip_prefix("//") else {
-        return (scheme, None);
-    };
-    let netloc = &after[..after.find(['/', '?', '#']).unwrap_or(after.len())];
-    let hostport = netloc.rsplit_once('@').map_or(netloc, |(_, h)| h);
-    let host = if let Some(inner) = hostport.split_once('[').map(|(_, r)| r) {
-        inner.split_once(']').map_or(inner, |(h, _)| h)
-    } else {
-        hostport.split_once(':').map_or(hostport, |(h, _)| h)
-    };
-    let host = host.to_lowercase();
-    (scheme, (!host.is_empty()).then_some(host))
-}
-
-/// `assert_url_is_safe(url)`; the error is the guard's `ValueError` text.
+/// `assert_url_is_safe(url)`; the error is the `ValueError` text of the guard or of `urlparse`.
 pub async fn assert_url_is_safe(url: &str, allow_any_host: bool) -> Result<Target, String> {
-    let (scheme, host) = split_url(url);
-    if scheme != "http" && scheme != "https" {
+    let parsed = py::urlparse(url)?;
+    if parsed.scheme != "http" && parsed.scheme != "https" {
         return Err(format!(
             "Disallowed URL scheme: {}. Only ['http', 'https'] are allowed.",
-            crate::value::py::repr_str(&scheme)
+            py::repr_str(&parsed.scheme)
         ));
     }
-    let Some(hostname) = host else {
+    let Some(hostname) = parsed.hostname() else {
         return Err("URL is missing a host.".to_string());
     };
-    let quoted = crate::value::py::repr_str(&hostname);
+    let quoted = py::repr_str(&hostname);
     let addrs: Vec<IpAddr> = match tokio::net::lookup_host((hostname.as_str(), 0)).await {
         Ok(it) => it.map(|a| a.ip()).collect(),
         Err(_) => {
@@ -186,20 +154,6 @@ mod tests {
             let addr: IpAddr = ip.parse().expect("ip");
             assert_eq!(is_global(addr), global, "{ip}");
         }
-    }
-
-    #[test]
-    fn hostnames_like_urlparse() {
-        assert_eq!(
-            split_url("http://User@Example.COM:8080/x"),
-            ("http".into(), Some("example.com".into()))
-        );
-        assert_eq!(
-            split_url("https://[::1]:80/"),
-            ("https".into(), Some("::1".into()))
-        );
-        assert_eq!(split_url("http:///path"), ("http".into(), None));
-        assert_eq!(split_url("ftp://h/"), ("ftp".into(), Some("h".into())));
     }
 
     #[tokio::test]

@@ -3,9 +3,10 @@
 //! every turn (`str(canvas)`) and restored from it.
 
 use super::error::RunError;
+use crate::exec::val::{LazyStream, Val};
 use crate::frontend::ir::NodeId;
 use crate::meta::{CanvasMeta, Target};
-use crate::value::{py, Json, LazyStream, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;

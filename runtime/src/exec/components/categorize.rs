@@ -8,9 +8,10 @@ use crate::exec::error::RunError;
 use crate::exec::interpolate::{in_iteration, Template};
 use crate::exec::llm::ChatMessage;
 use crate::exec::state::InputKeys;
+use crate::exec::val::Val;
 use crate::frontend::binding::Resolve;
 use crate::meta::Target;
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 
 #[derive(Clone, Debug)]

@@ -1,7 +1,7 @@
 //! DataOperations: select, evaluate, combine, filter, update, remove or rename keys of the
 //! objects its references hold (components.md §15, `agent/component/data_operations.py`).
 
-use super::{exp_str, json_of, py_get, py_strip, value_with_variable_json, Component};
+use super::{exp_str, json_of, py_get, value_with_variable_json, Component};
 use crate::exec::context::NodeCx;
 use crate::exec::error::RunError;
 use crate::exec::interpolate::{value_with_template, Template};
@@ -265,7 +265,7 @@ fn recursive_eval(data: Json) -> Json {
         }
         Json::Array(a) => Json::Array(a.into_iter().map(recursive_eval).collect()),
         Json::String(s) => {
-            let t = py_strip(&s);
+            let t = py::strip(&s);
             let looks_literal = t.starts_with(['{', '[', '(', '\'', '"'])
                 || matches!(t.to_lowercase().as_str(), "true" | "false" | "none")
                 || is_digits(&t.replace('.', ""));
@@ -414,7 +414,7 @@ async fn filter_values(
 fn stripped_key(item: &Json, name: &str) -> Result<String, RunError> {
     match py_get(item, name)? {
         Some(v) if py::truthy(v) => match v {
-            Json::String(s) => Ok(py_strip(s).to_string()),
+            Json::String(s) => Ok(py::strip(s).to_string()),
             other => Err(super::no_attribute(other, "strip")),
         },
         _ => Ok(String::new()),

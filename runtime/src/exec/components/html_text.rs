@@ -12,6 +12,8 @@
 //! deeply nested page. Here every pass but that walk is iterative (building, stripping, finding the
 //! body, printing tables, dropping the tree), and the walk stops at [`MAX_WALK_DEPTH`].
 
+use crate::value::py;
+
 /// A parsed node: BeautifulSoup keeps text, doctypes and comments as strings.
 enum Node {
     Text(String),
@@ -573,7 +575,7 @@ impl Walker {
         newline_before: usize,
         depth: usize,
     ) -> Result<(), &'static str> {
-        if content.trim_matches(super::py_space).is_empty() {
+        if content.trim_matches(py::is_space).is_empty() {
             return Ok(());
         }
         let reparsed = parse(content);
@@ -699,7 +701,7 @@ fn fold_block(raw: &str, preserve: bool) -> String {
                     in_ws = false;
                 }
             }
-            folded.trim_matches(super::py_space).to_string()
+            folded.trim_matches(py::is_space).to_string()
         })
         .collect::<Vec<_>>()
         .join("\n")

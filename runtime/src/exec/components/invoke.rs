@@ -6,14 +6,15 @@
 //! RAGFlow's split: validation errors (`ValueError`s) end at once with `URL not valid`, network
 //! errors are retried after `delay_after_error` and end with urllib3's error text.
 
-use super::{exp_str, py_get, py_getitem, py_strip, py_time, Component};
+use super::{exp_str, py_get, py_getitem, py_time, Component};
 use crate::exec::context::NodeCx;
 use crate::exec::error::RunError;
 use crate::exec::interpolate::Template;
 use crate::exec::py_json;
+use crate::exec::val::Val;
 use crate::exec::{http, ssrf};
 use crate::frontend::binding::{Bound, Resolve};
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use regex::Regex;
 use std::borrow::Cow;
 use std::sync::LazyLock;
@@ -110,13 +111,13 @@ impl Component for Spec {
             _ => Vec::new(),
         };
         self.bound = Bindings {
-            url: self.url.as_str().map(|u| template(py_strip(u))),
+            url: self.url.as_str().map(|u| template(py::strip(u))),
             variables: match &self.variables {
                 Json::Array(vars) => vars
                     .iter()
                     .map(|v| {
                         let reference = match v.get("ref") {
-                            Some(Json::String(e)) => r.resolve(py_strip(e)),
+                            Some(Json::String(e)) => r.resolve(py::strip(e)),
                             _ => None,
                         };
                         let value = v.get("value").and_then(Json::as_str).map(template);
@@ -321,7 +322,7 @@ async fn resolve_arg(
         None => (None, None),
     };
     let reference = match py_get(para, "ref")? {
-        Some(v) if py::truthy(v) => py_strip(exp_str(v)?).to_string(),
+        Some(v) if py::truthy(v) => py::strip(exp_str(v)?).to_string(),
         _ => String::new(),
     };
     if !reference.is_empty()
@@ -408,7 +409,7 @@ static SCHEME_PREFIX: LazyLock<Regex> =
 /// `_normalize_proxy_url`: nothing but a scheme means no proxy; a bare host gets `http://`.
 fn normalize_proxy(proxy: &Json) -> Result<Option<String>, RunError> {
     let raw = if py::truthy(proxy) {
-        py_strip(exp_str(proxy)?).to_string()
+        py::strip(exp_str(proxy)?).to_string()
     } else {
         String::new()
     };
@@ -434,7 +435,7 @@ async fn attempt(
     proxy_target: Option<&ssrf::Target>,
 ) -> Result<String, Failure> {
     let raw_url = match &spec.url {
-        Json::String(s) => py_strip(s).to_string(),
+        Json::String(s) => py::strip(s).to_string(),
         other => str_of(other),
     };
     let mut url = render_template(cx, &raw_url, spec.bound.url.as_ref())
@@ -563,11 +564,11 @@ fn header(
     let name_ok = name
         .chars()
         .next()
-        .is_some_and(|c| c != ':' && !super::py_space(c))
+        .is_some_and(|c| c != ':' && !py::is_space(c))
         && !name.chars().skip(1).any(|c| matches!(c, ':' | '\r' | '\n'))
         && name.is_ascii();
     let value_ok = (v.is_empty()
-        || (v.chars().next().is_some_and(|c| !super::py_space(c))
+        || (v.chars().next().is_some_and(|c| !py::is_space(c))
             && !v.chars().any(|c| matches!(c, '\r' | '\n'))))
         && v.chars().all(|c| (c as u32) < 0x100);
     if !name_ok || !value_ok {

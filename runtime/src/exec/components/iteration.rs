@@ -5,11 +5,12 @@ use super::Component;
 use crate::exec::context::NodeCx;
 use crate::exec::error::RunError;
 use crate::exec::state::RunState;
+use crate::exec::val::Val;
 use crate::frontend::binding::{Bound, Resolve};
 use crate::frontend::catalog::SHARED_OUTPUTS;
 use crate::frontend::ir::NodeId;
 use crate::meta::CanvasMeta;
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 use std::sync::OnceLock;
 

@@ -1,11 +1,12 @@
 //! ListOperations: pick, filter, sort or deduplicate the items of a list
 //! (components.md §16, `agent/component/list_operations.py`).
 
-use super::{exp_str, py_get, py_getitem, py_strip, Component};
+use super::{exp_str, py_get, py_getitem, Component};
 use crate::exec::context::NodeCx;
 use crate::exec::error::RunError;
+use crate::exec::val::Val;
 use crate::frontend::binding::{Bound, Resolve};
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
@@ -27,8 +28,8 @@ impl Spec {
         let get = |k: &str, d: Json| p.get(k).cloned().unwrap_or(d);
         let op = match p.get("operations") {
             None | Some(Json::Null) => String::new(),
-            Some(Json::String(s)) => py_strip(s).to_string(),
-            Some(other) => py_strip(&py::str_of(other)).to_string(),
+            Some(Json::String(s)) => py::strip(s).to_string(),
+            Some(other) => py::strip(&py::str_of(other)).to_string(),
         };
         let operation = if op.to_lowercase() == "topn" {
             "head".to_string()
@@ -57,7 +58,7 @@ impl Spec {
     fn strict(&self) -> bool {
         match &self.strict {
             Json::String(s) => matches!(
-                py_strip(s).to_lowercase().as_str(),
+                py::strip(s).to_lowercase().as_str(),
                 "1" | "true" | "yes" | "on"
             ),
             other => py::truthy(other),
@@ -296,7 +297,7 @@ fn sort(spec: &Spec, items: Vec<Json>) -> Result<Vec<Json>, RunError> {
         };
         let sort_by: Vec<&str> = raw
             .split(',')
-            .map(py_strip)
+            .map(py::strip)
             .filter(|k| !k.is_empty())
             .collect();
         if sort_by.is_empty() {

@@ -11,11 +11,12 @@ use crate::exec::llm::fit::message_fit_in;
 use crate::exec::llm::think_split::think_pieces;
 use crate::exec::llm::{json_repair, ChatMessage};
 use crate::exec::state::InputKeys;
+use crate::exec::val::{LazyStream, TextStream, Val};
 use crate::frontend::binding::Resolve;
 use crate::frontend::catalog::Kind;
 use crate::frontend::ir::NodeId;
 use crate::meta::Target;
-use crate::value::{py, Json, LazyStream, Map, TextStream, Val};
+use crate::value::{py, Json, Map};
 use futures::stream::BoxStream;
 use futures::StreamExt;
 use regex::Regex;
@@ -55,7 +56,7 @@ pub struct Prepared {
 pub fn float_param(p: &Map<String, Json>, key: &str) -> f64 {
     match p.get(key) {
         Some(Json::Number(n)) => n.as_f64().unwrap_or(0.0),
-        Some(Json::String(s)) => s.trim().parse().unwrap_or(0.0),
+        Some(Json::String(s)) => py::parse_float(s).unwrap_or(0.0),
         Some(Json::Bool(b)) => f64::from(u8::from(*b)),
         _ => 0.0,
     }

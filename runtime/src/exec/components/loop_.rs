@@ -5,8 +5,9 @@ use super::Component;
 use crate::exec::context::NodeCx;
 use crate::exec::error::RunError;
 use crate::exec::sharing::{mutable, Place, LOOP_VARIABLES};
+use crate::exec::val::Val;
 use crate::frontend::binding::{Bound, Resolve};
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 

@@ -10,10 +10,11 @@ use crate::exec::interpolate::{
 use crate::exec::jinja::{self, RenderError};
 use crate::exec::state::InputKeys;
 use crate::exec::state::RunState;
+use crate::exec::val::{LazyStream, Val};
 use crate::frontend::binding::Resolve;
 use crate::frontend::ir::NodeId;
 use crate::meta::Target;
-use crate::value::{py, Json, LazyStream, Map, Val};
+use crate::value::{py, Json, Map};
 use futures::StreamExt;
 use std::borrow::Cow;
 use std::sync::Arc;

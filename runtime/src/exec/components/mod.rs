@@ -24,11 +24,12 @@ pub mod unsupported;
 use super::state::InputKeys;
 use super::{NodeCx, RunError, RunState};
 use crate::exec::interpolate::{element_str, elements_from_text, string_format};
+use crate::exec::val::Val;
 use crate::frontend::binding::Resolve;
 use crate::frontend::catalog::Kind;
 use crate::frontend::refs::template_refs;
 use crate::meta::Target;
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 use std::future::Future;
 
@@ -353,17 +354,6 @@ pub async fn value_with_variable_json(cx: &NodeCx<'_>, v: &Json) -> Result<Strin
             py::type_name(other)
         ))),
     }
-}
-
-/// Python's `str.isspace()` for one character: Unicode whitespace plus the ASCII information
-/// separators `\x1c`–`\x1f`, which Rust does not count.
-pub fn py_space(c: char) -> bool {
-    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
-}
-
-/// Python `s.strip()`.
-pub fn py_strip(s: &str) -> &str {
-    s.trim_matches(py_space)
 }
 
 /// Running one component the way the unit tests' expected values were produced: RAGFlow's engine

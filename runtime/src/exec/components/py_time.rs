@@ -1,9 +1,9 @@
 //! Seconds from a DSL as `time.sleep` and `socket.settimeout` take them: CPython's conversion
-//! ([`crate::value::py_time`]) with its exceptions as run errors, and a `Duration` that cannot
+//! ([`crate::value::py::time`]) with its exceptions as run errors, and a `Duration` that cannot
 //! panic.
 
 use crate::exec::error::RunError;
-use crate::value::py_time::{self as time, Refused};
+use crate::value::py::time::{self as time, Refused};
 use crate::value::{py, Json};
 use std::time::Duration;
 

@@ -9,10 +9,11 @@ use crate::exec::interpolate::{in_iteration, Renamed, Template};
 use crate::exec::jinja::{self, RenderError};
 use crate::exec::state::InputKeys;
 use crate::exec::state::RunState;
+use crate::exec::val::Val;
 use crate::frontend::binding::{Bound, Resolve};
 use crate::frontend::catalog::SHARED_OUTPUTS;
 use crate::meta::Target;
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 
 /// The slot of `result`, StringTransform's one fixed output, which follows the shared ones.

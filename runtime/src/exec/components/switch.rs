@@ -4,8 +4,9 @@
 use super::{exp_str, py_get, py_getitem, py_iter, Component};
 use crate::exec::context::NodeCx;
 use crate::exec::error::RunError;
+use crate::exec::val::Val;
 use crate::frontend::binding::{Bound, Resolve};
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 use std::cmp::Ordering;
 

@@ -5,8 +5,9 @@ use super::Component;
 use crate::exec::context::NodeCx;
 use crate::exec::error::RunError;
 use crate::exec::interpolate::{elements_of, expand_replacement, Template};
+use crate::exec::val::Val;
 use crate::frontend::binding::Resolve;
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 
 #[derive(Clone, Debug)]
@@ -148,7 +149,7 @@ pub async fn resolve_input_value(v: &Json) -> Result<Json, RunError> {
     let raw = m.get("value").cloned().unwrap_or(Json::Null);
     if ty == "object" {
         if let Json::String(s) = &raw {
-            if !s.trim().is_empty() {
+            if !py::strip(s).is_empty() {
                 return Ok(serde_json::from_str(s).unwrap_or(raw.clone()));
             }
         }

@@ -6,9 +6,10 @@ use crate::exec::context::NodeCx;
 use crate::exec::error::RunError;
 use crate::exec::interpolate::{value_with_template, Template};
 use crate::exec::sharing::{mutable, Place};
+use crate::exec::val::Val;
 use crate::frontend::binding::{Bound, Resolve};
 use crate::frontend::refs::strip_like_python;
-use crate::value::{py, Json, Map, Val};
+use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 
 #[derive(Clone, Debug)]

@@ -4,9 +4,10 @@ use super::args::{int_arg, Args};
 use super::attr::get_attr;
 use super::error::{Error, Result};
 use super::format::percent_format;
-use super::methods::{capitalize, is_space, replace, sort_values, splitlines, strip_text};
+use super::methods::{capitalize, replace, sort_values, splitlines, strip_text};
 use super::value::{eq, html_escape, Value, ViewKind};
 use crate::value::py;
+use crate::value::py::is_space;
 use serde_json::Value as Json;
 use std::rc::Rc;
 

@@ -5,7 +5,7 @@ use super::args::{int_arg, Args};
 use super::error::{Error, Result};
 use super::format::str_format;
 use super::value::{cmp, dict_set, eq, Value, ViewKind};
-use crate::value::py;
+use crate::value::py::{self, is_space, strip_ends};
 
 const STR_METHODS: &[&str] = &[
     "split",
@@ -122,11 +122,6 @@ pub fn call(recv: &Value, name: &str, args: Args) -> Result<Value> {
     }
 }
 
-/// Python's `str.isspace` for one character.
-pub fn is_space(c: char) -> bool {
-    c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
-}
-
 fn is_cased(c: char) -> bool {
     c.is_lowercase() || c.is_uppercase()
 }
@@ -211,20 +206,7 @@ pub fn split(s: &str, sep: Option<&str>, maxsplit: i64, from_right: bool) -> Res
 
 /// Python `s.strip(chars)` (whitespace when `chars` is `None`).
 pub fn strip_text(s: &str, chars: Option<&str>) -> String {
-    strip_with(s, chars, true, true).to_string()
-}
-
-fn strip_with<'a>(s: &'a str, chars: Option<&str>, left: bool, right: bool) -> &'a str {
-    let pred = |c: char| match chars {
-        Some(set) => set.contains(c),
-        None => is_space(c),
-    };
-    let s = if left { s.trim_start_matches(pred) } else { s };
-    if right {
-        s.trim_end_matches(pred)
-    } else {
-        s
-    }
+    strip_ends(s, chars, true, true).to_string()
 }
 
 /// Unicode's titlecase mapping of one character: its uppercase, except for the ligatures and
@@ -480,7 +462,7 @@ fn str_method(s: &str, name: &str, args: &Args) -> Result<Value> {
         "strip" | "lstrip" | "rstrip" => {
             let b = args.bind(name, &["chars"], 0)?;
             let chars = opt_str(&b[0], &format!("{name} arg"))?;
-            Ok(Value::str(strip_with(
+            Ok(Value::str(strip_ends(
                 s,
                 chars,
                 name != "rstrip",

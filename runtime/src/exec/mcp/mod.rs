@@ -18,6 +18,7 @@ mod template;
 pub use session::McpSession;
 
 use crate::exec::llm::config::{ConfigError, EnvFn};
+use crate::value::py;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -137,7 +138,9 @@ impl McpServer {
         for (h, v) in &self.headers {
             let name = template::safe_substitute(h, &self.variables);
             let value = template::safe_substitute(v, &self.variables);
-            if !name.trim().is_empty() && !strip_chars(value.trim(), "Bearer").is_empty() {
+            if !py::strip(&name).is_empty()
+                && !py::strip_ends(py::strip(&value), Some("Bearer"), true, true).is_empty()
+            {
                 put(name, value);
             }
         }
@@ -150,11 +153,6 @@ impl McpServer {
         }
         out
     }
-}
-
-/// Python's `str.strip(chars)`: remove any of `chars` from both ends.
-fn strip_chars<'a>(s: &'a str, chars: &str) -> &'a str {
-    s.trim_matches(|c| chars.contains(c))
 }
 
 #[cfg(test)]

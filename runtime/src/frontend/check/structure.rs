@@ -282,7 +282,7 @@ fn parameter_checks(cx: &mut Cx) {
 /// Invoke's seconds (`timeout`, `delay_after_error`) that CPython cannot hold: RAGFlow builds
 /// the canvas, then the component fails with an `OverflowError` every time it runs.
 fn time_ranges(cx: &mut Cx) {
-    use crate::value::py_time::{seconds, Refused};
+    use crate::value::py::time::{seconds, Refused};
     let ir = cx.ir;
     for id in ir.node_ids() {
         let node = ir.node(id);

@@ -4,7 +4,7 @@
 //! `18446744073709551615` is an `OverflowError` in RAGFlow. The runtime fails the component with
 //! that text (never a panic in `Duration::from_secs_f64`) and the checker warns about it.
 
-use super::Json;
+use serde_json::Value as Json;
 
 const NS_PER_SEC: i64 = 1_000_000_000;
 
