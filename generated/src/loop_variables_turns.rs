@@ -274,7 +274,7 @@ enum Impl {
     LoopItem,
     VariableAssigner,
     Switch,
-    ExitLoop,
+    LoopExit,
     Message,
 }
 /// Per node (in `Node` order): its implementation and its index in [`Components`].
@@ -285,7 +285,7 @@ const SLOTS: [(Impl, usize); 9] = [
     (Impl::LoopItem, 0),
     (Impl::VariableAssigner, 0),
     (Impl::Switch, 0),
-    (Impl::ExitLoop, 0),
+    (Impl::LoopExit, 0),
     (Impl::Message, 0),
     (Impl::Message, 1),
 ];
@@ -305,7 +305,7 @@ pub struct Components {
     /// `Switch:Leave`
     pub switch: Vec<c::switch::Spec>,
     /// `ExitLoop:Leave`
-    pub exit_loop: Vec<c::loop_::ExitSpec>,
+    pub loop_exit: Vec<c::loop_::ExitSpec>,
     /// `Message:Round`, `Message:After`
     pub message: Vec<c::message::Spec>,
 }
@@ -318,7 +318,7 @@ impl Components {
             loop_item: Vec::from([component_loop_item_pass()]),
             variable_assigner: Vec::from([component_variable_assigner_grow()]),
             switch: Vec::from([component_switch_leave()]),
-            exit_loop: Vec::from([component_exit_loop_leave()]),
+            loop_exit: Vec::from([component_exit_loop_leave()]),
             message: Vec::from([component_message_round(), component_message_after()]),
         }
     }
@@ -989,7 +989,7 @@ impl Program for Canvas {
             Impl::LoopItem => c.loop_item[i].body(cx).await,
             Impl::VariableAssigner => c.variable_assigner[i].body(cx).await,
             Impl::Switch => c.switch[i].body(cx).await,
-            Impl::ExitLoop => c.exit_loop[i].body(cx).await,
+            Impl::LoopExit => c.loop_exit[i].body(cx).await,
             Impl::Message => c.message[i].body(cx).await,
         }
     }
@@ -1007,7 +1007,7 @@ impl Program for Canvas {
             Impl::LoopItem => c.loop_item[i].body_now(cx, s),
             Impl::VariableAssigner => c.variable_assigner[i].body_now(cx, s),
             Impl::Switch => c.switch[i].body_now(cx, s),
-            Impl::ExitLoop => c.exit_loop[i].body_now(cx, s),
+            Impl::LoopExit => c.loop_exit[i].body_now(cx, s),
             Impl::Message => c.message[i].body_now(cx, s),
         }
     }
@@ -1021,7 +1021,7 @@ impl Program for Canvas {
             Impl::LoopItem => c.loop_item[i].thoughts(cx),
             Impl::VariableAssigner => c.variable_assigner[i].thoughts(cx),
             Impl::Switch => c.switch[i].thoughts(cx),
-            Impl::ExitLoop => c.exit_loop[i].thoughts(cx),
+            Impl::LoopExit => c.loop_exit[i].thoughts(cx),
             Impl::Message => c.message[i].thoughts(cx),
         }
     }
@@ -1038,7 +1038,7 @@ impl Program for Canvas {
             Impl::LoopItem => c.loop_item[i].dependencies(cx),
             Impl::VariableAssigner => c.variable_assigner[i].dependencies(cx),
             Impl::Switch => c.switch[i].dependencies(cx),
-            Impl::ExitLoop => c.exit_loop[i].dependencies(cx),
+            Impl::LoopExit => c.loop_exit[i].dependencies(cx),
             Impl::Message => c.message[i].dependencies(cx),
         }
     }
@@ -1052,7 +1052,7 @@ impl Program for Canvas {
             Impl::LoopItem => c.loop_item[i].get_input(cx),
             Impl::VariableAssigner => c.variable_assigner[i].get_input(cx),
             Impl::Switch => c.switch[i].get_input(cx),
-            Impl::ExitLoop => c.exit_loop[i].get_input(cx),
+            Impl::LoopExit => c.loop_exit[i].get_input(cx),
             Impl::Message => c.message[i].get_input(cx),
         }
     }
@@ -1066,7 +1066,7 @@ impl Program for Canvas {
             Impl::LoopItem => c.loop_item[i].input_keys(cx),
             Impl::VariableAssigner => c.variable_assigner[i].input_keys(cx),
             Impl::Switch => c.switch[i].input_keys(cx),
-            Impl::ExitLoop => c.exit_loop[i].input_keys(cx),
+            Impl::LoopExit => c.loop_exit[i].input_keys(cx),
             Impl::Message => c.message[i].input_keys(cx),
         }
     }
@@ -1080,7 +1080,7 @@ impl Program for Canvas {
             Impl::LoopItem => c.loop_item[i].item_ended(cx),
             Impl::VariableAssigner => c.variable_assigner[i].item_ended(cx),
             Impl::Switch => c.switch[i].item_ended(cx),
-            Impl::ExitLoop => c.exit_loop[i].item_ended(cx),
+            Impl::LoopExit => c.loop_exit[i].item_ended(cx),
             Impl::Message => c.message[i].item_ended(cx),
         }
     }

@@ -324,7 +324,7 @@ enum Impl {
     IterationItem,
     VariableAssigner,
     Switch,
-    ExitLoop,
+    LoopExit,
     Message,
 }
 /// Per node (in `Node` order): its implementation and its index in [`Components`].
@@ -338,7 +338,7 @@ const SLOTS: [(Impl, usize); 12] = [
     (Impl::StringTransform, 1),
     (Impl::VariableAssigner, 0),
     (Impl::Switch, 0),
-    (Impl::ExitLoop, 0),
+    (Impl::LoopExit, 0),
     (Impl::Message, 0),
     (Impl::Message, 1),
 ];
@@ -362,7 +362,7 @@ pub struct Components {
     /// `Switch:StopEarly`
     pub switch: Vec<c::switch::Spec>,
     /// `ExitLoop:StopNow`
-    pub exit_loop: Vec<c::loop_::ExitSpec>,
+    pub loop_exit: Vec<c::loop_::ExitSpec>,
     /// `Message:RoundDone`, `Message:RestockDone`
     pub message: Vec<c::message::Spec>,
 }
@@ -380,7 +380,7 @@ impl Components {
             iteration_item: Vec::from([component_iteration_item_sku_start()]),
             variable_assigner: Vec::from([component_variable_assigner_next_round()]),
             switch: Vec::from([component_switch_stop_early()]),
-            exit_loop: Vec::from([component_exit_loop_stop_now()]),
+            loop_exit: Vec::from([component_exit_loop_stop_now()]),
             message: Vec::from([
                 component_message_round_done(),
                 component_message_restock_done(),
@@ -1086,7 +1086,7 @@ impl Program for Canvas {
             Impl::IterationItem => c.iteration_item[i].body(cx).await,
             Impl::VariableAssigner => c.variable_assigner[i].body(cx).await,
             Impl::Switch => c.switch[i].body(cx).await,
-            Impl::ExitLoop => c.exit_loop[i].body(cx).await,
+            Impl::LoopExit => c.loop_exit[i].body(cx).await,
             Impl::Message => c.message[i].body(cx).await,
         }
     }
@@ -1106,7 +1106,7 @@ impl Program for Canvas {
             Impl::IterationItem => c.iteration_item[i].body_now(cx, s),
             Impl::VariableAssigner => c.variable_assigner[i].body_now(cx, s),
             Impl::Switch => c.switch[i].body_now(cx, s),
-            Impl::ExitLoop => c.exit_loop[i].body_now(cx, s),
+            Impl::LoopExit => c.loop_exit[i].body_now(cx, s),
             Impl::Message => c.message[i].body_now(cx, s),
         }
     }
@@ -1122,7 +1122,7 @@ impl Program for Canvas {
             Impl::IterationItem => c.iteration_item[i].thoughts(cx),
             Impl::VariableAssigner => c.variable_assigner[i].thoughts(cx),
             Impl::Switch => c.switch[i].thoughts(cx),
-            Impl::ExitLoop => c.exit_loop[i].thoughts(cx),
+            Impl::LoopExit => c.loop_exit[i].thoughts(cx),
             Impl::Message => c.message[i].thoughts(cx),
         }
     }
@@ -1141,7 +1141,7 @@ impl Program for Canvas {
             Impl::IterationItem => c.iteration_item[i].dependencies(cx),
             Impl::VariableAssigner => c.variable_assigner[i].dependencies(cx),
             Impl::Switch => c.switch[i].dependencies(cx),
-            Impl::ExitLoop => c.exit_loop[i].dependencies(cx),
+            Impl::LoopExit => c.loop_exit[i].dependencies(cx),
             Impl::Message => c.message[i].dependencies(cx),
         }
     }
@@ -1157,7 +1157,7 @@ impl Program for Canvas {
             Impl::IterationItem => c.iteration_item[i].get_input(cx),
             Impl::VariableAssigner => c.variable_assigner[i].get_input(cx),
             Impl::Switch => c.switch[i].get_input(cx),
-            Impl::ExitLoop => c.exit_loop[i].get_input(cx),
+            Impl::LoopExit => c.loop_exit[i].get_input(cx),
             Impl::Message => c.message[i].get_input(cx),
         }
     }
@@ -1173,7 +1173,7 @@ impl Program for Canvas {
             Impl::IterationItem => c.iteration_item[i].input_keys(cx),
             Impl::VariableAssigner => c.variable_assigner[i].input_keys(cx),
             Impl::Switch => c.switch[i].input_keys(cx),
-            Impl::ExitLoop => c.exit_loop[i].input_keys(cx),
+            Impl::LoopExit => c.loop_exit[i].input_keys(cx),
             Impl::Message => c.message[i].input_keys(cx),
         }
     }
@@ -1189,7 +1189,7 @@ impl Program for Canvas {
             Impl::IterationItem => c.iteration_item[i].item_ended(cx),
             Impl::VariableAssigner => c.variable_assigner[i].item_ended(cx),
             Impl::Switch => c.switch[i].item_ended(cx),
-            Impl::ExitLoop => c.exit_loop[i].item_ended(cx),
+            Impl::LoopExit => c.loop_exit[i].item_ended(cx),
             Impl::Message => c.message[i].item_ended(cx),
         }
     }

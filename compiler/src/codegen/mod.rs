@@ -7,7 +7,8 @@
 //! merged with the catalogue's defaults at start-up), `meta_<node>()` (its static facts: id,
 //! name, kind, edges, routes, exception handling) and `component_<node>()` (its typed
 //! component with every reference bound to an output slot). Components are grouped by
-//! implementation (`Components`: one `Vec` per component type; `SLOTS` says where each node
+//! implementation (the catalogue's `Kind::implementation`, the table the interpreter's `Spec`
+//! is expanded from; `Components`: one `Vec` per component type; `SLOTS` says where each node
 //! sits), so the `Program`'s dispatch is one `match` per implementation, not per node, and the
 //! module grows linearly with the canvas. The same checked IR drives the interpreter; nothing
 //! here decides behaviour.
@@ -18,7 +19,7 @@ mod lit;
 mod names;
 
 use canvasc_runtime::frontend::binding::{self, Bound};
-use canvasc_runtime::frontend::catalog::{Kind, Ty};
+use canvasc_runtime::frontend::catalog::{BuiltFrom, Implementation, Kind, Ty};
 use canvasc_runtime::frontend::fingerprint::fingerprint;
 use canvasc_runtime::frontend::{Analysis, NodeId, Severity};
 use canvasc_runtime::meta::{CanvasMeta, NodeMeta, Target};
@@ -101,10 +102,10 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
         .map(|(i, (nm, n))| output_struct(i, nm, n, ir));
 
     // Components are grouped by implementation; SLOTS says where each node's sits.
-    let mut groups: Vec<(Group, Vec<usize>)> = Vec::new();
+    let mut groups: Vec<(Implementation, Vec<usize>)> = Vec::new();
     let mut slots = Vec::with_capacity(meta.nodes.len());
     for (i, n) in meta.nodes.iter().enumerate() {
-        let g = group(n.kind);
+        let g = n.kind.implementation();
         let at = match groups.iter().position(|(x, _)| *x == g) {
             Some(at) => at,
             None => {
@@ -114,13 +115,13 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
         };
         let index = Literal::usize_unsuffixed(groups[at].1.len());
         groups[at].1.push(i);
-        let variant = ident(&groups[at].0.variant());
+        let variant = ident(&impl_variant(groups[at].0));
         slots.push(quote!((Impl::#variant, #index)));
     }
-    let impl_variants = groups.iter().map(|(g, _)| ident(&g.variant()));
+    let impl_variants = groups.iter().map(|(g, _)| ident(&impl_variant(*g)));
     let group_fields = groups.iter().map(|(g, members)| {
-        let f = ident(&g.field());
-        let ty = g.ty();
+        let f = ident(&impl_field(*g));
+        let ty = impl_type(*g);
         let doc = format!(
             " {}",
             members
@@ -132,7 +133,7 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
         quote!(#[doc = #doc] pub #f: Vec<#ty>,)
     });
     let group_inits = groups.iter().map(|(g, members)| {
-        let f = ident(&g.field());
+        let f = ident(&impl_field(*g));
         let ctors = members
             .iter()
             .map(|&i| format_ident!("component_{}", names[i].field));
@@ -144,8 +145,8 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
 
     let dispatch = |call: TokenStream, awaited: bool| {
         let arms = groups.iter().map(|(g, _)| {
-            let v = ident(&g.variant());
-            let f = ident(&g.field());
+            let v = ident(&impl_variant(*g));
+            let f = ident(&impl_field(*g));
             if awaited {
                 quote!(Impl::#v => c.#f[i].#call.await,)
             } else {
@@ -359,7 +360,7 @@ fn node_items(
         .unwrap_or_else(|| quote!(Map::new()));
     let doc = node_doc(n);
     let node_meta = node_meta(n, &params_fn, names);
-    let ty = group(n.kind).ty();
+    let ty = impl_type(n.kind.implementation());
     let init = component_init(node, n, names, analysis);
     quote! {
         #[doc = #doc]
@@ -498,82 +499,27 @@ fn node_meta(n: &NodeMeta, params_fn: &Ident, names: &[NodeNames]) -> TokenStrea
     }
 }
 
-/// The runtime component that implements a kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Group {
-    /// `c::<module>::Spec::from_params(&params)`.
-    Params(&'static str),
-    /// `c::<module>::ItemSpec::from_params(&parent's params)`.
-    ParentParams(&'static str),
-    Begin,
-    ExitLoop,
-    /// Not implemented yet: `c::unsupported::Spec(kind)`.
-    Unsupported,
+/// An implementation's words, after its type (`iteration::ItemSpec` → `iteration Item`), from
+/// which its `Impl` variant and `Components` field are named.
+fn impl_words(imp: Implementation) -> String {
+    format!("{} {}", imp.module, imp.ty.trim_end_matches("Spec"))
 }
 
-fn group(kind: Kind) -> Group {
-    use Group::*;
-    match kind {
-        Kind::Begin => Begin,
-        Kind::ExitLoop => ExitLoop,
-        Kind::UserFillUp => Params("userfillup"),
-        Kind::Message => Params("message"),
-        Kind::Iteration => Params("iteration"),
-        Kind::IterationItem => ParentParams("iteration"),
-        Kind::Loop => Params("loop_"),
-        Kind::LoopItem => ParentParams("loop_"),
-        Kind::Switch => Params("switch"),
-        Kind::VariableAggregator => Params("variable_aggregator"),
-        Kind::VariableAssigner => Params("variable_assigner"),
-        Kind::StringTransform => Params("string_transform"),
-        Kind::ListOperations => Params("list_operations"),
-        Kind::DataOperations => Params("data_operations"),
-        Kind::Invoke => Params("invoke"),
-        Kind::Llm => Params("llm"),
-        Kind::Agent => Params("agent"),
-        Kind::Categorize => Params("categorize"),
-        _ => Unsupported,
-    }
+/// The `Impl` variant: `IterationItem`.
+fn impl_variant(imp: Implementation) -> String {
+    pascal(&impl_words(imp), "Component")
 }
 
-impl Group {
-    /// The `Impl` variant.
-    fn variant(self) -> String {
-        match self {
-            Group::Params(m) => pascal(m, "Component"),
-            Group::ParentParams(m) => format!("{}Item", pascal(m, "Component")),
-            Group::Begin => "Begin".into(),
-            Group::ExitLoop => "ExitLoop".into(),
-            Group::Unsupported => "Unsupported".into(),
-        }
-    }
+/// The `Components` field: `iteration_item`.
+fn impl_field(imp: Implementation) -> String {
+    snake(&impl_words(imp), "component")
+}
 
-    /// The `Components` field.
-    fn field(self) -> String {
-        match self {
-            Group::Params(m) => m.to_string(),
-            Group::ParentParams(m) => format!("{}_item", m.trim_end_matches('_')),
-            Group::Begin => "begin".into(),
-            Group::ExitLoop => "exit_loop".into(),
-            Group::Unsupported => "unsupported".into(),
-        }
-    }
-
-    fn ty(self) -> TokenStream {
-        match self {
-            Group::Params(m) => {
-                let m = ident(m);
-                quote!(c::#m::Spec)
-            }
-            Group::ParentParams(m) => {
-                let m = ident(m);
-                quote!(c::#m::ItemSpec)
-            }
-            Group::Begin => quote!(c::begin::Spec),
-            Group::ExitLoop => quote!(c::loop_::ExitSpec),
-            Group::Unsupported => quote!(c::unsupported::Spec),
-        }
-    }
+/// The component type: `c::iteration::ItemSpec`.
+fn impl_type(imp: Implementation) -> TokenStream {
+    let module = ident(imp.module);
+    let ty = ident(imp.ty);
+    quote!(c::#module::#ty)
 }
 
 fn component_init(
@@ -583,26 +529,21 @@ fn component_init(
     analysis: &Analysis,
 ) -> TokenStream {
     let params_fn = format_ident!("params_{}", names[node.index()].field);
-    let built = match group(n.kind) {
-        Group::Params(m) => {
-            let m = ident(m);
-            quote!(c::#m::Spec::from_params(&#params_fn()))
-        }
-        Group::ParentParams(m) => {
-            let m = ident(m);
-            match n.parent {
-                Some(p) => {
-                    let parent = format_ident!("params_{}", names[p.index()].field);
-                    quote!(c::#m::ItemSpec::from_params(&#parent()))
-                }
-                None => quote!(c::#m::ItemSpec::from_params(&Map::new())),
+    let implementation = n.kind.implementation();
+    let ty = impl_type(implementation);
+    let built = match implementation.built_from {
+        BuiltFrom::Params => quote!(#ty::from_params(&#params_fn())),
+        BuiltFrom::ParentParams => match n.parent {
+            Some(p) => {
+                let parent = format_ident!("params_{}", names[p.index()].field);
+                quote!(#ty::from_params(&#parent()))
             }
-        }
-        Group::Begin => return quote!(c::begin::Spec),
-        Group::ExitLoop => return quote!(c::loop_::ExitSpec),
-        Group::Unsupported => {
+            None => quote!(#ty::from_params(&Map::new())),
+        },
+        BuiltFrom::Nothing => return ty,
+        BuiltFrom::Kind => {
             let k = kind_path(n.kind);
-            return quote!(c::unsupported::Spec(#k));
+            return quote!(#ty(#k));
         }
     };
     let table = binding::table(&analysis.ir, node);

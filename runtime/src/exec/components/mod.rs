@@ -13,6 +13,7 @@ pub mod llm;
 pub mod loop_;
 pub mod message;
 mod py_time;
+mod spec;
 pub mod string_transform;
 pub mod switch;
 pub mod userfillup;
@@ -26,12 +27,13 @@ use super::{NodeCx, RunError, RunState};
 use crate::exec::interpolate::{element_str, elements_from_text, string_format};
 use crate::exec::val::Val;
 use crate::frontend::binding::Resolve;
-use crate::frontend::catalog::Kind;
 use crate::frontend::refs::template_refs;
 use crate::meta::Target;
 use crate::value::{py, Json, Map};
 use std::borrow::Cow;
 use std::future::Future;
+
+pub use spec::Spec;
 
 /// A component: its parameters, typed for it, and RAGFlow's behaviour for it. The interpreter
 /// and generated programs call these same implementations.
@@ -94,134 +96,6 @@ pub trait Component: Send + Sync + Sized {
 /// The body of a component that never waits: [`Component::body_now`] under the state lock.
 pub fn run_now<C: Component>(c: &C, cx: &NodeCx<'_>) -> Result<(), RunError> {
     c.body_now(cx, &mut cx.state()).unwrap_or(Ok(()))
-}
-
-/// A node's component, as the interpreter holds it (generated programs hold each one typed).
-#[derive(Clone, Debug)]
-pub enum Spec {
-    Begin(begin::Spec),
-    UserFillUp(userfillup::Spec),
-    Message(message::Spec),
-    Iteration(iteration::Spec),
-    IterationItem(iteration::ItemSpec),
-    Loop(loop_::Spec),
-    LoopItem(loop_::ItemSpec),
-    ExitLoop(loop_::ExitSpec),
-    Switch(switch::Spec),
-    VariableAggregator(variable_aggregator::Spec),
-    VariableAssigner(variable_assigner::Spec),
-    StringTransform(string_transform::Spec),
-    ListOperations(Box<list_operations::Spec>),
-    DataOperations(Box<data_operations::Spec>),
-    Invoke(Box<invoke::Spec>),
-    Llm(Box<llm::Spec>),
-    Agent(Box<agent::Spec>),
-    Categorize(Box<categorize::Spec>),
-    /// A kind this build cannot run yet; running it fails with a clear error.
-    Unsupported(unsupported::Spec),
-}
-
-/// Apply `$f` to the component inside a [`Spec`].
-macro_rules! each {
-    ($spec:expr, $c:ident => $e:expr) => {
-        match $spec {
-            Spec::Begin($c) => $e,
-            Spec::UserFillUp($c) => $e,
-            Spec::Message($c) => $e,
-            Spec::Iteration($c) => $e,
-            Spec::IterationItem($c) => $e,
-            Spec::Loop($c) => $e,
-            Spec::LoopItem($c) => $e,
-            Spec::ExitLoop($c) => $e,
-            Spec::Switch($c) => $e,
-            Spec::VariableAggregator($c) => $e,
-            Spec::VariableAssigner($c) => $e,
-            Spec::StringTransform($c) => $e,
-            Spec::ListOperations($c) => $e,
-            Spec::DataOperations($c) => $e,
-            Spec::Invoke($c) => $e,
-            Spec::Llm($c) => $e,
-            Spec::Agent($c) => $e,
-            Spec::Categorize($c) => $e,
-            Spec::Unsupported($c) => $e,
-        }
-    };
-}
-
-impl Spec {
-    /// Type a node's parameters. Iteration and Loop items read their parent's parameters.
-    pub fn build(
-        kind: Kind,
-        params: &Map<String, Json>,
-        parent: Option<&Map<String, Json>>,
-    ) -> Spec {
-        let p = params;
-        let empty = Map::new();
-        let parent = parent.unwrap_or(&empty);
-        match kind {
-            Kind::Begin => Spec::Begin(begin::Spec),
-            Kind::UserFillUp => Spec::UserFillUp(userfillup::Spec::from_params(p)),
-            Kind::Message => Spec::Message(message::Spec::from_params(p)),
-            Kind::Iteration => Spec::Iteration(iteration::Spec::from_params(p)),
-            Kind::IterationItem => Spec::IterationItem(iteration::ItemSpec::from_params(parent)),
-            Kind::Loop => Spec::Loop(loop_::Spec::from_params(p)),
-            Kind::LoopItem => Spec::LoopItem(loop_::ItemSpec::from_params(parent)),
-            Kind::ExitLoop => Spec::ExitLoop(loop_::ExitSpec),
-            Kind::Switch => Spec::Switch(switch::Spec::from_params(p)),
-            Kind::VariableAggregator => {
-                Spec::VariableAggregator(variable_aggregator::Spec::from_params(p))
-            }
-            Kind::VariableAssigner => {
-                Spec::VariableAssigner(variable_assigner::Spec::from_params(p))
-            }
-            Kind::StringTransform => Spec::StringTransform(string_transform::Spec::from_params(p)),
-            Kind::ListOperations => {
-                Spec::ListOperations(Box::new(list_operations::Spec::from_params(p)))
-            }
-            Kind::DataOperations => {
-                Spec::DataOperations(Box::new(data_operations::Spec::from_params(p)))
-            }
-            Kind::Invoke => Spec::Invoke(Box::new(invoke::Spec::from_params(p))),
-            Kind::Llm => Spec::Llm(Box::new(llm::Spec::from_params(p))),
-            Kind::Agent => Spec::Agent(Box::new(agent::Spec::from_params(p))),
-            Kind::Categorize => Spec::Categorize(Box::new(categorize::Spec::from_params(p))),
-            other => Spec::Unsupported(unsupported::Spec(other)),
-        }
-    }
-}
-
-impl Component for Spec {
-    async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
-        each!(self, c => c.body(cx).await)
-    }
-
-    fn body_now(&self, cx: &NodeCx<'_>, s: &mut RunState) -> Option<Result<(), RunError>> {
-        each!(self, c => c.body_now(cx, s))
-    }
-
-    fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
-        each!(self, c => c.thoughts(cx))
-    }
-
-    fn dependencies<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, [Target]>, RunError> {
-        each!(self, c => c.dependencies(cx))
-    }
-
-    fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
-        each!(self, c => c.get_input(cx))
-    }
-
-    fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
-        each!(self, c => c.input_keys(cx))
-    }
-
-    fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
-        each!(self, c => c.item_ended(cx))
-    }
-
-    fn bind(&mut self, r: &dyn Resolve) {
-        each!(self, c => c.bind(r))
-    }
 }
 
 /// `ComponentBase.get_input()` over the param `inputs` table: each element's param value is

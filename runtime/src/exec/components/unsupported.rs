@@ -29,24 +29,3 @@ impl Component for Spec {
         })
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::super::Spec as AnySpec;
-    use crate::frontend::catalog::Kind;
-    use crate::frontend::check::runs_as_node;
-    use crate::value::Map;
-
-    /// `canvasc check` warns `unsupported-kind` for exactly the kinds this table leaves
-    /// unsupported.
-    #[test]
-    fn the_checker_knows_which_kinds_run() {
-        for &kind in Kind::ALL {
-            let unsupported = matches!(
-                AnySpec::build(kind, &Map::new(), None),
-                AnySpec::Unsupported(_)
-            );
-            assert_eq!(runs_as_node(kind), !unsupported, "{kind}");
-        }
-    }
-}

@@ -2,8 +2,87 @@
 
 use std::fmt;
 
+/// The table of kinds, handed to `$then!`, which expands it: here into [`Kind`], in
+/// `exec::components` into the interpreter's `Spec` and its dispatch. A row is the kind's Rust
+/// name, RAGFlow's canonical `component_name`, the package RAGFlow files it under, and the type
+/// in `exec::components` that implements it, with what that type is built from: nothing (a
+/// unit struct), `(params)` (`from_params` of the node's parameters), `(parent)` (of its
+/// parent's, for Iteration and Loop items) or `(kind)` (`unsupported::Spec`, for kinds this
+/// build cannot run yet: running one fails with an error naming it).
+///
+/// A new kind is a row here plus its file under `exec/components/`: both back-ends read this
+/// table, so they cannot disagree about which type implements a kind. The table is a macro, not
+/// a `const`, because the interpreter needs the implementations as Rust paths, which mean
+/// something only with the `exec` feature; the front-end itself names no `exec` item.
+macro_rules! catalogue {
+    ($then:ident) => {
+        $then! {
+            Begin => "Begin", Component, begin::Spec;
+            UserFillUp => "UserFillUp", Component, userfillup::Spec(params);
+            Message => "Message", Component, message::Spec(params);
+            Llm => "LLM", Component, llm::Spec(params);
+            Categorize => "Categorize", Component, categorize::Spec(params);
+            Switch => "Switch", Component, switch::Spec(params);
+            Agent => "Agent", Component, agent::Spec(params);
+            Iteration => "Iteration", Component, iteration::Spec(params);
+            IterationItem => "IterationItem", Component, iteration::ItemSpec(parent);
+            Loop => "Loop", Component, loop_::Spec(params);
+            LoopItem => "LoopItem", Component, loop_::ItemSpec(parent);
+            ExitLoop => "ExitLoop", Component, loop_::ExitSpec;
+            Invoke => "Invoke", Component, invoke::Spec(params);
+            Browser => "Browser", Component, unsupported::Spec(kind);
+            DataOperations => "DataOperations", Component, data_operations::Spec(params);
+            ListOperations => "ListOperations", Component, list_operations::Spec(params);
+            StringTransform => "StringTransform", Component, string_transform::Spec(params);
+            VariableAggregator => "VariableAggregator", Component, variable_aggregator::Spec(params);
+            VariableAssigner => "VariableAssigner", Component, variable_assigner::Spec(params);
+            DocGenerator => "DocGenerator", Component, unsupported::Spec(kind);
+            ExcelProcessor => "ExcelProcessor", Component, unsupported::Spec(kind);
+            /// The v1 interactive wait (removed from RAGFlow in Aug 2025), kept for old DSLs.
+            Answer => "Answer", Component, unsupported::Spec(kind);
+            AkShare => "AkShare", Tool, unsupported::Spec(kind);
+            ArXiv => "ArXiv", Tool, unsupported::Spec(kind);
+            Bgpt => "BGPT", Tool, unsupported::Spec(kind);
+            CodeExec => "CodeExec", Tool, unsupported::Spec(kind);
+            Crawler => "Crawler", Tool, unsupported::Spec(kind);
+            DeepL => "DeepL", Tool, unsupported::Spec(kind);
+            DuckDuckGo => "DuckDuckGo", Tool, unsupported::Spec(kind);
+            Email => "Email", Tool, unsupported::Spec(kind);
+            ExeSql => "ExeSQL", Tool, unsupported::Spec(kind);
+            GitHub => "GitHub", Tool, unsupported::Spec(kind);
+            Google => "Google", Tool, unsupported::Spec(kind);
+            GoogleScholar => "GoogleScholar", Tool, unsupported::Spec(kind);
+            Jin10 => "Jin10", Tool, unsupported::Spec(kind);
+            KeenableSearch => "KeenableSearch", Tool, unsupported::Spec(kind);
+            PubMed => "PubMed", Tool, unsupported::Spec(kind);
+            QueritSearch => "QueritSearch", Tool, unsupported::Spec(kind);
+            QueritContents => "QueritContents", Tool, unsupported::Spec(kind);
+            QWeather => "QWeather", Tool, unsupported::Spec(kind);
+            Retrieval => "Retrieval", Tool, unsupported::Spec(kind);
+            SearXng => "SearXNG", Tool, unsupported::Spec(kind);
+            TavilySearch => "TavilySearch", Tool, unsupported::Spec(kind);
+            TavilyExtract => "TavilyExtract", Tool, unsupported::Spec(kind);
+            TuShare => "TuShare", Tool, unsupported::Spec(kind);
+            WenCai => "WenCai", Tool, unsupported::Spec(kind);
+            Wikipedia => "Wikipedia", Tool, unsupported::Spec(kind);
+            YahooFinance => "YahooFinance", Tool, unsupported::Spec(kind);
+        }
+    };
+}
+#[cfg(feature = "exec")]
+pub(crate) use catalogue;
+
+/// Expands the [`catalogue!`] into [`Kind`] and the facts the front-end and the code generator
+/// read from it.
 macro_rules! kinds {
-    ($($(#[$meta:meta])* $variant:ident => $name:literal, $class:ident;)*) => {
+    (@built_from) => { BuiltFrom::Nothing };
+    (@built_from params) => { BuiltFrom::Params };
+    (@built_from parent) => { BuiltFrom::ParentParams };
+    (@built_from kind) => { BuiltFrom::Kind };
+    ($(
+        $(#[$meta:meta])*
+        $variant:ident => $name:literal, $class:ident, $module:ident::$ty:ident $(($from:ident))?;
+    )*) => {
         /// A component implementation, identified by RAGFlow's canonical `component_name`.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Kind { $($(#[$meta])* $variant,)* }
@@ -20,60 +99,43 @@ macro_rules! kinds {
             pub const fn class(self) -> KindClass {
                 match self { $(Kind::$variant => KindClass::$class,)* }
             }
+
+            /// The runtime type that implements this kind.
+            pub const fn implementation(self) -> Implementation {
+                match self {
+                    $(Kind::$variant => Implementation {
+                        module: stringify!($module),
+                        ty: stringify!($ty),
+                        built_from: kinds!(@built_from $($from)?),
+                    },)*
+                }
+            }
         }
     };
 }
 
-kinds! {
-    Begin => "Begin", Component;
-    UserFillUp => "UserFillUp", Component;
-    Message => "Message", Component;
-    Llm => "LLM", Component;
-    Categorize => "Categorize", Component;
-    Switch => "Switch", Component;
-    Agent => "Agent", Component;
-    Iteration => "Iteration", Component;
-    IterationItem => "IterationItem", Component;
-    Loop => "Loop", Component;
-    LoopItem => "LoopItem", Component;
-    ExitLoop => "ExitLoop", Component;
-    Invoke => "Invoke", Component;
-    Browser => "Browser", Component;
-    DataOperations => "DataOperations", Component;
-    ListOperations => "ListOperations", Component;
-    StringTransform => "StringTransform", Component;
-    VariableAggregator => "VariableAggregator", Component;
-    VariableAssigner => "VariableAssigner", Component;
-    DocGenerator => "DocGenerator", Component;
-    ExcelProcessor => "ExcelProcessor", Component;
-    /// The v1 interactive wait (removed from RAGFlow in Aug 2025), kept for old DSLs.
-    Answer => "Answer", Component;
-    AkShare => "AkShare", Tool;
-    ArXiv => "ArXiv", Tool;
-    Bgpt => "BGPT", Tool;
-    CodeExec => "CodeExec", Tool;
-    Crawler => "Crawler", Tool;
-    DeepL => "DeepL", Tool;
-    DuckDuckGo => "DuckDuckGo", Tool;
-    Email => "Email", Tool;
-    ExeSql => "ExeSQL", Tool;
-    GitHub => "GitHub", Tool;
-    Google => "Google", Tool;
-    GoogleScholar => "GoogleScholar", Tool;
-    Jin10 => "Jin10", Tool;
-    KeenableSearch => "KeenableSearch", Tool;
-    PubMed => "PubMed", Tool;
-    QueritSearch => "QueritSearch", Tool;
-    QueritContents => "QueritContents", Tool;
-    QWeather => "QWeather", Tool;
-    Retrieval => "Retrieval", Tool;
-    SearXng => "SearXNG", Tool;
-    TavilySearch => "TavilySearch", Tool;
-    TavilyExtract => "TavilyExtract", Tool;
-    TuShare => "TuShare", Tool;
-    WenCai => "WenCai", Tool;
-    Wikipedia => "Wikipedia", Tool;
-    YahooFinance => "YahooFinance", Tool;
+catalogue!(kinds);
+
+/// A type in `exec::components` that implements a kind, named as the code generator writes it
+/// (`c::<module>::<ty>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Implementation {
+    pub module: &'static str,
+    pub ty: &'static str,
+    pub built_from: BuiltFrom,
+}
+
+/// What a component's typed parameters are built from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BuiltFrom {
+    /// Nothing: the type is a unit struct.
+    Nothing,
+    /// `from_params` of the node's parameters.
+    Params,
+    /// `from_params` of the parent's parameters: Iteration and Loop items read their parent's.
+    ParentParams,
+    /// The kind itself: `unsupported::Spec(kind)`, which fails when it runs.
+    Kind,
 }
 
 /// Whether a kind lives in RAGFlow's component package or its tools package.

@@ -1,5 +1,6 @@
 //! The component catalogue: every kind's parameters (with RAGFlow's defaults and checks), its
-//! typed outputs, and the tool metadata an Agent exposes to a model.
+//! typed outputs, the tool metadata an Agent exposes to a model, and the runtime type that
+//! implements it (`kind.rs`).
 //!
 //! The data mirrors RAGFlow's Python parameter classes (`agent/component/*.py`,
 //! `agent/tools/*.py`); `components.md` and `tools.md` describe each kind.
@@ -10,7 +11,11 @@ mod kind;
 pub mod tool_meta;
 mod types;
 
-pub use kind::{known_names, resolve_name, Kind, KindClass, NameResolution};
+#[cfg(feature = "exec")]
+pub(crate) use kind::catalogue;
+pub use kind::{
+    known_names, resolve_name, BuiltFrom, Implementation, Kind, KindClass, NameResolution,
+};
 pub use types::Ty;
 
 use serde_json::{Map, Value};

@@ -8,30 +8,10 @@ use crate::frontend::catalog::{resolve_name, Kind, NameResolution};
 use crate::frontend::diagnostic::{pointer_join, Code, Diagnostic};
 use serde_json::Value;
 
-/// Whether the runtime runs `kind` as a canvas node (the runtime's own tests check this
-/// against its component table).
+/// Whether the runtime runs `kind` as a canvas node: the component table
+/// (`catalog/kind.rs`) names a real implementation for it, not `unsupported::Spec`.
 pub fn runs_as_node(kind: Kind) -> bool {
-    matches!(
-        kind,
-        Kind::Begin
-            | Kind::UserFillUp
-            | Kind::Message
-            | Kind::Llm
-            | Kind::Categorize
-            | Kind::Switch
-            | Kind::Agent
-            | Kind::Iteration
-            | Kind::IterationItem
-            | Kind::Loop
-            | Kind::LoopItem
-            | Kind::ExitLoop
-            | Kind::Invoke
-            | Kind::DataOperations
-            | Kind::ListOperations
-            | Kind::StringTransform
-            | Kind::VariableAggregator
-            | Kind::VariableAssigner
-    )
+    kind.implementation().module != "unsupported"
 }
 
 /// Whether an Agent can call `kind` as a tool: only other Agents (MCP tools always run). Any
