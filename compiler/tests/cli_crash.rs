@@ -4,15 +4,20 @@
 //!
 //! The canvases and `crash/expected.json` are made by `crash/make_canvases.py` and
 //! `crash/regen.py` (the oracle command is in both); `__HOST__` in a URL is this test's own
-//! HTTP server.
+//! HTTP server. Each case is its own test
+//! (`cargo test -p canvasc --test cli_crash -- <case>`; libtest-mimic, `harness = false`).
 
 mod common;
 use common::fixture;
+use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, ExitCode, Output, Stdio};
+
+/// The cases of `crash/expected.json`. Update when a case is added.
+const HOSTILE_CASES: usize = 11;
 
 fn crash_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/crash")
@@ -100,36 +105,24 @@ fn node_outputs(name: &str, o: &Output, node: &str) -> Value {
         })
 }
 
-#[test]
-fn hostile_inputs_end_in_the_components_error() {
-    let expected: Value =
-        serde_json::from_str(&read(&crash_dir().join("expected.json"))).expect("expected.json");
-    let cases = expected["cases"].as_object().expect("cases");
-    let host = serve_pages();
-    let tmp = std::env::temp_dir().join(format!("canvasc-crash-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).expect("temp dir");
-    let mut ran = 0;
-    for (name, want) in cases {
-        let text = read(&crash_dir().join(format!("{name}.json"))).replace("__HOST__", &host);
-        let file = tmp.join(format!("{name}.json"));
-        std::fs::write(&file, text).expect("write canvas");
-        let query = expected["queries"][name].as_str().unwrap_or("go");
-        let o = Command::new(env!("CARGO_BIN_EXE_canvasc"))
-            .args(["run", file.to_str().expect("utf-8 path"), "--query", query])
-            .env("ALLOW_ANY_HOST", "1")
-            .output()
-            .expect("canvasc runs");
-        assert_no_crash(name, &o);
-        let node = want["node"].as_str().expect("node");
-        let outputs = node_outputs(name, &o, node);
-        assert_eq!(outputs["_ERROR"], want["_ERROR"], "{name}: _ERROR");
-        if !want["result"].is_null() {
-            assert_eq!(outputs["result"], want["result"], "{name}: result");
-        }
-        ran += 1;
+/// One case of `crash/expected.json`: the canvas (its `__HOST__` the page server at `host`)
+/// runs through the binary and ends in the component's `_ERROR` the oracle reported.
+fn hostile_input(name: &str, want: &Value, query: &str, host: &str, tmp: &Path) {
+    let text = read(&crash_dir().join(format!("{name}.json"))).replace("__HOST__", host);
+    let file = tmp.join(format!("{name}.json"));
+    std::fs::write(&file, text).expect("write canvas");
+    let o = Command::new(env!("CARGO_BIN_EXE_canvasc"))
+        .args(["run", file.to_str().expect("utf-8 path"), "--query", query])
+        .env("ALLOW_ANY_HOST", "1")
+        .output()
+        .expect("canvasc runs");
+    assert_no_crash(name, &o);
+    let node = want["node"].as_str().expect("node");
+    let outputs = node_outputs(name, &o, node);
+    assert_eq!(outputs["_ERROR"], want["_ERROR"], "{name}: _ERROR");
+    if !want["result"].is_null() {
+        assert_eq!(outputs["result"], want["result"], "{name}: result");
     }
-    assert_eq!(ran, 11, "every case of crash/expected.json ran");
-    let _ = std::fs::remove_dir_all(&tmp);
 }
 
 /// A reader that has gone away: the write end of a pipe whose read end is already closed.
@@ -141,7 +134,6 @@ fn closed_stdout() -> Stdio {
 
 /// `canvasc convert x.json | true` and friends end quietly: the status a SIGPIPE gives (141) or
 /// success, and no panic message.
-#[test]
 fn a_closed_stdout_ends_the_cli_quietly() {
     let canvas = fixture("valid/list-operations.json");
     let runs: [&[&str]; 4] = [
@@ -169,7 +161,6 @@ fn a_closed_stdout_ends_the_cli_quietly() {
 }
 
 /// `canvasc check` knows statically what the Invoke triggers above do at run time.
-#[test]
 fn check_warns_about_seconds_cpython_cannot_hold() {
     for (name, param) in [
         ("timeout-u64", "`timeout`"),
@@ -192,7 +183,6 @@ fn check_warns_about_seconds_cpython_cannot_hold() {
 
 /// A state file whose turn count is past what a JSON number holds: a clear error naming the
 /// field, not a wrap (release) or a panic (debug).
-#[test]
 fn a_state_file_with_a_huge_turn_count_is_a_clear_error() {
     let tmp = std::env::temp_dir().join(format!("canvasc-crash-state-{}", std::process::id()));
     std::fs::create_dir_all(&tmp).expect("temp dir");
@@ -221,7 +211,6 @@ fn a_state_file_with_a_huge_turn_count_is_a_clear_error() {
 /// session: the oracle ends the run with `RecursionError: maximum recursion depth exceeded while
 /// encoding a JSON object` (`regen.py`'s command on this canvas). Such a tree would overflow the
 /// stack wherever it is printed or dropped, so the assigning component fails with that text.
-#[test]
 fn an_assignment_too_deep_to_save_fails_with_pythons_text() {
     let target = format!("begin@x{}", ".a".repeat(200_000));
     let canvas = serde_json::json!({
@@ -257,4 +246,58 @@ fn an_assignment_too_deep_to_save_fails_with_pythons_text() {
         "maximum recursion depth exceeded while encoding a JSON object"
     );
     let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// A test that passes when `check` returns (a failed assertion panics, which fails it).
+fn trial(name: &str, check: impl FnOnce() + Send + 'static) -> Trial {
+    Trial::test(name, move || {
+        check();
+        Ok::<(), Failed>(())
+    })
+}
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let expected: Value =
+        serde_json::from_str(&read(&crash_dir().join("expected.json"))).expect("expected.json");
+    let cases = expected["cases"].as_object().expect("cases").clone();
+    assert_eq!(
+        cases.len(),
+        HOSTILE_CASES,
+        "the cases of crash/expected.json"
+    );
+    let host = serve_pages();
+    let tmp = std::env::temp_dir().join(format!("canvasc-crash-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).expect("temp dir");
+    let mut trials = Vec::new();
+    for (name, want) in cases {
+        let query = expected["queries"][&name]
+            .as_str()
+            .unwrap_or("go")
+            .to_string();
+        let (host, tmp) = (host.clone(), tmp.clone());
+        trials.push(trial(
+            &format!("hostile_inputs_end_in_the_components_error::{name}"),
+            move || hostile_input(&name, &want, &query, &host, &tmp),
+        ));
+    }
+    trials.push(trial(
+        "a_closed_stdout_ends_the_cli_quietly",
+        a_closed_stdout_ends_the_cli_quietly,
+    ));
+    trials.push(trial(
+        "check_warns_about_seconds_cpython_cannot_hold",
+        check_warns_about_seconds_cpython_cannot_hold,
+    ));
+    trials.push(trial(
+        "a_state_file_with_a_huge_turn_count_is_a_clear_error",
+        a_state_file_with_a_huge_turn_count_is_a_clear_error,
+    ));
+    trials.push(trial(
+        "an_assignment_too_deep_to_save_fails_with_pythons_text",
+        an_assignment_too_deep_to_save_fails_with_pythons_text,
+    ));
+    let conclusion = libtest_mimic::run(&args, trials);
+    let _ = std::fs::remove_dir_all(&tmp);
+    conclusion.exit_code()
 }

@@ -74,6 +74,7 @@ pub fn display_path(p: &Path) -> String {
 
 pub mod fuzz_cases;
 pub mod fuzzgen;
+pub mod harness;
 pub mod mcp_server;
 use canvasc_runtime::exec::mcp::McpServer;
 pub mod reference;
@@ -217,12 +218,6 @@ pub fn golden_cases() -> Vec<Golden> {
             })
         })
         .collect()
-}
-
-/// Says on the test process's own stderr (libtest captures `eprintln!`) that a case was not
-/// run, and why, so a skipped case is never silent.
-pub fn report_skip(suite: &str, case: &str, reason: &str) {
-    let _ = writeln!(std::io::stderr(), "{suite}: SKIPPED {case}: {reason}");
 }
 
 fn golden_case(root: &Path, dir: &Path, c: &serde_json::Value) -> Option<Golden> {

@@ -1,13 +1,16 @@
 //! Every reference a component reads is bound in a compiled program: the bindings the code
 //! generator writes ([`binding::table`], from the front-end's references) cover every
-//! expression each component asks for when it is built.
+//! expression each component asks for when it is built. Each canvas is its own test
+//! (`cargo test -p canvasc-tests --test bindings -- <file>`).
 
 use canvasc_runtime::exec::components::{Component, Spec};
 use canvasc_runtime::frontend::binding::{self, Bound, Resolve};
-use canvasc_runtime::frontend::{analyze, NodeId, Severity};
-use canvasc_tests::{corpus_files, display_path, fixture_files, report_skip, shared_dir};
+use canvasc_runtime::frontend::{analyze, Analysis, NodeId, Severity};
+use canvasc_tests::harness::Suite;
+use canvasc_tests::{corpus_files, display_path, fixture_files, shared_dir};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 /// A node's table that remembers what was asked and not found.
 struct Recorder {
@@ -25,30 +28,25 @@ impl Resolve for Recorder {
     }
 }
 
-/// What examining one canvas gave.
-enum Examined {
-    /// The expressions asked for but not bound, per node.
-    Unbound(Vec<String>),
-    /// The canvas has checker errors, so no program is built for it.
-    Skipped(String),
-}
-
-/// Expressions asked for but not bound, per node, for a canvas without checker errors. A file
-/// that cannot be read or is no canvas fails the test.
-fn unbound(path: &Path) -> Examined {
+/// A canvas of the suite; a file that cannot be read or is no canvas fails the test.
+fn load(path: &Path) -> Analysis {
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    let analysis = analyze(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    analyze(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Why a canvas is not examined: it has checker errors, so no program is built for it.
+fn not_built(analysis: &Analysis) -> Option<String> {
     let errors = analysis
         .diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .count();
-    if errors > 0 {
-        return Examined::Skipped(format!(
-            "{errors} checker error(s): nothing is built from it"
-        ));
-    }
+    (errors > 0).then(|| format!("{errors} checker error(s): nothing is built from it"))
+}
+
+/// Expressions asked for but not bound, per node, for a canvas without checker errors.
+fn unbound(analysis: &Analysis) -> Vec<String> {
     let ir = &analysis.ir;
     let mut out = Vec::new();
     for (i, node) in ir.nodes.iter().enumerate() {
@@ -66,67 +64,79 @@ fn unbound(path: &Path) -> Examined {
             out.push(format!("{}: `{exp}`", node.id));
         }
     }
-    Examined::Unbound(out)
+    out
 }
 
-/// Fails with every reference of these canvases that does not bind; names each canvas it
-/// skips, and checks how many it examined and skipped.
-fn assert_all_bound(
-    suite: &str,
-    paths: impl IntoIterator<Item = PathBuf>,
+/// Adds a test per canvas (named `name`), failing with every reference of the canvas that
+/// does not bind; a canvas with checker errors is an ignored test. Checks how many canvases it
+/// examines and skips.
+fn add_canvases(
+    suite: &mut Suite,
+    group: &str,
+    canvases: impl IntoIterator<Item = (String, PathBuf)>,
     (want_examined, want_skipped): (usize, usize),
 ) {
-    let mut failures = Vec::new();
     let (mut examined, mut skipped) = (0, 0);
-    for path in paths {
-        match unbound(&path) {
-            Examined::Unbound(missing) => {
-                examined += 1;
-                failures.extend(
-                    missing
-                        .iter()
-                        .map(|m| format!("{}: {m}", display_path(&path))),
-                );
-            }
-            Examined::Skipped(reason) => {
-                skipped += 1;
-                report_skip(suite, &display_path(&path), &reason);
-            }
+    for (name, path) in canvases {
+        if let Some(reason) = not_built(&load(&path)) {
+            skipped += 1;
+            let why = reason.clone();
+            suite.skip(&name, &reason, move || Err(why));
+            continue;
         }
+        examined += 1;
+        suite.case(&name, move || {
+            let missing = unbound(&load(&path));
+            if missing.is_empty() {
+                Ok(())
+            } else {
+                Err(format!("unbound references:\n{}", missing.join("\n")))
+            }
+        });
     }
     assert_eq!(
         (examined, skipped),
         (want_examined, want_skipped),
-        "{suite}: canvases examined and skipped"
-    );
-    assert!(
-        failures.is_empty(),
-        "unbound references:\n{}",
-        failures.join("\n")
+        "{group}: canvases examined and skipped"
     );
 }
 
-#[test]
-fn fixtures_bind_every_reference() {
-    assert_all_bound(
-        "fixtures_bind_every_reference",
-        fixture_files("valid"),
-        (41, 0),
-    );
-}
+/// The valid fixtures: every one is examined.
+const FIXTURES_EXAMINED: usize = 41;
 
 /// The shared corpus: canvases without checker errors, and those with (skipped, each named).
 const CORPUS_EXAMINED: usize = 22;
 const CORPUS_SKIPPED: usize = 6;
 
-#[test]
-fn corpus_binds_every_reference() {
-    let Some(shared) = shared_dir("corpus_binds_every_reference") else {
-        return;
-    };
-    assert_all_bound(
-        "corpus_binds_every_reference",
-        corpus_files(&shared),
-        (CORPUS_EXAMINED, CORPUS_SKIPPED),
+fn main() -> ExitCode {
+    let mut suite = Suite::from_args();
+    let fixtures = fixture_files("valid")
+        .into_iter()
+        .map(|p| (display_path(&p), p));
+    add_canvases(
+        &mut suite,
+        "fixtures_bind_every_reference",
+        fixtures,
+        (FIXTURES_EXAMINED, 0),
     );
+    const CORPUS: &str = "corpus_binds_every_reference";
+    match shared_dir(CORPUS) {
+        Some(shared) => {
+            let corpus = corpus_files(&shared).into_iter().map(|p| {
+                let name = p.strip_prefix(&shared).unwrap_or(&p).to_string_lossy();
+                (name.replace('\\', "/"), p)
+            });
+            add_canvases(
+                &mut suite,
+                CORPUS,
+                corpus,
+                (CORPUS_EXAMINED, CORPUS_SKIPPED),
+            );
+        }
+        None => suite.not_run(
+            CORPUS,
+            "no shared corpus (set CANVASC_SHARED to its location)",
+        ),
+    }
+    suite.run()
 }

@@ -1,16 +1,20 @@
 //! Every corpus canvas compiles with `canvasc build` (corpus files cannot be checked in, so the
 //! crate is written and built here), and the built binary gives the same stream and the same
-//! saved session compiled as interpreted, turn by turn, for every reference case.
+//! saved session compiled as interpreted, turn by turn, for every reference case. Each case is
+//! its own test (`cargo test -p canvasc-tests --test compiled_corpus -- <case>`); the crate is
+//! built once, by the first test that runs.
 
 use canvasc::build;
 use canvasc::codegen::{self, UniqueNames};
 use canvasc_runtime::frontend::analyze;
 use canvasc_runtime::frontend::fingerprint::fingerprint;
+use canvasc_tests::harness::Suite;
 use canvasc_tests::reference::{first_difference, normalize, Case};
 use canvasc_tests::{corpus_files, display_path, reference_cases, shared_dir, workspace_root};
 use serde_json::Value as Json;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitCode};
+use std::sync::{Arc, OnceLock};
 
 /// Build one crate with every corpus canvas and every canvas a reference case runs (a corpus
 /// file with the case's patches: filled `llm_id`s, `--set` edits), in draft mode (the corpus's
@@ -107,39 +111,59 @@ fn turn(binary: &Path, case: &Case, dir: &Path, i: usize, interpret: bool) -> Ve
     lines
 }
 
-#[test]
-fn corpus_builds_and_compiled_runs_match_interpreted() {
-    let Some(shared) = shared_dir("corpus_builds_and_compiled_runs_match_interpreted") else {
-        return;
+/// Compiled and interpreted turns of one case through the built binary, in its own directory;
+/// stops at the first turn that differs.
+fn compare(binary: &Path, name: &str, case: &Case, work: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(work).map_err(|e| format!("{}: {e}", work.display()))?;
+    for i in 0..case.turns.len() {
+        let compiled = turn(binary, case, work, i, false);
+        let interpreted = turn(binary, case, work, i, true);
+        if let Some(diff) = first_difference(&interpreted, &compiled) {
+            return Err(format!(
+                "{name} turn {i} differs between compiled and interpreted: {diff}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    const SUITE: &str = "corpus_builds_and_compiled_runs_match_interpreted";
+    let mut suite = Suite::from_args();
+    let Some(shared) = shared_dir(SUITE) else {
+        suite.not_run(
+            SUITE,
+            "no shared corpus (set CANVASC_SHARED to its location)",
+        );
+        return suite.run();
     };
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace_root().join("target"));
     let dir = target.join("canvasc-tests/corpus-canvases");
-    std::fs::create_dir_all(&dir).expect("build dir");
-    let (binary, canvases) = build_corpus(&shared, &dir);
-    assert!(canvases >= 30, "only {canvases} canvases compiled");
-
-    let work = dir.join("runs");
-    std::fs::create_dir_all(&work).expect("run dir");
-    let mut failures = Vec::new();
-    let mut turns = 0;
-    for (name, case, _) in reference_cases(&shared) {
-        for i in 0..case.turns.len() {
-            let compiled = turn(&binary, &case, &work, i, false);
-            let interpreted = turn(&binary, &case, &work, i, true);
-            turns += 1;
-            if let Some(diff) = first_difference(&interpreted, &compiled) {
-                failures.push(format!("{name} turn {i}: {diff}"));
-                break;
-            }
-        }
+    let cases = reference_cases(&shared);
+    let turns: usize = cases.iter().map(|(_, c, _)| c.turns.len()).sum();
+    assert!(turns >= 40, "only {turns} turns");
+    // Built once, by the first test that runs; a failed build fails every test with its text.
+    let built: Arc<OnceLock<Result<PathBuf, String>>> = Arc::new(OnceLock::new());
+    for (name, case, _) in cases {
+        let (built, shared, dir) = (Arc::clone(&built), shared.clone(), dir.clone());
+        let test = name.clone();
+        suite.case(&test, move || {
+            let binary = built
+                .get_or_init(|| {
+                    std::panic::catch_unwind(|| {
+                        std::fs::create_dir_all(&dir).expect("build dir");
+                        let (binary, canvases) = build_corpus(&shared, &dir);
+                        assert!(canvases >= 30, "only {canvases} canvases compiled");
+                        binary
+                    })
+                    .map_err(|_| "the corpus crate did not build (its panic is above)".to_string())
+                })
+                .as_ref()
+                .map_err(Clone::clone)?;
+            compare(binary, &name, &case, &dir.join("runs").join(&name))
+        });
     }
-    assert!(turns >= 40, "only {turns} turns ran");
-    assert!(
-        failures.is_empty(),
-        "{} case(s) differ between compiled and interpreted:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    suite.run()
 }

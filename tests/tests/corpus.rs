@@ -1,12 +1,15 @@
 //! Conformance on RAGFlow's own DSLs (`../shared/corpus/ragflow`): every file loads, round-trips
 //! v1 → v2 → v1 → v2 with the closure property, and the checker reports errors only where the
-//! file really is defective.
+//! file really is defective. Each file's round trip is its own test
+//! (`cargo test -p canvasc-tests --test corpus -- <dir/file.json>`).
 
 use canvasc_runtime::frontend::convert::{to_pretty, to_v1, to_v2};
 use canvasc_runtime::frontend::{analyze, load_str, load_value, Form, Severity};
+use canvasc_tests::harness::Suite;
 use canvasc_tests::{corpus_files, shared_dir};
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 fn name(p: &Path) -> String {
     let parent = p
@@ -37,69 +40,58 @@ fn closure(text: &str) -> (Value, Value, Value) {
     (a, b, c)
 }
 
-#[test]
-fn every_corpus_file_loads_and_round_trips() {
-    let Some(shared) = shared_dir("every_corpus_file_loads_and_round_trips") else {
-        return;
-    };
-    let files = corpus_files(&shared);
-    assert!(
-        files.len() >= 28,
-        "expected the whole corpus, found {} files",
-        files.len()
+/// The file loads, round-trips with the closure property, keeps RAGFlow's component order and
+/// converts deterministically.
+fn loads_and_round_trips(path: &Path) {
+    let text = std::fs::read_to_string(path).expect("readable");
+    let (a, b, c) = closure(&text);
+    assert_eq!(
+        a,
+        c,
+        "{}: v1→v2→v1→v2 differs from the first v2",
+        name(path)
     );
-    for path in files {
-        let text = std::fs::read_to_string(&path).expect("readable");
-        let (a, b, c) = closure(&text);
-        assert_eq!(
-            a,
-            c,
-            "{}: v1→v2→v1→v2 differs from the first v2",
-            name(&path)
-        );
 
-        let v1_text = to_pretty(&b);
-        assert!(
-            !v1_text.contains("_feeded_deprecated_params")
-                && !v1_text.contains("_user_feeded_params")
-        );
-        let components = b["components"].as_object().expect("components");
-        // Conversion keeps RAGFlow's component order (the dict's insertion order).
-        let loaded = load_str(&text).expect("loads").document;
-        let order: Vec<String> = loaded
-            .components
-            .iter()
-            .map(|c| c.id.to_lowercase())
-            .collect();
-        if loaded.form != Form::V2 {
-            let converted: Vec<String> = components.keys().map(|k| k.to_lowercase()).collect();
-            assert_eq!(converted, order, "{}: document order", name(&path));
-        }
-        for (id, entry) in components {
-            assert!(
-                entry["downstream"].is_array() && entry["upstream"].is_array(),
-                "{}: {id} lists",
-                name(&path)
-            );
-            assert!(
-                entry["obj"]["params"].is_object(),
-                "{}: {id} params",
-                name(&path)
-            );
-            assert!(entry["obj"]["params"].get("custom_header").is_none());
-        }
-        for key in ["history", "path", "retrieval", "memory"] {
-            assert!(b[key].is_array(), "{}: {key} is a list", name(&path));
-        }
-        // Same input, same bytes.
-        let (_, b2, _) = closure(&text);
-        assert_eq!(
-            to_pretty(&b),
-            to_pretty(&b2),
-            "{}: deterministic",
-            name(&path)
-        );
+    let v1_text = to_pretty(&b);
+    assert!(
+        !v1_text.contains("_feeded_deprecated_params") && !v1_text.contains("_user_feeded_params")
+    );
+    let components = b["components"].as_object().expect("components");
+    // Conversion keeps RAGFlow's component order (the dict's insertion order).
+    let loaded = load_str(&text).expect("loads").document;
+    let order: Vec<String> = loaded
+        .components
+        .iter()
+        .map(|c| c.id.to_lowercase())
+        .collect();
+    if loaded.form != Form::V2 {
+        let converted: Vec<String> = components.keys().map(|k| k.to_lowercase()).collect();
+        assert_eq!(converted, order, "{}: document order", name(path));
     }
+    for (id, entry) in components {
+        assert!(
+            entry["downstream"].is_array() && entry["upstream"].is_array(),
+            "{}: {id} lists",
+            name(path)
+        );
+        assert!(
+            entry["obj"]["params"].is_object(),
+            "{}: {id} params",
+            name(path)
+        );
+        assert!(entry["obj"]["params"].get("custom_header").is_none());
+    }
+    for key in ["history", "path", "retrieval", "memory"] {
+        assert!(b[key].is_array(), "{}: {key} is a list", name(path));
+    }
+    // Same input, same bytes.
+    let (_, b2, _) = closure(&text);
+    assert_eq!(
+        to_pretty(&b),
+        to_pretty(&b2),
+        "{}: deterministic",
+        name(path)
+    );
 }
 
 /// The errors the checker reports on the corpus, each a real defect of its file:
@@ -164,27 +156,23 @@ const KNOWN_DEFECTS: &[(&str, &str, &str, &str)] = &[
     ),
 ];
 
-#[test]
-fn checker_reports_only_real_defects_on_the_corpus() {
-    let Some(shared) = shared_dir("checker_reports_only_real_defects_on_the_corpus") else {
-        return;
-    };
+fn checker_reports_only_real_defects(files: &[PathBuf]) {
     let mut found = Vec::new();
     let mut all = Vec::new();
-    for path in corpus_files(&shared) {
-        let text = std::fs::read_to_string(&path).expect("readable");
+    for path in files {
+        let text = std::fs::read_to_string(path).expect("readable");
         let analysis = analyze(&text).expect("a canvas");
         for d in &analysis.diagnostics {
             if d.severity == Severity::Error {
                 found.push((
-                    name(&path),
+                    name(path),
                     d.code.as_str().to_string(),
                     d.component.clone().unwrap_or_default(),
                     d.pointer.clone(),
                 ));
             }
         }
-        all.push(serde_json::json!({"file": name(&path), "diagnostics": analysis.diagnostics}));
+        all.push(serde_json::json!({"file": name(path), "diagnostics": analysis.diagnostics}));
     }
     let expected: Vec<(String, String, String, String)> = KNOWN_DEFECTS
         .iter()
@@ -192,4 +180,35 @@ fn checker_reports_only_real_defects_on_the_corpus() {
         .collect();
     assert_eq!(found, expected);
     insta::assert_json_snapshot!("corpus_diagnostics", all);
+}
+
+fn main() -> ExitCode {
+    let mut suite = Suite::from_args();
+    let Some(shared) = shared_dir("corpus") else {
+        suite.not_run(
+            "corpus",
+            "no shared corpus (set CANVASC_SHARED to its location)",
+        );
+        return suite.run();
+    };
+    let files = corpus_files(&shared);
+    assert!(
+        files.len() >= 28,
+        "expected the whole corpus, found {} files",
+        files.len()
+    );
+    for path in files.clone() {
+        suite.case(&name(&path), move || {
+            loads_and_round_trips(&path);
+            Ok(())
+        });
+    }
+    suite.case(
+        "checker_reports_only_real_defects_on_the_corpus",
+        move || {
+            checker_reports_only_real_defects(&files);
+            Ok(())
+        },
+    );
+    suite.run()
 }

@@ -7,23 +7,30 @@
 //! of difference being fixed elsewhere): the test fails when a case not on the list differs,
 //! and when a listed case no longer differs, so the list can only shrink.
 //!
-//! `FUZZ_CASE=0042,0043` runs only those cases; `FUZZ_INTERPRETED_ONLY=1` skips building the
-//! compiled crate (both for local investigation; CI runs everything).
+//! Each case is its own test (`cargo test -p canvasc-tests --test differential_fuzz -- 0042`); the
+//! crate is built once, by the first test that needs it, with every case's canvas, and run on
+//! the cases the command line selects. `FUZZ_CASE=0042,0043` makes only those cases tests;
+//! `FUZZ_INTERPRETED_ONLY=1` skips building the compiled crate (both for local investigation;
+//! CI runs everything).
 
 use canvasc::build;
 use canvasc::codegen::{self, UniqueNames};
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::frontend::analyze;
 use canvasc_runtime::frontend::fingerprint::fingerprint;
-use canvasc_tests::fuzz_cases::{canvas_text, cases_dir, fuzz_cases, known_differences, FuzzCase};
+use canvasc_tests::fuzz_cases::{
+    canvas_text, cases_dir, fuzz_cases, known_differences, FuzzCase, KnownDifference,
+};
+use canvasc_tests::harness::Suite;
 use canvasc_tests::reference::{first_difference, run_case_on, CaseRun};
 use canvasc_tests::workspace_root;
 use serde_json::Value as Json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::Arc;
+use std::process::{Command, ExitCode};
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio::runtime::Runtime;
 
 /// The checked-in set has at least this many cases with a golden.
 const MIN_CASES: usize = 500;
@@ -121,8 +128,153 @@ fn run_compiled(
     Ok(runs)
 }
 
-#[test]
-fn fuzz_cases_match_ragflow_interpreted_and_compiled() {
+/// Each case's compiled run, by name (`None`: no program has its fingerprint).
+type CompiledRuns = BTreeMap<String, Option<CaseRun>>;
+
+/// What the suite's tests share.
+struct Shared {
+    rt: Runtime,
+    /// The cases with a golden: the crate holds their canvases.
+    runnable: Vec<FuzzCase>,
+    /// The cases the command line selects (empty: all), which the crate's binary runs.
+    selected: Vec<String>,
+    interpreted_only: bool,
+    /// Built and run once, by the first test that needs it.
+    compiled: OnceLock<Result<CompiledRuns, String>>,
+    /// Every case that ran, with its differences, for the summary and `FUZZ_REPORT`.
+    found: Mutex<BTreeMap<String, Vec<String>>>,
+}
+
+impl Shared {
+    fn compiled_runs(&self) -> Result<&CompiledRuns, String> {
+        self.compiled
+            .get_or_init(|| {
+                let target = std::env::var_os("CARGO_TARGET_DIR")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| workspace_root().join("target"));
+                let dir = target.join("canvasc-tests/fuzz-canvases");
+                std::fs::create_dir_all(&dir).map_err(|e| format!("build dir: {e}"))?;
+                let started = std::time::Instant::now();
+                let cases: Vec<&FuzzCase> = self.runnable.iter().collect();
+                let binary =
+                    build_fuzz_crate(&cases, &dir).map_err(|e| format!("fuzz crate: {e}"))?;
+                say(&format!(
+                    "differential_fuzz: built {} canvases in {:.0?}",
+                    cases.len(),
+                    started.elapsed()
+                ));
+                run_compiled(&binary, &self.selected)
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// How one case differs: interpreted vs RAGFlow, and (unless interpreted only) compiled vs
+    /// RAGFlow and vs the interpreter, stream and saved sessions.
+    fn differences(&self, c: &FuzzCase) -> Result<Vec<String>, String> {
+        let mut found = Vec::new();
+        let interpreted = self.rt.block_on(run_case_on(&c.case, |a| {
+            Arc::new(Interpreter::from_analysis(a))
+        }));
+        if let Some(diff) = first_difference(&c.expected(), &interpreted.lines) {
+            found.push(format!("interpreted vs RAGFlow: {diff}"));
+        }
+        if self.interpreted_only {
+            return Ok(found);
+        }
+        let Some(Some(got)) = self.compiled_runs()?.get(&c.name) else {
+            return Err(format!(
+                "{}: compiled: no compiled program has this canvas's fingerprint",
+                c.name
+            ));
+        };
+        if let Some(diff) = first_difference(&c.expected(), &got.lines) {
+            found.push(format!("compiled vs RAGFlow: {diff}"));
+        }
+        if let Some(diff) = first_difference(&interpreted.lines, &got.lines) {
+            found.push(format!("compiled vs interpreted (stream): {diff}"));
+        }
+        if let Some(diff) = first_difference(&interpreted.saved, &got.saved) {
+            found.push(format!("compiled vs interpreted (saved session): {diff}"));
+        }
+        Ok(found)
+    }
+
+    /// One case's test: it must match, unless the list of known differences names it, and then
+    /// it must still differ (the list can only shrink).
+    fn check(&self, c: &FuzzCase, known: Option<&KnownDifference>) -> Result<(), String> {
+        let found = self.differences(c)?;
+        if let Ok(mut all) = self.found.lock() {
+            all.insert(c.name.clone(), found.clone());
+        }
+        match known {
+            None if found.is_empty() => Ok(()),
+            None => Err(format!(
+                "{} differs and is not in tests/fuzz/known-differences.txt:\n  {}",
+                c.name,
+                found.join("\n  ")
+            )),
+            Some(k) if found.is_empty() => Err(format!(
+                "{} [{}] is in tests/fuzz/known-differences.txt but no longer differs; remove it from the list",
+                k.name, k.class
+            )),
+            Some(k) => {
+                say(&format!(
+                    "differential_fuzz: known difference {} [{}] {}",
+                    k.name, k.class, k.note
+                ));
+                Ok(())
+            }
+        }
+    }
+
+    /// The closing line, and every difference in full in `FUZZ_REPORT` (for classifying a new
+    /// run).
+    fn summarize(&self, known: &[KnownDifference]) {
+        let Ok(found) = self.found.lock() else {
+            return;
+        };
+        let differing: BTreeMap<&String, &Vec<String>> =
+            found.iter().filter(|(_, d)| !d.is_empty()).collect();
+        let mut per_class: BTreeMap<&str, usize> = BTreeMap::new();
+        let mut fixed = 0;
+        for k in known.iter().filter(|k| found.contains_key(&k.name)) {
+            if differing.contains_key(&k.name) {
+                *per_class.entry(k.class.as_str()).or_default() += 1;
+            } else {
+                fixed += 1;
+            }
+        }
+        let listed: BTreeSet<&str> = known.iter().map(|k| k.name.as_str()).collect();
+        let unexpected = differing
+            .keys()
+            .filter(|n| !listed.contains(n.as_str()))
+            .count();
+        if let Ok(path) = std::env::var("FUZZ_REPORT") {
+            let report: Vec<String> = differing
+                .iter()
+                .map(|(n, d)| format!("== {n}\n{}", d.join("\n")))
+                .collect();
+            let _ = std::fs::write(path, report.join("\n"));
+        }
+        say(&format!(
+            "differential_fuzz: {} cases ran ({} compiled), {} differ: {} known ({}), {} unexpected, {} listed but now identical",
+            found.len(),
+            if self.interpreted_only { 0 } else { found.len() },
+            differing.len(),
+            differing.len() - unexpected,
+            per_class
+                .iter()
+                .map(|(c, n)| format!("{c}: {n}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            unexpected,
+            fixed
+        ));
+    }
+}
+
+fn main() -> ExitCode {
     let only: Vec<String> = std::env::var("FUZZ_CASE")
         .map(|v| {
             v.split(',')
@@ -132,152 +284,59 @@ fn fuzz_cases_match_ragflow_interpreted_and_compiled() {
         })
         .unwrap_or_default();
     let interpreted_only = std::env::var_os("FUZZ_INTERPRETED_ONLY").is_some();
-    let all = fuzz_cases(&cases_dir());
-    let known = known_differences(&workspace_root().join("tests/fuzz/known-differences.txt"));
-    let mut runnable = Vec::new();
-    for c in &all {
-        if !only.is_empty() && !only.contains(&c.name) {
-            continue;
-        }
-        if c.golden.is_none() {
-            say(&format!(
-                "differential_fuzz: SKIPPED {}: RAGFlow's own output differs between runs (tests/fuzz/cases/unstable.txt)",
-                c.name
-            ));
-            continue;
-        }
-        runnable.push(c);
-    }
-
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    // name → first difference found, per mode.
-    let mut differences: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut interpreted: BTreeMap<String, CaseRun> = BTreeMap::new();
-    for c in &runnable {
-        let run = rt.block_on(run_case_on(&c.case, |a| {
-            Arc::new(Interpreter::from_analysis(a))
-        }));
-        if let Some(diff) = first_difference(&c.expected(), &run.lines) {
-            differences
-                .entry(c.name.clone())
-                .or_default()
-                .push(format!("interpreted vs RAGFlow: {diff}"));
-        }
-        interpreted.insert(c.name.clone(), run);
-    }
-
-    let mut compiled_ran = 0;
     if interpreted_only {
         say("differential_fuzz: compiled runs SKIPPED (FUZZ_INTERPRETED_ONLY is set)");
-    } else {
-        let target = std::env::var_os("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| workspace_root().join("target"));
-        let dir = target.join("canvasc-tests/fuzz-canvases");
-        std::fs::create_dir_all(&dir).expect("build dir");
-        let started = std::time::Instant::now();
-        let binary =
-            build_fuzz_crate(&runnable, &dir).unwrap_or_else(|e| panic!("fuzz crate: {e}"));
-        say(&format!(
-            "differential_fuzz: built {} canvases in {:.0?}",
-            runnable.len(),
-            started.elapsed()
-        ));
-        let names: Vec<String> = runnable.iter().map(|c| c.name.clone()).collect();
-        let runs = run_compiled(&binary, if only.is_empty() { &[] } else { &names })
-            .unwrap_or_else(|e| panic!("{e}"));
-        for c in &runnable {
-            let entry = differences.entry(c.name.clone()).or_default();
-            let Some(Some(got)) = runs.get(&c.name) else {
-                entry.push("compiled: no compiled program has this canvas's fingerprint".into());
-                continue;
-            };
-            compiled_ran += 1;
-            if let Some(diff) = first_difference(&c.expected(), &got.lines) {
-                entry.push(format!("compiled vs RAGFlow: {diff}"));
-            }
-            if let Some(i) = interpreted.get(&c.name) {
-                if let Some(diff) = first_difference(&i.lines, &got.lines) {
-                    entry.push(format!("compiled vs interpreted (stream): {diff}"));
-                }
-                if let Some(diff) = first_difference(&i.saved, &got.saved) {
-                    entry.push(format!("compiled vs interpreted (saved session): {diff}"));
-                }
-            }
-        }
-        differences.retain(|_, v| !v.is_empty());
     }
-
-    // Reconcile with the list of known differences.
-    let ran: BTreeSet<&str> = runnable.iter().map(|c| c.name.as_str()).collect();
-    let mut per_class: BTreeMap<&str, usize> = BTreeMap::new();
-    let mut unexpected = Vec::new();
-    let mut fixed = Vec::new();
-    for k in &known {
-        if !ran.contains(k.name.as_str()) {
-            continue;
-        }
-        if differences.contains_key(&k.name) {
-            *per_class.entry(k.class.as_str()).or_default() += 1;
-            say(&format!(
-                "differential_fuzz: known difference {} [{}] {}",
-                k.name, k.class, k.note
-            ));
-        } else {
-            fixed.push(format!("{} [{}]", k.name, k.class));
-        }
-    }
-    for (name, diffs) in &differences {
-        if !known.iter().any(|k| &k.name == name) {
-            unexpected.push(format!("{name}:\n  {}", diffs.join("\n  ")));
-        }
-    }
-    if let Ok(path) = std::env::var("FUZZ_REPORT") {
-        // Every difference in full, for classifying a new run.
-        let report: Vec<String> = differences
-            .iter()
-            .map(|(n, d)| format!("== {n}\n{}", d.join("\n")))
-            .collect();
-        let _ = std::fs::write(path, report.join("\n"));
-    }
-    say(&format!(
-        "differential_fuzz: {} cases ran ({} compiled), {} differ: {} known ({}), {} unexpected, {} listed but now identical",
-        runnable.len(),
-        compiled_ran,
-        differences.len(),
-        differences.len() - unexpected.len(),
-        per_class
-            .iter()
-            .map(|(c, n)| format!("{c}: {n}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-        unexpected.len(),
-        fixed.len()
-    ));
+    let mut suite = Suite::from_args();
+    let cases: Vec<FuzzCase> = fuzz_cases(&cases_dir())
+        .into_iter()
+        .filter(|c| only.is_empty() || only.contains(&c.name))
+        .collect();
+    let (runnable, unstable): (Vec<FuzzCase>, Vec<FuzzCase>) =
+        cases.into_iter().partition(|c| c.golden.is_some());
     if only.is_empty() {
         assert!(
             runnable.len() >= MIN_CASES,
             "only {} fuzz cases have a golden (tests/fuzz/cases), expected at least {MIN_CASES}",
             runnable.len()
         );
-        if !interpreted_only {
-            assert_eq!(compiled_ran, runnable.len(), "every case runs compiled");
-        }
     }
-    assert!(
-        unexpected.is_empty(),
-        "{} case(s) differ and are not in tests/fuzz/known-differences.txt:\n{}",
-        unexpected.len(),
-        unexpected.join("\n\n")
-    );
-    assert!(
-        fixed.is_empty(),
-        "{} case(s) in tests/fuzz/known-differences.txt no longer differ; remove them from the list: {}",
-        fixed.len(),
-        fixed.join(", ")
-    );
+    let selected: Vec<String> = runnable
+        .iter()
+        .map(|c| c.name.clone())
+        .filter(|n| suite.selects(n))
+        .collect();
+    let shared = Arc::new(Shared {
+        rt: tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime"),
+        selected: if selected.len() == runnable.len() {
+            Vec::new()
+        } else {
+            selected
+        },
+        runnable,
+        interpreted_only,
+        compiled: OnceLock::new(),
+        found: Mutex::new(BTreeMap::new()),
+    });
+    let known = known_differences(&workspace_root().join("tests/fuzz/known-differences.txt"));
+    for c in unstable {
+        let why = format!("{}: no golden", c.name);
+        suite.skip(
+            &c.name,
+            "RAGFlow's own output differs between runs (tests/fuzz/cases/unstable.txt)",
+            move || Err(why),
+        );
+    }
+    for c in shared.runnable.iter().cloned() {
+        let shared = Arc::clone(&shared);
+        let k = known.iter().find(|k| k.name == c.name).cloned();
+        suite.case(&c.name.clone(), move || shared.check(&c, k.as_ref()));
+    }
+    let code = suite.run();
+    shared.summarize(&known);
+    code
 }

@@ -1,75 +1,108 @@
 //! Snapshot tests of the checker on the project's own fixtures: rendered (rustc style) and JSON
-//! diagnostics for every broken fixture, and no errors on any valid one.
+//! diagnostics for every broken fixture, and no errors on any valid one. Each fixture is its
+//! own test (`cargo test -p canvasc-tests --test fixtures -- <file>`).
 
 use canvasc_runtime::frontend::{analyze, Code, Severity};
+use canvasc_tests::harness::Suite;
 use canvasc_tests::{display_path, fixture_files};
 use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
-#[test]
-fn valid_fixtures_have_no_errors() {
-    let files = fixture_files("valid");
-    assert!(
-        files.len() >= 20,
-        "expected the valid fixtures, found {}",
-        files.len()
-    );
-    for path in files {
-        let text = std::fs::read_to_string(&path).expect("readable");
-        let analysis = analyze(&text).expect("a canvas");
-        let errors: Vec<_> = analysis
-            .diagnostics
-            .iter()
-            .filter(|d| d.severity == Severity::Error)
-            .collect();
-        assert!(errors.is_empty(), "{}: {errors:#?}", display_path(&path));
+fn has_no_errors(path: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).expect("readable");
+    let analysis = analyze(&text).expect("a canvas");
+    let errors: Vec<_> = analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{}: {errors:#?}", display_path(path)))
     }
 }
 
-#[test]
-fn broken_fixtures_snapshot_rendered_and_json() {
-    let files = fixture_files("broken");
+/// The fixture reports the code its file name starts with; its rendered and JSON diagnostics
+/// are snapshots.
+fn snapshot_broken(path: &Path) {
+    let name = display_path(path);
+    let text = std::fs::read_to_string(path).expect("readable");
+    let analysis = analyze(&text).expect("a canvas");
     assert!(
-        files.len() >= 14,
-        "expected the broken fixtures, found {}",
-        files.len()
+        !analysis.diagnostics.is_empty(),
+        "{name}: a broken fixture must report something"
     );
+    // The file name starts with the code it was written to trigger.
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let intended = Code::ALL
+        .iter()
+        .copied()
+        .filter(|c| stem.starts_with(c.as_str()))
+        .max_by_key(|c| c.as_str().len())
+        .unwrap_or_else(|| panic!("{name}: name it after the code it triggers"));
+    assert!(
+        analysis.diagnostics.iter().any(|d| d.code == intended),
+        "{name}: expected a `{intended}` diagnostic, got {:#?}",
+        analysis.diagnostics
+    );
+    let rendered = canvasc::report::human(&name, &text, &analysis.diagnostics, false);
+    let json = canvasc::report::json(&[(name.clone(), analysis.diagnostics.clone())]);
+    insta::with_settings!({snapshot_suffix => stem.clone(), prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!("rendered", rendered);
+        insta::assert_snapshot!("json", json);
+    });
+}
+
+/// Every diagnostic code is triggered by some broken fixture.
+fn every_code_is_triggered(files: &[PathBuf]) -> Result<(), String> {
     let mut codes = BTreeSet::new();
     for path in files {
-        let name = display_path(&path);
-        let text = std::fs::read_to_string(&path).expect("readable");
+        let text = std::fs::read_to_string(path).expect("readable");
         let analysis = analyze(&text).expect("a canvas");
-        assert!(
-            !analysis.diagnostics.is_empty(),
-            "{name}: a broken fixture must report something"
-        );
-        // The file name starts with the code it was written to trigger.
-        let stem = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().to_string())
-            .unwrap_or_default();
-        let intended = Code::ALL
-            .iter()
-            .copied()
-            .filter(|c| stem.starts_with(c.as_str()))
-            .max_by_key(|c| c.as_str().len())
-            .unwrap_or_else(|| panic!("{name}: name it after the code it triggers"));
-        assert!(
-            analysis.diagnostics.iter().any(|d| d.code == intended),
-            "{name}: expected a `{intended}` diagnostic, got {:#?}",
-            analysis.diagnostics
-        );
         codes.extend(analysis.diagnostics.iter().map(|d| d.code));
-        let rendered = canvasc::report::human(&name, &text, &analysis.diagnostics, false);
-        let json = canvasc::report::json(&[(name.clone(), analysis.diagnostics.clone())]);
-        insta::with_settings!({snapshot_suffix => stem.clone(), prepend_module_to_snapshot => false}, {
-            insta::assert_snapshot!("rendered", rendered);
-            insta::assert_snapshot!("json", json);
-        });
     }
     let missing: Vec<&str> = Code::ALL
         .iter()
         .filter(|c| !codes.contains(c))
         .map(|c| c.as_str())
         .collect();
-    assert!(missing.is_empty(), "no broken fixture triggers {missing:?}");
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("no broken fixture triggers {missing:?}"))
+    }
+}
+
+fn main() -> ExitCode {
+    let mut suite = Suite::from_args();
+    let valid = fixture_files("valid");
+    assert!(
+        valid.len() >= 20,
+        "expected the valid fixtures, found {}",
+        valid.len()
+    );
+    for path in valid {
+        suite.case(&display_path(&path), move || has_no_errors(&path));
+    }
+    let broken = fixture_files("broken");
+    assert!(
+        broken.len() >= 14,
+        "expected the broken fixtures, found {}",
+        broken.len()
+    );
+    for path in broken.clone() {
+        suite.case(&display_path(&path), move || {
+            snapshot_broken(&path);
+            Ok(())
+        });
+    }
+    suite.case("broken_fixtures_trigger_every_code", move || {
+        every_code_is_triggered(&broken)
+    });
+    suite.run()
 }

@@ -1,72 +1,74 @@
 //! Golden streams of the project's fixtures, produced by RAGFlow's own engine (see
-//! `tests/golden/README.md`): our interpreter must reproduce them line for line.
+//! `tests/golden/README.md`): our interpreter must reproduce them line for line. Each golden is
+//! its own test (`cargo test -p canvasc-tests --test golden_fixtures -- <golden>`).
 
 use canvasc_runtime::exec::interp::Interpreter;
+use canvasc_tests::harness::Suite;
 use canvasc_tests::reference::{first_difference, run_case, run_case_on, run_case_over_http};
-use canvasc_tests::{golden_cases, mcp_server, report_skip, slow_server};
+use canvasc_tests::{golden_cases, mcp_server, slow_server, Golden};
+use std::process::ExitCode;
 use std::sync::Arc;
+use tokio::runtime::Runtime;
 
 /// The goldens of `tests/golden/cases.json`, and how many of them this build cannot replay (each
-/// named with its reason when the suite runs). Update both when goldens are added.
+/// an ignored test with its reason). Update both when goldens are added.
 const GOLDENS: usize = 85;
 const SKIPPED: usize = 9;
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn fixture_goldens_match() {
-    let cases = golden_cases();
-    assert_eq!(
-        cases.len(),
-        GOLDENS,
-        "tests/golden/cases.json lists the goldens"
-    );
-    let _status_service = slow_server::start()
-        .await
-        .expect("the timeout fixtures' status service binds 127.0.0.1:18765");
-    let _mcp_server = mcp_server::start()
-        .await
-        .expect("the MCP fixtures' server binds 127.0.0.1:18766");
+/// Replays one golden interpreted, with every reference bound as a compiled program binds it,
+/// and (model-driven cases) with the script served over HTTP to the real client.
+fn replay(rt: &Runtime, g: &Golden) -> Result<(), String> {
+    let (name, case) = (&g.name, &g.case);
+    let expected = g.expected();
     let mut failures = Vec::new();
-    let mut ran = 0;
-    let mut skipped = 0;
-    for g in &cases {
-        if let Some(reason) = g.skip_reason() {
-            report_skip("fixture_goldens_match", &g.name, &reason);
-            skipped += 1;
-            continue;
-        }
-        let (name, case) = (&g.name, &g.case);
-        ran += 1;
-        let expected = g.expected();
-        let actual = run_case(case).await;
-        if let Some(diff) = first_difference(&expected, &actual) {
-            failures.push(format!("{name}: {diff}"));
-        }
-        // The same case with every reference bound as a compiled program binds it.
-        let bound = run_case_on(case, |a| {
+    let actual = rt.block_on(run_case(case));
+    if let Some(diff) = first_difference(&expected, &actual) {
+        failures.push(format!("{name}: {diff}"));
+    }
+    let bound = rt
+        .block_on(run_case_on(case, |a| {
             Arc::new(Interpreter::from_analysis(a).bound(&a.ir))
-        })
-        .await
+        }))
         .lines;
-        if let Some(diff) = first_difference(&expected, &bound) {
-            failures.push(format!("{name} (bound): {diff}"));
-        }
-        // Model-driven cases again with the script served over HTTP to the real client.
-        if g.needs.iter().any(|n| n == "llm") {
-            let http = run_case_over_http(case).await.lines;
-            if let Some(diff) = first_difference(&expected, &http) {
-                failures.push(format!("{name} (over HTTP): {diff}"));
-            }
+    if let Some(diff) = first_difference(&expected, &bound) {
+        failures.push(format!("{name} (bound): {diff}"));
+    }
+    if g.needs.iter().any(|n| n == "llm") {
+        let http = rt.block_on(run_case_over_http(case)).lines;
+        if let Some(diff) = first_difference(&expected, &http) {
+            failures.push(format!("{name} (over HTTP): {diff}"));
         }
     }
-    assert_eq!(
-        (ran, skipped),
-        (GOLDENS - SKIPPED, SKIPPED),
-        "goldens run and skipped"
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n\n"))
+    }
+}
+
+fn main() -> ExitCode {
+    let rt = Arc::new(
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime"),
     );
-    assert!(
-        failures.is_empty(),
-        "{} of {ran} goldens differ:\n{}",
-        failures.len(),
-        failures.join("\n\n")
-    );
+    let _status_service = rt
+        .block_on(slow_server::start())
+        .expect("the timeout fixtures' status service binds 127.0.0.1:18765");
+    let _mcp_server = rt
+        .block_on(mcp_server::start())
+        .expect("the MCP fixtures' server binds 127.0.0.1:18766");
+    let mut suite = Suite::from_args().one_at_a_time();
+    for g in golden_cases() {
+        let rt = Arc::clone(&rt);
+        let name = g.name.clone();
+        match g.skip_reason() {
+            Some(reason) => suite.skip(&name, &reason, move || replay(&rt, &g)),
+            None => suite.case(&name, move || replay(&rt, &g)),
+        }
+    }
+    suite.assert_counts("tests/golden/cases.json", GOLDENS, SKIPPED);
+    suite.run()
 }

@@ -1,16 +1,21 @@
 //! Golden event streams from RAGFlow's own engine (`../shared/reference-streams`): our
 //! interpreter must reproduce them line for line after the oracle's normalisation, with the
-//! scripted model in-process and served over HTTP to the real client.
+//! scripted model in-process and served over HTTP to the real client. Each stream is its own
+//! test (`cargo test -p canvasc-tests --test reference_streams -- <case>`).
 
 use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_tests::reference::{first_difference, run_case, run_case_on, run_case_over_http};
-use canvasc_tests::{reference_cases, report_skip, shared_dir};
+use canvasc_tests::harness::Suite;
+use canvasc_tests::reference::{first_difference, run_case, run_case_on, run_case_over_http, Case};
+use canvasc_tests::{reference_cases, shared_dir};
+use std::path::Path;
+use std::process::ExitCode;
 use std::sync::Arc;
+use tokio::runtime::Runtime;
 
 /// Every command of `INDEX.md`; each is in exactly one of the lists below.
 const STREAMS: usize = 41;
 
-/// Cases this build does not replay, each with its reason (printed when the suite runs).
+/// Cases this build does not replay, each with its reason (an ignored test).
 const NOT_RUN: &[(&str, &str)] = &[
     (
         "ex_exesql",
@@ -101,58 +106,80 @@ const SUPPORTED: &[&str] = &[
     "tpl_user_interaction",
 ];
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn supported_reference_streams_match() {
-    let Some(shared) = shared_dir("supported_reference_streams_match") else {
-        return;
-    };
+/// Replays one case interpreted, with every reference bound as a compiled program binds it,
+/// and with the same script served over HTTP (the real client path gives the same stream).
+fn replay(rt: &Runtime, name: &str, case: &Case, stream: &Path) -> Result<(), String> {
+    let expected: Vec<String> = std::fs::read_to_string(stream)
+        .map_err(|e| format!("cannot read {}: {e}", stream.display()))?
+        .lines()
+        .map(str::to_string)
+        .collect();
     let mut failures = Vec::new();
-    let mut ran = 0;
-    let mut skipped = 0;
+    let actual = rt.block_on(run_case(case));
+    if let Some(diff) = first_difference(&expected, &actual) {
+        failures.push(format!("{name}: {diff}"));
+    }
+    let bound = rt
+        .block_on(run_case_on(case, |a| {
+            Arc::new(Interpreter::from_analysis(a).bound(&a.ir))
+        }))
+        .lines;
+    if let Some(diff) = first_difference(&expected, &bound) {
+        failures.push(format!("{name} (bound): {diff}"));
+    }
+    let http = rt.block_on(run_case_over_http(case)).lines;
+    if let Some(diff) = first_difference(&expected, &http) {
+        failures.push(format!("{name} (over HTTP): {diff}"));
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n\n"))
+    }
+}
+
+fn main() -> ExitCode {
+    const SUITE: &str = "supported_reference_streams_match";
+    let mut suite = Suite::from_args().one_at_a_time();
+    let Some(shared) = shared_dir(SUITE) else {
+        suite.not_run(
+            SUITE,
+            "no shared corpus (set CANVASC_SHARED to its location)",
+        );
+        return suite.run();
+    };
+    let rt = Arc::new(
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime"),
+    );
     let cases = reference_cases(&shared);
     assert_eq!(cases.len(), STREAMS, "the commands of INDEX.md");
+    let mut supported = 0;
     for (name, case, stream) in cases {
+        let rt = Arc::clone(&rt);
+        let run = {
+            let name = name.clone();
+            move || replay(&rt, &name, &case, &stream)
+        };
         if let Some((_, reason)) = NOT_RUN.iter().find(|(n, _)| *n == name) {
-            report_skip("supported_reference_streams_match", &name, reason);
-            skipped += 1;
+            suite.skip(&name, reason, run);
             continue;
         }
         assert!(
             SUPPORTED.contains(&name.as_str()),
             "{name}: a new stream: list it in SUPPORTED or NOT_RUN"
         );
-        ran += 1;
-        let expected: Vec<String> = std::fs::read_to_string(&stream)
-            .unwrap_or_else(|e| panic!("cannot read {}: {e}", stream.display()))
-            .lines()
-            .map(str::to_string)
-            .collect();
-        let actual = run_case(&case).await;
-        if let Some(diff) = first_difference(&expected, &actual) {
-            failures.push(format!("{name}: {diff}"));
-        }
-        // The same case with every reference bound as a compiled program binds it.
-        let bound = run_case_on(&case, |a| {
-            Arc::new(Interpreter::from_analysis(a).bound(&a.ir))
-        })
-        .await
-        .lines;
-        if let Some(diff) = first_difference(&expected, &bound) {
-            failures.push(format!("{name} (bound): {diff}"));
-        }
-        // The same script served over HTTP: the real client path gives the same stream.
-        let http = run_case_over_http(&case).await.lines;
-        if let Some(diff) = first_difference(&expected, &http) {
-            failures.push(format!("{name} (over HTTP): {diff}"));
-        }
+        supported += 1;
+        suite.case(&name, run);
     }
-    assert_eq!(ran, SUPPORTED.len(), "every supported case is in INDEX.md");
-    assert_eq!(skipped, NOT_RUN.len(), "every case not run is in INDEX.md");
-    assert_eq!(ran + skipped, STREAMS);
-    assert!(
-        failures.is_empty(),
-        "{} of {ran} streams differ:\n{}",
-        failures.len(),
-        failures.join("\n\n")
+    assert_eq!(
+        supported,
+        SUPPORTED.len(),
+        "every supported case is in INDEX.md"
     );
+    suite.assert_counts("the commands of INDEX.md", STREAMS, NOT_RUN.len());
+    suite.run()
 }

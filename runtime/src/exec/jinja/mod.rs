@@ -31,9 +31,6 @@ mod predicates;
 mod urlize;
 mod value;
 
-#[cfg(test)]
-mod golden_tests;
-
 pub use error::Error;
 
 use regex::Regex;
