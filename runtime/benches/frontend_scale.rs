@@ -9,8 +9,10 @@
 //! graph beside it, as RAGFlow stores canvases), `graph` (the editor's graph alone); sizes
 //! default to 1000,2000,4000,8000,10000).
 //!
-//! Columns: `load` (parse and normalise), `all` (load + lower + check, what `canvasc check`
-//! does), `fp` (the fingerprint of a loaded document); `cpu` is the process's CPU time in ms
+//! Columns: `load` (parse and normalise), then each later phase alone on the previous phase's
+//! result, `lower` (the IR), `flow` (control-flow facts) and `check` (the checker), then `all`
+//! (load + lower + check, what `canvasc check` does) and `fp` (the fingerprint of a loaded
+//! document, all a built binary does before it runs a compiled program); `cpu` is the process's CPU time in ms
 //! (stable on a shared machine), `wall` the elapsed time, `MB` the peak heap. Each time is the
 //! best of several runs (at least three, or as many as fit in half a second); the peak is the
 //! largest live heap above what was live before the step (the input text excluded), counted
@@ -21,7 +23,8 @@
 mod synthetic;
 
 use canvasc_runtime::frontend::fingerprint::fingerprint;
-use canvasc_runtime::frontend::{analyze, load_str};
+use canvasc_runtime::frontend::flow::Flow;
+use canvasc_runtime::frontend::{analyze, check, ir, load_str};
 use mimalloc::MiMalloc;
 use std::alloc::{GlobalAlloc, Layout};
 use std::hint::black_box;
@@ -110,8 +113,12 @@ fn main() {
         |s| s.split(',').filter_map(|n| n.parse().ok()).collect(),
     );
     println!(
-        "{:<11} {:>6} {:>9} {:>8} {:>9} {:>9} {:>8} {:>9} {:>8}",
-        "shape", "n", "load cpu", "load MB", "all cpu", "all wall", "all MB", "fp cpu", "fp MB"
+        "{:<11} {:>6} {:>6} {:>5} {:>6} {:>5} {:>6} {:>5} {:>6} {:>5} {:>7} {:>7} {:>5} {:>6} {:>5}",
+        "", "", "load", "", "lower", "", "flow", "", "check", "", "all", "", "", "fp", ""
+    );
+    println!(
+        "{:<11} {:>6} {:>6} {:>5} {:>6} {:>5} {:>6} {:>5} {:>6} {:>5} {:>7} {:>7} {:>5} {:>6} {:>5}",
+        "shape", "n", "cpu", "MB", "cpu", "MB", "cpu", "MB", "cpu", "MB", "cpu", "wall", "MB", "cpu", "MB"
     );
     for shape in &shapes {
         for &n in &sizes {
@@ -134,11 +141,24 @@ fn main() {
                 eprintln!("{shape} {n}: does not load");
                 return;
             };
-            let (fp_c, _, fp_m) = measure(|| fingerprint(&loaded.document));
+            let doc = &loaded.document;
+            let (lower_c, _, lower_m) = measure(|| ir::lower(doc));
+            let ir = ir::lower(doc);
+            let (flow_c, _, flow_m) = measure(|| Flow::new(&ir));
+            let flow = Flow::new(&ir);
+            let (check_c, _, check_m) =
+                measure(|| check::check(doc, &ir, &flow, loaded.diagnostics.clone()));
+            let (fp_c, _, fp_m) = measure(|| fingerprint(doc));
             println!(
-                "{shape:<11} {n:>6} {:>9.2} {:>8.1} {:>9.2} {:>9.2} {:>8.1} {:>9.2} {:>8.1}",
+                "{shape:<11} {n:>6} {:>6.1} {:>5.1} {:>6.1} {:>5.1} {:>6.1} {:>5.1} {:>6.1} {:>5.1} {:>7.1} {:>7.1} {:>5.1} {:>6.1} {:>5.1}",
                 ms(load_c),
                 mb(load_m),
+                ms(lower_c),
+                mb(lower_m),
+                ms(flow_c),
+                mb(flow_m),
+                ms(check_c),
+                mb(check_m),
                 ms(all_c),
                 ms(all_w),
                 mb(all_m),

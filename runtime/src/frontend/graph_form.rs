@@ -2,9 +2,9 @@
 //! way RAGFlow's editor does when it saves (`web/src/pages/agent/utils.ts`,
 //! `buildDslComponentsByGraph`).
 
+use super::component_parts::{component_from_parts, json_type_name};
 use super::diagnostic::{pointer_join, Code, Diagnostic};
 use super::document::{Document, Form, Link, Locations};
-use super::load::{component_from_parts, json_type_name};
 use super::migrate;
 use serde_json::{Map, Value};
 use std::collections::HashMap;

@@ -214,7 +214,7 @@ pub fn lower(doc: &Document) -> Ir {
     }
 
     // Routes, exception handling.
-    let extraction = refs::extract(doc);
+    let extraction = refs::extract(doc, |i| node_of[i].map(|n| &nodes[n.index()].params));
     for route in &extraction.routes {
         let Some(n) = node_of[route.component] else {
             continue;

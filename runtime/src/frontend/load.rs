@@ -3,21 +3,15 @@
 //! Loading never fails on a malformed canvas: it returns the best document it can build together
 //! with diagnostics. Only text that is not JSON, or JSON that is not a canvas at all, is an error.
 
-use super::catalog::resolve_name;
+use super::component_parts::{
+    component_from_parts, json_type_name, without_spare_room, DECORATION_KEYS,
+};
 use super::diagnostic::{pointer_join, Code, Diagnostic};
-use super::document::{Component, Document, Form, Link, Locations};
+use super::document::{Document, Form, Link, Locations};
 use super::{graph_form, migrate};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::fmt;
-
-/// Keys RAGFlow's old parameter objects serialised as bookkeeping; never part of a canvas.
-pub const DECORATION_KEYS: &[&str] = &[
-    "_feeded_deprecated_params",
-    "_deprecated_params",
-    "_user_feeded_params",
-    "_is_raw_conf",
-];
 
 /// Why a file could not be read as a canvas at all.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -187,7 +181,7 @@ fn load_v1(
         for key in DECORATION_KEYS {
             entry.shift_remove(*key);
         }
-        component.entry_extra = entry;
+        component.entry_extra = without_spare_room(entry);
         components.push(component);
     }
     Ok(Document::new(form, components, dsl, wrapper, dsl_pointer))
@@ -255,90 +249,10 @@ fn load_v2(
         if let Some(Value::String(name)) = entry.shift_remove("display_name") {
             component.display_name = name;
         }
-        component.entry_extra = entry;
+        component.entry_extra = without_spare_room(entry);
         components.push(component);
     }
     Ok(Document::new(Form::V2, components, dsl, None, dsl_pointer))
-}
-
-/// Build a component from its `obj` (`component_name`, `params`, extra keys).
-pub(super) fn component_from_parts(
-    id: &str,
-    mut obj: Map<String, Value>,
-    loc: Locations,
-    diags: &mut Vec<Diagnostic>,
-) -> Component {
-    let component_name = match obj.shift_remove("component_name") {
-        Some(Value::String(name)) => name,
-        other => {
-            diags.push(
-                Diagnostic::new(
-                    Code::UnknownKind,
-                    match other {
-                        None => format!("component `{id}` has no component_name"),
-                        Some(v) => format!(
-                            "component `{id}` has a component_name that is {}, not a string",
-                            json_type_name(&v)
-                        ),
-                    },
-                )
-                .component(id)
-                .at(if loc.name.is_empty() {
-                    loc.entry.clone()
-                } else {
-                    loc.name.clone()
-                }),
-            );
-            String::new()
-        }
-    };
-    let params = match obj.shift_remove("params") {
-        Some(Value::Object(params)) => params,
-        None | Some(Value::Null) => Map::new(),
-        Some(other) => {
-            diags.push(
-                Diagnostic::new(
-                    Code::Structural,
-                    format!(
-                        "the params of `{id}` are {}, expected an object",
-                        json_type_name(&other)
-                    ),
-                )
-                .component(id)
-                .at(&loc.params),
-            );
-            Map::new()
-        }
-    };
-    for key in DECORATION_KEYS {
-        obj.shift_remove(*key);
-    }
-    // `obj.downstream`/`obj.upstream` duplicate the entry's lists in old DSLs; the entry wins.
-    obj.shift_remove("downstream");
-    obj.shift_remove("upstream");
-    Component {
-        id: id.to_string(),
-        resolution: resolve_name(&component_name),
-        component_name,
-        params: canonical_params(params),
-        downstream: Vec::new(),
-        upstream: Vec::new(),
-        parent_id: None,
-        display_name: String::new(),
-        entry_extra: Map::new(),
-        obj_extra: obj,
-        loc,
-    }
-}
-
-/// Params as a canvas stores them: without bookkeeping keys and without the per-run
-/// `custom_header` that RAGFlow injects at load time.
-pub fn canonical_params(mut params: Map<String, Value>) -> Map<String, Value> {
-    params.shift_remove("custom_header");
-    for key in DECORATION_KEYS {
-        params.shift_remove(*key);
-    }
-    params
 }
 
 fn id_list(
@@ -463,17 +377,5 @@ fn report_duplicate_ids(doc: &Document, diags: &mut Vec<Diagnostic>) {
                 .help("rename one of the two components"),
             );
         }
-    }
-}
-
-/// Python's name for a JSON value's type, as users see it in messages.
-pub fn json_type_name(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
     }
 }

@@ -27,7 +27,7 @@ pub fn normalize_legacy_ids(dsl: &mut Map<String, Value>) {
     if let Some(Value::Object(components)) = dsl.get("components") {
         for key in components.keys() {
             for (old, new) in COMPONENT_RENAMES {
-                if let Some(rest) = key.strip_prefix(&format!("{old}:")) {
+                if let Some(rest) = key.strip_prefix(old).and_then(|r| r.strip_prefix(':')) {
                     let new_id = format!("{new}:{rest}");
                     ids.insert(key, &new_id);
                     renamed_keys.insert(key.clone(), new_id);
@@ -37,16 +37,22 @@ pub fn normalize_legacy_ids(dsl: &mut Map<String, Value>) {
         }
     }
     if let Some(Value::Object(components)) = dsl.get_mut("components") {
-        let old = std::mem::take(components);
-        for (key, mut entry) in old {
-            ids.rewrite_value(&mut entry);
+        // Without a renamed id there is nothing to rewrite and no key to change: the map stays
+        // as it is instead of being rebuilt with every string searched.
+        if !ids.is_empty() {
+            let old = std::mem::take(components);
+            for (key, mut entry) in old {
+                ids.rewrite_value(&mut entry);
+                let key = renamed_keys.remove(&key).unwrap_or(key);
+                components.insert(key, entry);
+            }
+        }
+        for entry in components.values_mut() {
             if let Some(Value::String(name)) = entry.pointer_mut("/obj/component_name") {
                 if let Some(new) = renamed(name) {
                     *name = new.to_string();
                 }
             }
-            let key = renamed_keys.remove(&key).unwrap_or(key);
-            components.insert(key, entry);
         }
     }
     if ids.is_empty() {

@@ -8,6 +8,7 @@
 pub mod binding;
 pub mod catalog;
 pub mod check;
+mod component_parts;
 pub mod convert;
 pub mod diagnostic;
 pub mod document;

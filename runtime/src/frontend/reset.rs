@@ -43,9 +43,15 @@ fn reset_dsl(dsl: &mut Map<String, Value>) {
     }
 }
 
+/// The params whose records (objects of objects) have their `value` nulled by the reset.
+pub const RECORD_TABLES: [&str; 2] = ["outputs", "inputs"];
+
+/// The param the reset empties (to `{}`) when it is present.
+pub const CLEARED_PARAM: &str = "debug_inputs";
+
 /// Every output and input record's `value` becomes null; `debug_inputs` is cleared.
 fn reset_params(params: &mut Map<String, Value>) {
-    for key in ["outputs", "inputs"] {
+    for key in RECORD_TABLES {
         if let Some(Value::Object(records)) = params.get_mut(key) {
             for record in records.values_mut() {
                 if let Value::Object(r) = record {
@@ -54,8 +60,8 @@ fn reset_params(params: &mut Map<String, Value>) {
             }
         }
     }
-    if params.contains_key("debug_inputs") {
-        params.insert("debug_inputs".into(), Value::Object(Map::new()));
+    if params.contains_key(CLEARED_PARAM) {
+        params.insert(CLEARED_PARAM.into(), Value::Object(Map::new()));
     }
 }
 
@@ -66,29 +72,34 @@ pub fn reset_globals<'g>(
     variables: Option<&Value>,
 ) {
     for (key, value) in globals {
-        if key.starts_with("sys.") {
-            *value = match value {
-                Value::String(_) => Value::from(""),
-                Value::Bool(_) | Value::Number(_) => Value::from(0),
-                Value::Array(_) => Value::Array(Vec::new()),
-                Value::Object(_) => Value::Object(Map::new()),
-                Value::Null => Value::Null,
-            };
-        } else if let Some(name) = key.strip_prefix("env.") {
-            let decl = variables
-                .and_then(Value::as_object)
-                .and_then(|v| v.get(name));
-            *value = match decl {
-                Some(decl) => match decl.get("value") {
-                    Some(v) if !v.is_null() => v.clone(),
-                    _ => zero_of_declared_type(
-                        decl.get("type").and_then(Value::as_str).unwrap_or(""),
-                    ),
-                },
-                None => Value::from(""),
-            };
+        if let Some(reset) = reset_global(key, value, variables) {
+            *value = reset;
         }
     }
+}
+
+/// What one global becomes after the reset, or `None` when the reset leaves it as it is.
+pub fn reset_global(key: &str, value: &Value, variables: Option<&Value>) -> Option<Value> {
+    if key.starts_with("sys.") {
+        return Some(match value {
+            Value::String(_) => Value::from(""),
+            Value::Bool(_) | Value::Number(_) => Value::from(0),
+            Value::Array(_) => Value::Array(Vec::new()),
+            Value::Object(_) => Value::Object(Map::new()),
+            Value::Null => Value::Null,
+        });
+    }
+    let name = key.strip_prefix("env.")?;
+    let decl = variables
+        .and_then(Value::as_object)
+        .and_then(|v| v.get(name));
+    Some(match decl {
+        Some(decl) => match decl.get("value") {
+            Some(v) if !v.is_null() => v.clone(),
+            _ => zero_of_declared_type(decl.get("type").and_then(Value::as_str).unwrap_or("")),
+        },
+        None => Value::from(""),
+    })
 }
 
 fn zero_of_declared_type(t: &str) -> Value {

@@ -9,6 +9,7 @@
 
 use super::Kind;
 use serde_json::{Map, Value};
+use std::sync::LazyLock;
 
 /// RAGFlow's parameter-class attributes for `kind`, in `__init__` order, as JSON text.
 pub fn param_defaults(kind: Kind) -> &'static [(&'static str, &'static str)] {
@@ -64,15 +65,31 @@ pub fn param_defaults(kind: Kind) -> &'static [(&'static str, &'static str)] {
     }
 }
 
+/// Every kind's defaults as JSON, parsed once (in [`Kind::ALL`] order) rather than once per
+/// component of a canvas.
+static PARSED_DEFAULTS: LazyLock<Vec<Map<String, Value>>> = LazyLock::new(|| {
+    Kind::ALL
+        .iter()
+        .map(|&kind| {
+            param_defaults(kind)
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        (*k).to_string(),
+                        serde_json::from_str(v).unwrap_or(Value::Null),
+                    )
+                })
+                .collect()
+        })
+        .collect()
+});
+
 /// Defaults merged with the DSL's params the way Python's `ComponentParamBase.update` does.
 pub fn merged_params(kind: Kind, dsl_params: &Map<String, Value>) -> Map<String, Value> {
-    let mut out = Map::new();
-    for (k, v) in param_defaults(kind) {
-        out.insert(
-            (*k).to_string(),
-            serde_json::from_str(v).unwrap_or(Value::Null),
-        );
-    }
+    let mut out = PARSED_DEFAULTS
+        .get(kind as usize)
+        .cloned()
+        .unwrap_or_default();
     for (k, v) in dsl_params {
         out.insert(k.clone(), v.clone());
     }

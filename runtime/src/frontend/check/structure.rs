@@ -7,6 +7,7 @@ use crate::frontend::catalog::{
 use crate::frontend::diagnostic::{closest, pointer_join, Code, Diagnostic};
 use crate::frontend::document::Component;
 use serde_json::Value;
+use std::borrow::Cow;
 
 pub(super) fn check(cx: &mut Cx) {
     kinds(cx);
@@ -254,10 +255,17 @@ fn parameter_checks(cx: &mut Cx) {
     let ir = cx.ir;
     for id in ir.node_ids() {
         let node = ir.node(id);
-        let mut params = node.params.clone();
-        if params.get("llm_id").is_some_and(|v| v.as_str() == Some("")) {
+        let params = if node
+            .params
+            .get("llm_id")
+            .is_some_and(|v| v.as_str() == Some(""))
+        {
+            let mut params = node.params.clone();
             params.insert("llm_id".into(), Value::String("default".into()));
-        }
+            Cow::Owned(params)
+        } else {
+            Cow::Borrowed(&node.params)
+        };
         if let Err(failure) = check_params(node.kind, &params) {
             let c = cx.component_of(id);
             let pointer = match &failure.param {

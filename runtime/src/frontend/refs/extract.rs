@@ -5,7 +5,7 @@
 //! checker, the interpreter and the code generator.
 
 use super::grammar::{alias_refs, inert_refs, strip_like_python, template_refs, Alias, Expr};
-use crate::frontend::catalog::{defaults::merged_params, tool_meta::tool_meta, Kind};
+use crate::frontend::catalog::{tool_meta::tool_meta, Kind};
 use crate::frontend::diagnostic::pointer_join;
 use crate::frontend::document::{Component, Document};
 use regex::Regex;
@@ -125,12 +125,19 @@ pub struct Extraction {
 static HEADER_PLACEHOLDER: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\{([A-Za-z_][A-Za-z0-9_.@-]*)\}").expect("valid pattern"));
 
-/// Extract every reference, inert reference and route of every component.
-pub fn extract(doc: &Document) -> Extraction {
+/// Extract every reference, inert reference and route of every component. `merged(i)` is the
+/// `i`th component's params merged with its kind's defaults (the IR holds them already: merging
+/// again here would copy every component's params once more).
+pub fn extract<'p>(
+    doc: &Document,
+    merged: impl Fn(usize) -> Option<&'p Map<String, Value>>,
+) -> Extraction {
     let mut out = Extraction::default();
     for (index, c) in doc.components.iter().enumerate() {
         let Some(kind) = c.kind() else { continue };
-        let params = merged_params(kind, &c.params);
+        let Some(params) = merged(index) else {
+            continue;
+        };
         let in_iteration = c
             .parent_id
             .as_ref()
@@ -140,7 +147,7 @@ pub fn extract(doc: &Document) -> Extraction {
             doc,
             component: c,
             index,
-            params: &params,
+            params,
             in_iteration,
             out: &mut out,
         };
