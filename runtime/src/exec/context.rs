@@ -7,7 +7,7 @@ use super::llm::bundle::UsageMeter;
 use super::llm::TokenUsage;
 use super::random::PyRandom;
 use super::state::RunState;
-use super::Services;
+use super::services::Services;
 use crate::exec::val::Val;
 use crate::frontend::binding::Bound;
 use crate::frontend::ir::NodeId;

@@ -8,7 +8,7 @@ use super::persist;
 use super::program::Program;
 use super::scheduler::{self, RunInput, RunOutcome};
 use super::state::RunState;
-use super::Services;
+use super::services::Services;
 use crate::value::{Json, Map};
 use std::sync::Arc;
 
@@ -116,7 +116,7 @@ mod published_tests {
     use crate::exec::interp::Interpreter;
     use crate::exec::random::PyRandom;
     use crate::exec::scheduler::RunInput;
-    use crate::exec::Services;
+    use crate::exec::services::Services;
     use crate::frontend::analyze;
     use crate::value::Json;
     use serde_json::json;

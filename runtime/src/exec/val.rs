@@ -1,7 +1,7 @@
 //! Run-time values: JSON, or the lazy text stream an LLM or a streaming Message produces and a
 //! downstream Message consumes (RAGFlow's `functools.partial` over a generator).
 
-use super::RunError;
+use super::error::RunError;
 use crate::value::Json;
 use futures::stream::BoxStream;
 use std::sync::Arc;
