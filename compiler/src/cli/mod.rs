@@ -25,6 +25,7 @@ mod check;
 pub mod compiled;
 mod convert;
 pub mod run;
+mod serve;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -52,6 +53,8 @@ enum Command {
     Run(run::Args),
     /// Compile canvases into a Cargo crate with a `run` binary, and build it.
     Build(build::Args),
+    /// Serve RAGFlow's agent HTTP API (work in progress: no agent runs yet).
+    Serve(serve::Args),
 }
 
 /// Exit code for usage, I/O and not-a-canvas errors.
@@ -65,6 +68,7 @@ pub fn main() -> ExitCode {
         Command::Reset(args) => convert::run_reset(args),
         Command::Run(args) => run::run(args),
         Command::Build(args) => build::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }
 
