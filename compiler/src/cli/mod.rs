@@ -6,6 +6,7 @@ mod build;
 mod check;
 mod convert;
 mod progress;
+mod serve;
 
 use canvasc_host::cli::run;
 pub(crate) use canvasc_host::cli::{read_file, EXIT_USAGE};
@@ -35,6 +36,8 @@ enum Command {
     Run(run::Args),
     /// Compile canvases into a Cargo crate with a `run` binary, and build it.
     Build(build::Args),
+    /// Serve RAGFlow's agent HTTP API (work in progress: no agent runs yet).
+    Serve(serve::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -45,5 +48,6 @@ pub fn main() -> ExitCode {
         Command::Reset(args) => convert::run_reset(args),
         Command::Run(args) => run::run(args),
         Command::Build(args) => build::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }

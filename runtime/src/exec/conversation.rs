@@ -7,8 +7,8 @@ use super::events::EventSink;
 use super::persist;
 use super::program::Program;
 use super::scheduler::{self, RunInput, RunOutcome};
-use super::state::RunState;
 use super::services::Services;
+use super::state::RunState;
 use crate::value::{Json, Map};
 use std::sync::Arc;
 

@@ -1,0 +1,96 @@
+//! The router: every route of the API, the 404 and 405 answers, CORS, body limits and the
+//! trailing-slash rule, assembled around the shared server state.
+
+use std::sync::Arc;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::{StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, patch, post};
+use axum::Router;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::cors::CorsLayer;
+
+use crate::api::{account, agents, files, models, run_logs, sessions, versions};
+use crate::envelope::{json_response, ApiError, EXCEPTION_ERROR};
+use crate::store::Store;
+
+/// What every handler shares.
+pub(crate) struct App {
+    pub store: Store,
+    pub max_body_bytes: usize,
+    pub model_providers: Vec<String>,
+}
+
+pub(crate) type Shared = Arc<App>;
+
+/// Static segments (`download`) win over `{agent_id}`, as RAGFlow routes them.
+pub(crate) fn router(app: Shared) -> Router {
+    let limit = app.max_body_bytes;
+    Router::new()
+        .route("/api/v1/system/ping", get(ping))
+        .route("/api/v1/users", post(account::register))
+        .route("/api/v1/auth/login", post(account::login))
+        .route(
+            "/api/v1/system/tokens",
+            get(account::list_keys).post(account::create_key),
+        )
+        .route("/api/v1/system/tokens/{token}", delete(account::delete_key))
+        .route("/api/v1/models", get(models::list))
+        .route("/api/v1/models/default", patch(models::set_default))
+        .route("/api/v1/agents", get(agents::list).post(agents::create))
+        .route("/api/v1/agents/download", get(files::download))
+        .route(
+            "/api/v1/agents/{agent_id}",
+            get(agents::get).put(agents::update).delete(agents::delete),
+        )
+        .route("/api/v1/agents/{agent_id}/versions", get(versions::list))
+        .route(
+            "/api/v1/agents/{agent_id}/versions/{version_id}",
+            get(versions::get),
+        )
+        .route(
+            "/api/v1/agents/{agent_id}/sessions",
+            get(sessions::list)
+                .post(sessions::create)
+                .delete(sessions::delete_many),
+        )
+        .route(
+            "/api/v1/agents/{agent_id}/sessions/{session_id}",
+            get(sessions::get).delete(sessions::delete_one),
+        )
+        .route("/api/v1/agents/{agent_id}/upload", post(files::upload))
+        .route(
+            "/api/v1/agents/{agent_id}/logs/{message_id}",
+            get(run_logs::get),
+        )
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(limit))
+        .layer(CatchPanicLayer::custom(panicked))
+        .layer(CorsLayer::permissive())
+        .with_state(app)
+}
+
+async fn ping() -> &'static str {
+    "pong"
+}
+
+async fn not_found(uri: Uri) -> ApiError {
+    ApiError::not_found(uri.path())
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::method_not_allowed()
+}
+
+/// A handler that panicked still answers an envelope (RAGFlow's code for unhandled failures).
+fn panicked(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    json_response(
+        StatusCode::OK,
+        &serde_json::json!({"code": EXCEPTION_ERROR,
+            "message": "Internal error: the server failed while answering this request.",
+            "data": null}),
+    )
+    .into_response()
+}

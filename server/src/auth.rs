@@ -1,0 +1,131 @@
+//! Credentials: login tokens and API keys (`Authorization: Bearer <t>` or the raw token), and
+//! the beta tokens some routes also accept. Every credential is stored as its SHA-256, so the
+//! database holds nothing that logs in; passwords are Argon2 hashes.
+
+use argon2::password_hash::rand_core::OsRng;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::Argon2;
+use axum::extract::FromRequestParts;
+use axum::http::{header, request::Parts};
+use rand::distributions::{Alphanumeric, DistString};
+use sha2::{Digest, Sha256};
+
+use crate::app::Shared;
+use crate::envelope::ApiError;
+
+/// The tenant a request acts for: the id of the user its credential belongs to.
+pub(crate) struct Tenant(pub String);
+
+/// The tenant of a route that also accepts beta tokens (uploads for embedded agents).
+pub(crate) struct BetaTenant(pub String);
+
+impl FromRequestParts<Shared> for Tenant {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &Shared) -> Result<Tenant, ApiError> {
+        let hash = credential(parts).map(|token| hash_token(&token));
+        let Some(hash) = hash else {
+            return Err(ApiError::unauthorized());
+        };
+        user_of(app, &hash)
+            .await?
+            .map(Tenant)
+            .ok_or_else(ApiError::unauthorized)
+    }
+}
+
+impl FromRequestParts<Shared> for BetaTenant {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &Shared) -> Result<BetaTenant, ApiError> {
+        let hash = credential(parts).map(|token| hash_token(&token));
+        let Some(hash) = hash else {
+            return Err(ApiError::unauthorized());
+        };
+        if let Some(user) = app.store.user_of_beta_token(&hash).await? {
+            return Ok(BetaTenant(user));
+        }
+        user_of(app, &hash)
+            .await?
+            .map(BetaTenant)
+            .ok_or_else(ApiError::unauthorized)
+    }
+}
+
+/// RAGFlow's order: a login token, then an API key.
+async fn user_of(app: &Shared, hash: &str) -> Result<Option<String>, ApiError> {
+    if let Some(user) = app.store.user_of_login_token(hash).await? {
+        return Ok(Some(user));
+    }
+    Ok(app.store.user_of_api_key(hash).await?)
+}
+
+/// The token of the `Authorization` header, without a `Bearer ` prefix (any case).
+fn credential(parts: &Parts) -> Option<String> {
+    let value = parts
+        .headers
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?
+        .trim();
+    let token = match value.get(..7) {
+        Some(prefix) if prefix.eq_ignore_ascii_case("bearer ") => value[7..].trim(),
+        _ => value,
+    };
+    (!token.is_empty()).then(|| token.to_string())
+}
+
+/// The stored form of a token.
+pub(crate) fn hash_token(token: &str) -> String {
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A new random secret of `len` letters and digits.
+pub(crate) fn secret(len: usize) -> String {
+    Alphanumeric.sample_string(&mut rand::thread_rng(), len)
+}
+
+/// What a key list shows of a key: enough to tell keys apart, too little to use one.
+pub(crate) fn hint(token: &str) -> String {
+    let shown: String = token.chars().take(12).collect();
+    format!("{shown}…")
+}
+
+/// An Argon2 hash of `password` (the opaque string the client sends) with a fresh salt.
+pub(crate) fn hash_password(password: &str) -> Result<String, ApiError> {
+    let salt = SaltString::generate(&mut OsRng);
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|hash| hash.to_string())
+        .map_err(|e| ApiError::exception(format!("password hashing failed: {e}")))
+}
+
+pub(crate) fn password_matches(password: &str, stored: &str) -> bool {
+    PasswordHash::new(stored).is_ok_and(|hash| {
+        Argon2::default()
+            .verify_password(password.as_bytes(), &hash)
+            .is_ok()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_verify_only_themselves() {
+        let stored = hash_password("c2VjcmV0").unwrap_or_default();
+        assert!(password_matches("c2VjcmV0", &stored));
+        assert!(!password_matches("c2VjcmV1", &stored));
+        assert!(!password_matches("c2VjcmV0", "not a hash"));
+    }
+
+    #[test]
+    fn tokens_hash_to_hex() {
+        assert_eq!(hash_token("abc").len(), 64);
+        assert_eq!(hint("ragflow-abcdefghijk"), "ragflow-abcd…");
+    }
+}

@@ -1,0 +1,152 @@
+//! `canvasc serve`: RAGFlow's agent HTTP API (`shared/spec/http-api.md`) over one storage
+//! interface (SQLite by default, PostgreSQL or MySQL/MariaDB when `DATABASE_URL` names one).
+//!
+//! This crate owns the HTTP surface, authentication, tenancy and storage. Running canvases
+//! comes in through [`turn::TurnRunner`], which the host layer implements.
+
+mod api;
+mod app;
+mod auth;
+mod clock;
+mod envelope;
+mod request;
+pub mod store;
+pub mod turn;
+
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::ServiceExt;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+use tower::Layer;
+use tower_http::normalize_path::NormalizePathLayer;
+
+use crate::app::App;
+pub use crate::store::{Store, StoreError};
+
+/// How a server starts.
+#[derive(Clone, Debug)]
+pub struct ServeConfig {
+    pub addr: SocketAddr,
+    /// Where the default SQLite database lives (created when missing).
+    pub data_dir: PathBuf,
+    /// A `sqlite:`, `postgres:` or `mysql:` URL; `None` uses the SQLite file under `data_dir`.
+    pub database_url: Option<String>,
+    /// Larger request bodies are refused with an envelope.
+    pub max_body_bytes: usize,
+    /// The LLM factories `GET /api/v1/models` lists.
+    pub model_providers: Vec<String>,
+}
+
+impl ServeConfig {
+    /// The embedded defaults, with `DATABASE_URL` from the environment when it is set.
+    pub fn new(addr: SocketAddr, data_dir: PathBuf) -> ServeConfig {
+        ServeConfig {
+            addr,
+            data_dir,
+            database_url: std::env::var("DATABASE_URL")
+                .ok()
+                .filter(|u| !u.trim().is_empty()),
+            max_body_bytes: 16 * 1024 * 1024,
+            // RAGFlow's test set-up checks for these two factories before any agent test and
+            // tries to create them otherwise; the host layer will list its configured ones.
+            model_providers: vec!["ZHIPU-AI".into(), "SILICONFLOW".into()],
+        }
+    }
+}
+
+/// Why a server did not start or stopped.
+#[derive(Debug)]
+pub enum ServeError {
+    DataDir(PathBuf, std::io::Error),
+    Store(StoreError),
+    Bind(SocketAddr, std::io::Error),
+    Serve(std::io::Error),
+}
+
+impl fmt::Display for ServeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ServeError::DataDir(dir, e) => {
+                write!(
+                    f,
+                    "serve: cannot create the data directory {}: {e}",
+                    dir.display()
+                )
+            }
+            ServeError::Store(e) => write!(f, "serve: {e}"),
+            ServeError::Bind(addr, e) => write!(f, "serve: cannot listen on {addr}: {e}"),
+            ServeError::Serve(e) => write!(f, "serve: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ServeError {}
+
+/// A server accepting connections.
+pub struct Running {
+    /// Where it listens (the real port when the configured one was 0).
+    pub addr: SocketAddr,
+    pub store: Store,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl Running {
+    /// Serves until Ctrl-C or a fatal I/O error.
+    pub async fn wait(self) -> Result<(), ServeError> {
+        match self.task.await {
+            Ok(result) => result.map_err(ServeError::Serve),
+            Err(join) => Err(ServeError::Serve(std::io::Error::other(join))),
+        }
+    }
+}
+
+/// Opens the storage (applying migrations), binds the address and starts serving.
+pub async fn start(config: ServeConfig) -> Result<Running, ServeError> {
+    let url = match &config.database_url {
+        Some(url) => url.clone(),
+        None => {
+            std::fs::create_dir_all(&config.data_dir)
+                .map_err(|e| ServeError::DataDir(config.data_dir.clone(), e))?;
+            Store::sqlite_url(&config.data_dir)
+        }
+    };
+    let store = Store::open(&url).await.map_err(ServeError::Store)?;
+    let listener = TcpListener::bind(config.addr)
+        .await
+        .map_err(|e| ServeError::Bind(config.addr, e))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| ServeError::Bind(config.addr, e))?;
+    let app = Arc::new(App {
+        store: store.clone(),
+        max_body_bytes: config.max_body_bytes,
+        model_providers: config.model_providers,
+    });
+    // The trailing slash goes before routing (`/agents/` is `/agents`), so this wraps the router.
+    let service = NormalizePathLayer::trim_trailing_slash().layer(app::router(app));
+    let task = tokio::spawn(async move {
+        axum::serve(
+            listener,
+            ServiceExt::<axum::extract::Request>::into_make_service(service),
+        )
+        .with_graceful_shutdown(async {
+            // Without a signal handler the server runs until the process ends.
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+        })
+        .await
+    });
+    Ok(Running { addr, store, task })
+}
+
+/// Starts a server and serves until Ctrl-C; `on_ready` is told where it listens.
+pub async fn serve(config: ServeConfig, on_ready: impl FnOnce(&Running)) -> Result<(), ServeError> {
+    let running = start(config).await?;
+    on_ready(&running);
+    running.wait().await
+}

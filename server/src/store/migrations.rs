@@ -1,0 +1,60 @@
+//! The schema migrations, embedded in the binary so a server needs no files beside it to start.
+
+use std::borrow::Cow;
+
+use futures::future::BoxFuture;
+use sqlx::error::BoxDynError;
+use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
+
+use super::{Backend, Store, StoreError};
+
+/// `(version, description, SQL)` for each database, oldest first.
+fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 1] {
+    match backend {
+        Backend::Sqlite => [(
+            1,
+            "initial",
+            include_str!("../../migrations/sqlite/0001_initial.sql"),
+        )],
+        Backend::Postgres => [(
+            1,
+            "initial",
+            include_str!("../../migrations/postgres/0001_initial.sql"),
+        )],
+        Backend::MySql => [(
+            1,
+            "initial",
+            include_str!("../../migrations/mysql/0001_initial.sql"),
+        )],
+    }
+}
+
+/// The embedded scripts of one database, as sqlx's migrator reads them.
+#[derive(Debug)]
+struct Embedded(Backend);
+
+impl<'s> MigrationSource<'s> for Embedded {
+    fn resolve(self) -> BoxFuture<'s, Result<Vec<Migration>, BoxDynError>> {
+        Box::pin(async move {
+            Ok(scripts(self.0)
+                .into_iter()
+                .map(|(version, description, sql)| {
+                    Migration::new(
+                        version,
+                        Cow::Borrowed(description),
+                        MigrationType::Simple,
+                        Cow::Borrowed(sql),
+                        false,
+                    )
+                })
+                .collect())
+        })
+    }
+}
+
+/// Brings the database up to this build's schema (sqlx records what it applied).
+pub(super) async fn apply(store: &Store) -> Result<(), StoreError> {
+    let migrator = Migrator::new(Embedded(store.backend)).await?;
+    migrator.run(&store.pool).await?;
+    Ok(())
+}

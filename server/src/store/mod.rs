@@ -1,0 +1,226 @@
+//! Storage behind one interface: the same queries run on SQLite, PostgreSQL and MySQL/MariaDB
+//! through sqlx's `Any` driver. Queries are written once with `?` placeholders; PostgreSQL gets
+//! them renumbered (`$1`, `$2`, …). Only the schema differs per database (`migrations/<db>/`),
+//! because the three disagree on the types of long text and of binary data.
+
+mod accounts;
+mod agents;
+mod files;
+mod migrations;
+mod run_logs;
+mod sessions;
+mod versions;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::path::Path;
+
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::{AnyPool, Row};
+
+pub use accounts::{ApiKey, User};
+pub use agents::{Agent, AgentSummary, NewAgent};
+pub use files::{FileContent, NewFile, StoredFile};
+pub use run_logs::RunLog;
+pub use sessions::{NewSession, SessionFilter, SessionRecord};
+pub use versions::{Version, VersionSummary};
+
+/// The database a URL names; it decides the schema and the placeholder syntax.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+    MySql,
+}
+
+impl Backend {
+    fn of_url(url: &str) -> Result<Backend, StoreError> {
+        let scheme = url
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        match scheme.as_str() {
+            "sqlite" => Ok(Backend::Sqlite),
+            "postgres" | "postgresql" => Ok(Backend::Postgres),
+            "mysql" | "mariadb" => Ok(Backend::MySql),
+            _ => Err(StoreError(format!(
+                "DATABASE_URL: unsupported database `{scheme}` (sqlite, postgres or mysql)"
+            ))),
+        }
+    }
+}
+
+/// A storage failure, worded for the error envelope.
+#[derive(Debug)]
+pub struct StoreError(String);
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        StoreError(format!("storage: {e}"))
+    }
+}
+
+impl From<sqlx::migrate::MigrateError> for StoreError {
+    fn from(e: sqlx::migrate::MigrateError) -> Self {
+        StoreError(format!("storage migration: {e}"))
+    }
+}
+
+/// The server's database: a connection pool and the dialect its queries are written for.
+#[derive(Clone)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+impl Store {
+    /// Connects to `url` and applies the migrations this build carries.
+    pub async fn open(url: &str) -> Result<Store, StoreError> {
+        sqlx::any::install_default_drivers();
+        let backend = Backend::of_url(url)?;
+        let pool = AnyPoolOptions::new()
+            .max_connections(8)
+            .connect(url)
+            .await
+            .map_err(|e| StoreError(format!("cannot open the database {}: {e}", redact(url))))?;
+        let store = Store { pool, backend };
+        if backend == Backend::Sqlite {
+            // Readers keep reading while a turn's state is written.
+            sqlx::query("PRAGMA journal_mode = WAL")
+                .execute(&store.pool)
+                .await?;
+        }
+        migrations::apply(&store).await?;
+        Ok(store)
+    }
+
+    /// The SQLite file under `data_dir` that a server without `DATABASE_URL` keeps its data in.
+    pub fn sqlite_url(data_dir: &Path) -> String {
+        format!(
+            "sqlite://{}?mode=rwc",
+            data_dir.join("canvasc.db").display()
+        )
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// A transaction that reads and then writes. SQLite must take its write lock up front
+    /// (`BEGIN IMMEDIATE`): a deferred transaction that upgrades from reading to writing fails
+    /// with "database is locked" instead of waiting when another writer is active.
+    async fn begin(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>, StoreError> {
+        Ok(match self.backend {
+            Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres | Backend::MySql => self.pool.begin().await?,
+        })
+    }
+
+    /// `sql` in this database's placeholder syntax.
+    fn sql<'q>(&self, sql: &'q str) -> Cow<'q, str> {
+        match self.backend {
+            Backend::Postgres => Cow::Owned(numbered_placeholders(sql)),
+            Backend::Sqlite | Backend::MySql => Cow::Borrowed(sql),
+        }
+    }
+}
+
+/// `?` placeholders renumbered as PostgreSQL's `$1`, `$2`, …; the queries of this module never
+/// hold a `?` inside a literal.
+fn numbered_placeholders(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 8);
+    let mut n = 0;
+    for ch in sql.chars() {
+        if ch == '?' {
+            n += 1;
+            out.push('$');
+            out.push_str(&n.to_string());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+/// The password part of a database URL replaced, so errors can name the URL.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let userinfo = &url[scheme_end + 3..at];
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// A text column. MySQL reports `LONGTEXT` as a blob type, which the `Any` driver hands over
+/// as bytes, so both forms are read.
+fn text(row: &AnyRow, column: &str) -> Result<String, StoreError> {
+    match row.try_get::<Option<String>, _>(column) {
+        Ok(value) => Ok(value.unwrap_or_default()),
+        Err(_) => Ok(row
+            .try_get::<Option<Vec<u8>>, _>(column)?
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default()),
+    }
+}
+
+/// A nullable text column (see [`text`]).
+fn opt_text(row: &AnyRow, column: &str) -> Result<Option<String>, StoreError> {
+    match row.try_get::<Option<String>, _>(column) {
+        Ok(value) => Ok(value),
+        Err(_) => Ok(row
+            .try_get::<Option<Vec<u8>>, _>(column)?
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())),
+    }
+}
+
+fn int(row: &AnyRow, column: &str) -> Result<i64, StoreError> {
+    Ok(row.try_get::<i64, _>(column)?)
+}
+
+/// A JSON document stored as text; a row that holds no JSON reads as null rather than failing
+/// the whole listing.
+fn json(row: &AnyRow, column: &str) -> Result<serde_json::Value, StoreError> {
+    Ok(serde_json::from_str(&text(row, column)?).unwrap_or(serde_json::Value::Null))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn postgres_placeholders_are_numbered() {
+        assert_eq!(
+            numbered_placeholders("SELECT a FROM t WHERE b = ? AND c IN (?, ?)"),
+            "SELECT a FROM t WHERE b = $1 AND c IN ($2, $3)"
+        );
+    }
+
+    #[test]
+    fn urls_name_their_backend_and_hide_passwords() {
+        assert_eq!(
+            Backend::of_url("postgres://u@h/db").ok(),
+            Some(Backend::Postgres)
+        );
+        assert_eq!(
+            Backend::of_url("mysql://root@h/db").ok(),
+            Some(Backend::MySql)
+        );
+        assert_eq!(redact("postgres://u:secret@h/db"), "postgres://u:***@h/db");
+        assert_eq!(redact("sqlite://x.db"), "sqlite://x.db");
+        assert!(Backend::of_url("oracle://x").is_err());
+    }
+}

@@ -1,0 +1,257 @@
+//! Agent sessions. Everything a turn changes (transcript, references, the DSL copy carrying run
+//! state, counters) is one JSON document in `state`, so saving a turn is one `UPDATE`: a crash
+//! leaves the previous turn or the next one, never half of one.
+
+use serde_json::Value;
+use sqlx::any::AnyRow;
+
+use super::{int, json, opt_text, text, Store, StoreError};
+
+/// A new session's row.
+#[derive(Clone, Debug)]
+pub struct NewSession {
+    pub id: String,
+    pub agent_id: String,
+    pub tenant_id: String,
+    pub user_id: String,
+    pub name: String,
+    pub source: String,
+    pub version_title: Option<String>,
+    pub state: Value,
+    pub create_time: i64,
+}
+
+/// A stored session.
+#[derive(Clone, Debug)]
+pub struct SessionRecord {
+    pub id: String,
+    pub agent_id: String,
+    pub user_id: String,
+    pub name: String,
+    pub source: String,
+    pub version_title: Option<String>,
+    pub state: Value,
+    pub create_time: i64,
+    pub update_time: i64,
+}
+
+/// Which sessions of one agent a list shows, and in which order.
+#[derive(Clone, Debug, Default)]
+pub struct SessionFilter {
+    pub id: Option<String>,
+    pub user_id: Option<String>,
+    /// Lower-cased; matched as a substring of id, name or the stored state.
+    pub keywords: Option<String>,
+    /// Inclusive bounds in milliseconds on the ordering column.
+    pub from_time: Option<i64>,
+    pub to_time: Option<i64>,
+    pub order_by_create: bool,
+    pub descending: bool,
+    /// `(limit, offset)`; `None` lists every match.
+    pub page: Option<(i64, i64)>,
+}
+
+const COLUMNS: &str =
+    "id, agent_id, user_id, name, source, version_title, state, create_time, update_time";
+
+impl SessionRecord {
+    fn from_row(row: &AnyRow) -> Result<SessionRecord, StoreError> {
+        Ok(SessionRecord {
+            id: text(row, "id")?,
+            agent_id: text(row, "agent_id")?,
+            user_id: text(row, "user_id")?,
+            name: text(row, "name")?,
+            source: text(row, "source")?,
+            version_title: opt_text(row, "version_title")?,
+            state: json(row, "state")?,
+            create_time: int(row, "create_time")?,
+            update_time: int(row, "update_time")?,
+        })
+    }
+}
+
+/// `text` with LIKE's wildcards escaped by `!` (an escape character all three databases accept
+/// in `ESCAPE '!'`).
+fn like_pattern(text: &str) -> String {
+    let mut out = String::from("%");
+    for ch in text.chars() {
+        if matches!(ch, '%' | '_' | '!') {
+            out.push('!');
+        }
+        out.push(ch);
+    }
+    out.push('%');
+    out
+}
+
+impl Store {
+    pub async fn insert_session(&self, session: &NewSession) -> Result<(), StoreError> {
+        let q = self.sql(
+            "INSERT INTO agent_sessions (id, agent_id, tenant_id, user_id, name, source, \
+             version_title, state, create_time, update_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        );
+        sqlx::query(&q)
+            .bind(&session.id)
+            .bind(&session.agent_id)
+            .bind(&session.tenant_id)
+            .bind(&session.user_id)
+            .bind(&session.name)
+            .bind(&session.source)
+            .bind(session.version_title.clone())
+            .bind(session.state.to_string())
+            .bind(session.create_time)
+            .bind(session.create_time)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Replaces a session's state after a turn, in one statement.
+    pub async fn save_session_state(
+        &self,
+        id: &str,
+        state: &Value,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let q = self.sql("UPDATE agent_sessions SET state = ?, update_time = ? WHERE id = ?");
+        sqlx::query(&q)
+            .bind(state.to_string())
+            .bind(now)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn session(
+        &self,
+        agent_id: &str,
+        id: &str,
+    ) -> Result<Option<SessionRecord>, StoreError> {
+        let q = format!("SELECT {COLUMNS} FROM agent_sessions WHERE agent_id = ? AND id = ?");
+        let q = self.sql(&q);
+        let row = sqlx::query(&q)
+            .bind(agent_id)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.as_ref().map(SessionRecord::from_row).transpose()
+    }
+
+    /// One page of `agent_id`'s sessions matching `filter`, and how many match in all.
+    pub async fn sessions(
+        &self,
+        agent_id: &str,
+        filter: &SessionFilter,
+    ) -> Result<(Vec<SessionRecord>, i64), StoreError> {
+        let time_column = if filter.order_by_create {
+            "create_time"
+        } else {
+            "update_time"
+        };
+        let mut clauses = vec!["agent_id = ?".to_string()];
+        let mut args: Vec<Arg> = vec![Arg::Text(agent_id.to_string())];
+        if let Some(id) = &filter.id {
+            clauses.push("id = ?".into());
+            args.push(Arg::Text(id.clone()));
+        }
+        if let Some(user_id) = &filter.user_id {
+            clauses.push("user_id = ?".into());
+            args.push(Arg::Text(user_id.clone()));
+        }
+        if let Some(keywords) = &filter.keywords {
+            clauses.push(
+                "(LOWER(id) LIKE ? ESCAPE '!' OR LOWER(name) LIKE ? ESCAPE '!' \
+                 OR LOWER(state) LIKE ? ESCAPE '!')"
+                    .into(),
+            );
+            let pattern = like_pattern(keywords);
+            args.extend((0..3).map(|_| Arg::Text(pattern.clone())));
+        }
+        if let Some(from) = filter.from_time {
+            clauses.push(format!("{time_column} >= ?"));
+            args.push(Arg::Int(from));
+        }
+        if let Some(to) = filter.to_time {
+            clauses.push(format!("{time_column} <= ?"));
+            args.push(Arg::Int(to));
+        }
+        let condition = clauses.join(" AND ");
+
+        let count_sql = format!("SELECT COUNT(*) AS n FROM agent_sessions WHERE {condition}");
+        let count_sql = self.sql(&count_sql);
+        let mut count = sqlx::query(&count_sql);
+        for arg in &args {
+            count = arg.bind(count);
+        }
+        let total = int(&count.fetch_one(&self.pool).await?, "n")?;
+
+        let direction = if filter.descending { "DESC" } else { "ASC" };
+        let mut list_sql = format!(
+            "SELECT {COLUMNS} FROM agent_sessions WHERE {condition} \
+             ORDER BY {time_column} {direction}, id {direction}"
+        );
+        let mut list_args = args;
+        if let Some((limit, offset)) = filter.page {
+            list_sql.push_str(" LIMIT ? OFFSET ?");
+            list_args.push(Arg::Int(limit));
+            list_args.push(Arg::Int(offset));
+        }
+        let list_sql = self.sql(&list_sql);
+        let mut list = sqlx::query(&list_sql);
+        for arg in &list_args {
+            list = arg.bind(list);
+        }
+        let rows = list.fetch_all(&self.pool).await?;
+        let sessions = rows
+            .iter()
+            .map(SessionRecord::from_row)
+            .collect::<Result<_, _>>()?;
+        Ok((sessions, total))
+    }
+
+    /// Deletes one session of `agent_id`; `false` when there was none.
+    pub async fn delete_session(&self, agent_id: &str, id: &str) -> Result<bool, StoreError> {
+        let q = self.sql("DELETE FROM agent_sessions WHERE agent_id = ? AND id = ?");
+        let result = sqlx::query(&q)
+            .bind(agent_id)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(result.rows_affected() > 0)
+    }
+
+    /// Deletes every session of `agent_id`; how many there were.
+    pub async fn delete_all_sessions(&self, agent_id: &str) -> Result<u64, StoreError> {
+        let q = self.sql("DELETE FROM agent_sessions WHERE agent_id = ?");
+        let result = sqlx::query(&q).bind(agent_id).execute(&self.pool).await?;
+        Ok(result.rows_affected())
+    }
+}
+
+/// A value bound to a query assembled at run time.
+enum Arg {
+    Text(String),
+    Int(i64),
+}
+
+type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>;
+
+impl Arg {
+    fn bind<'q>(&self, query: AnyQuery<'q>) -> AnyQuery<'q> {
+        match self {
+            Arg::Text(text) => query.bind(text.clone()),
+            Arg::Int(n) => query.bind(*n),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::like_pattern;
+
+    #[test]
+    fn like_wildcards_are_escaped() {
+        assert_eq!(like_pattern("a%b_c!"), "%a!%b!_c!!%");
+    }
+}

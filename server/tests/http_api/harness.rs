@@ -1,0 +1,317 @@
+//! One server per test process (on its own runtime thread, with a fresh database), and a
+//! client per tenant.
+
+use std::sync::OnceLock;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use canvasc_server::{ServeConfig, Store};
+use reqwest::Method;
+use serde_json::{json, Value};
+use sqlx::Executor;
+
+pub struct Server {
+    pub base: String,
+    pub store: Store,
+}
+
+static SERVER: OnceLock<Server> = OnceLock::new();
+
+/// The running test server (started on first use).
+pub fn server() -> &'static Server {
+    SERVER.get_or_init(|| {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let runtime = match tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime,
+                Err(e) => {
+                    let _ = tx.send(Err(format!("runtime: {e}")));
+                    return;
+                }
+            };
+            runtime.block_on(async move {
+                let started = match database_url().await {
+                    Ok(url) => {
+                        let dir = std::env::temp_dir()
+                            .join(format!("canvasc-server-test-{}", std::process::id()));
+                        let mut config = ServeConfig::new(([127, 0, 0, 1], 0).into(), dir);
+                        config.database_url = url;
+                        config.max_body_bytes = 64 * 1024;
+                        canvasc_server::start(config)
+                            .await
+                            .map_err(|e| e.to_string())
+                    }
+                    Err(e) => Err(e),
+                };
+                match started {
+                    Ok(running) => {
+                        let _ = tx.send(Ok(Server {
+                            base: format!("http://{}", running.addr),
+                            store: running.store.clone(),
+                        }));
+                        let _ = running.wait().await;
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                    }
+                }
+            });
+        });
+        match rx.recv() {
+            Ok(Ok(server)) => server,
+            Ok(Err(e)) => panic!("the test server did not start: {e}"),
+            Err(e) => panic!("the test server thread died: {e}"),
+        }
+    })
+}
+
+/// The database of this run: `None` for SQLite in a temporary directory, else a fresh
+/// database on the machine's PostgreSQL or MariaDB.
+async fn database_url() -> Result<Option<String>, String> {
+    let kind = std::env::var("CANVASC_SERVER_DB").unwrap_or_else(|_| "sqlite".into());
+    let stamp = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let name = format!("canvasc_test_{stamp}_{}", std::process::id());
+    let (admin, url) = match kind.as_str() {
+        "sqlite" => return Ok(None),
+        "postgres" => (
+            "postgres://postgres@127.0.0.1:5432/test".to_string(),
+            format!("postgres://postgres@127.0.0.1:5432/{name}"),
+        ),
+        "mysql" => (
+            "mysql://root@127.0.0.1:3306/test".to_string(),
+            format!("mysql://root@127.0.0.1:3306/{name}"),
+        ),
+        other => return Err(format!("CANVASC_SERVER_DB: unknown database `{other}`")),
+    };
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&admin)
+        .await
+        .map_err(|e| format!("CANVASC_SERVER_DB={kind}: {admin} is unreachable: {e}"))?;
+    pool.execute(format!("CREATE DATABASE {name}").as_str())
+        .await
+        .map_err(|e| format!("CANVASC_SERVER_DB={kind}: cannot create {name}: {e}"))?;
+    pool.close().await;
+    Ok(Some(url))
+}
+
+/// A JSON answer: its HTTP status and body.
+pub struct Answer {
+    pub status: u16,
+    pub body: Value,
+    pub headers: reqwest::header::HeaderMap,
+}
+
+impl Answer {
+    pub fn code(&self) -> i64 {
+        self.body["code"].as_i64().unwrap_or(-1)
+    }
+
+    pub fn message(&self) -> &str {
+        self.body["message"].as_str().unwrap_or_default()
+    }
+
+    /// Asserts HTTP 200 and `code`, naming the whole body otherwise.
+    pub fn expect(&self, code: i64) -> &Value {
+        assert_eq!((self.status, self.code()), (200, code), "{}", self.body);
+        &self.body["data"]
+    }
+}
+
+/// A client acting for one credential (or none).
+#[derive(Clone)]
+pub struct Client {
+    http: reqwest::Client,
+    pub auth: Option<String>,
+}
+
+impl Client {
+    pub fn anonymous() -> Client {
+        server();
+        Client {
+            http: reqwest::Client::new(),
+            auth: None,
+        }
+    }
+
+    pub fn with_auth(&self, auth: &str) -> Client {
+        Client {
+            http: self.http.clone(),
+            auth: Some(auth.to_string()),
+        }
+    }
+
+    pub fn url(path: &str) -> String {
+        format!("{}/api/v1{path}", server().base)
+    }
+
+    pub fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
+        let mut request = self.http.request(method, Client::url(path));
+        if let Some(auth) = &self.auth {
+            request = request.header("Authorization", auth);
+        }
+        request
+    }
+
+    pub async fn send(&self, request: reqwest::RequestBuilder) -> Answer {
+        let response = request.send().await.expect("the server answers");
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let text = response.text().await.expect("a body");
+        let body = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {status} {text}"));
+        Answer {
+            status,
+            body,
+            headers,
+        }
+    }
+
+    /// A call as RAGFlow's test helpers make it: JSON content type even without a body.
+    pub async fn call(&self, method: Method, path: &str, body: Option<Value>) -> Answer {
+        let request = self
+            .request(method, path)
+            .header("Content-Type", "application/json");
+        let request = match body {
+            Some(body) => request.body(body.to_string()),
+            None => request,
+        };
+        self.send(request).await
+    }
+
+    pub async fn get(&self, path: &str) -> Answer {
+        self.call(Method::GET, path, None).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> Answer {
+        self.call(Method::POST, path, Some(body)).await
+    }
+
+    pub async fn put(&self, path: &str, body: Value) -> Answer {
+        self.call(Method::PUT, path, Some(body)).await
+    }
+
+    pub async fn delete(&self, path: &str) -> Answer {
+        self.call(Method::DELETE, path, None).await
+    }
+
+    pub async fn delete_with(&self, path: &str, body: Value) -> Answer {
+        self.call(Method::DELETE, path, Some(body)).await
+    }
+}
+
+/// A registered user: its login token and an API key (`Bearer` form).
+pub struct Tenant {
+    pub id: String,
+    pub email: String,
+    pub login: Client,
+    pub api: Client,
+    pub api_key: String,
+    pub beta: String,
+}
+
+pub fn unique(prefix: &str) -> String {
+    format!("{prefix}_{}", uuid_like())
+}
+
+fn uuid_like() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{nanos:x}{}", N.fetch_add(1, Ordering::Relaxed))
+}
+
+/// Registers a user, logs in, and creates an API key.
+pub async fn tenant() -> Tenant {
+    let anonymous = Client::anonymous();
+    let email = format!("{}@example.com", unique("qa"));
+    let password = "c2VjcmV0IHBhc3N3b3Jk";
+    let user = anonymous
+        .post(
+            "/users",
+            json!({"email": email, "nickname": "qa", "password": password}),
+        )
+        .await;
+    let id = user.expect(0)["id"]
+        .as_str()
+        .expect("a user id")
+        .to_string();
+    let login = anonymous
+        .post("/auth/login", json!({"email": email, "password": password}))
+        .await;
+    login.expect(0);
+    let token = login.headers["authorization"]
+        .to_str()
+        .expect("a token")
+        .to_string();
+    let login = anonymous.with_auth(&token);
+    let key = login.post("/system/tokens", json!({})).await;
+    let key = key.expect(0).clone();
+    let api_key = key["token"].as_str().expect("a key").to_string();
+    let beta = key["beta"].as_str().expect("a beta token").to_string();
+    Tenant {
+        api: anonymous.with_auth(&format!("Bearer {api_key}")),
+        id,
+        email,
+        login,
+        api_key,
+        beta,
+    }
+}
+
+/// The DSL of RAGFlow's own agent tests.
+pub fn minimal_dsl() -> Value {
+    json!({
+        "components": {
+            "begin": {"obj": {"component_name": "Begin", "params": {}},
+                      "downstream": ["message"], "upstream": []},
+            "message": {"obj": {"component_name": "Message", "params": {"content": ["{sys.query}"]}},
+                        "downstream": [], "upstream": ["begin"]},
+        },
+        "history": [], "retrieval": [], "path": [],
+        "globals": {"sys.query": "", "sys.user_id": "", "sys.conversation_turns": 0, "sys.files": []},
+        "variables": {},
+    })
+}
+
+/// A DSL the checker rejects (an edge to a component that does not exist).
+pub fn broken_dsl() -> Value {
+    serde_json::from_str(include_str!(
+        "../../../fixtures/broken/dangling-edge-downstream.json"
+    ))
+    .expect("the fixture is JSON")
+}
+
+/// Creates an agent and returns its id.
+pub async fn agent(client: &Client, title: &str) -> String {
+    let created = client
+        .post("/agents", json!({"title": title, "dsl": minimal_dsl()}))
+        .await;
+    created.expect(0)["id"]
+        .as_str()
+        .expect("an agent id")
+        .to_string()
+}
+
+/// Creates a session and returns its id.
+pub async fn session(client: &Client, agent_id: &str, name: &str) -> String {
+    let created = client
+        .post(
+            &format!("/agents/{agent_id}/sessions"),
+            json!({"name": name}),
+        )
+        .await;
+    created.expect(0)["id"]
+        .as_str()
+        .expect("a session id")
+        .to_string()
+}
