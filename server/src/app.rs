@@ -1,8 +1,6 @@
 //! The router: every route of the API, the 404 and 405 answers, CORS, body limits and the
 //! trailing-slash rule, assembled around the shared server state.
 
-use std::sync::Arc;
-
 use axum::extract::DefaultBodyLimit;
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
@@ -13,16 +11,7 @@ use tower_http::cors::CorsLayer;
 
 use crate::api::{account, agents, files, models, run_logs, sessions, versions};
 use crate::envelope::{json_response, ApiError, EXCEPTION_ERROR};
-use crate::store::Store;
-
-/// What every handler shares.
-pub(crate) struct App {
-    pub store: Store,
-    pub max_body_bytes: usize,
-    pub model_providers: Vec<String>,
-}
-
-pub(crate) type Shared = Arc<App>;
+use crate::shared::Shared;
 
 /// Static segments (`download`) win over `{agent_id}`, as RAGFlow routes them.
 pub(crate) fn router(app: Shared) -> Router {

@@ -10,8 +10,8 @@ use axum::http::{header, request::Parts};
 use rand::distributions::{Alphanumeric, DistString};
 use sha2::{Digest, Sha256};
 
-use crate::app::Shared;
 use crate::envelope::ApiError;
+use crate::shared::Shared;
 
 /// The tenant a request acts for: the id of the user its credential belongs to.
 pub(crate) struct Tenant(pub String);

@@ -10,6 +10,7 @@ mod auth;
 mod clock;
 mod envelope;
 mod request;
+mod shared;
 pub mod store;
 pub mod turn;
 
@@ -24,7 +25,7 @@ use tokio::task::JoinHandle;
 use tower::Layer;
 use tower_http::normalize_path::NormalizePathLayer;
 
-use crate::app::App;
+use crate::shared::App;
 pub use crate::store::{Store, StoreError};
 
 /// How a server starts.

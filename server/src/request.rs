@@ -9,8 +9,8 @@ use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::{header, request::Parts};
 use serde_json::{Map, Value};
 
-use crate::app::Shared;
 use crate::envelope::ApiError;
+use crate::shared::Shared;
 
 /// A request body as a JSON object; keys whose value is `null` are dropped (RAGFlow treats them
 /// as absent).

@@ -6,11 +6,11 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{json, Map, Value};
 
 use super::add_times;
-use crate::app::Shared;
 use crate::auth::{hash_password, hash_token, hint, password_matches, secret, Tenant};
 use crate::clock::{http_date, new_id, now_ms};
 use crate::envelope::{Answer, ApiError, Reply};
 use crate::request::{string, Body};
+use crate::shared::Shared;
 use crate::store::{ApiKey, User};
 
 fn user_json(user: &User) -> Value {

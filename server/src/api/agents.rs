@@ -6,11 +6,11 @@ use axum::extract::{Path, State};
 use serde_json::{json, Map, Value};
 
 use super::{add_times, agent_of};
-use crate::app::Shared;
 use crate::auth::Tenant;
 use crate::clock::{new_id, now_ms, stamp};
 use crate::envelope::{Answer, ApiError, Reply, OWNER_ONLY};
 use crate::request::{paging, string, truthy, Body, Params};
+use crate::shared::Shared;
 use crate::store::{Agent, AgentSummary, NewAgent, Version, VersionSummary};
 
 const CATEGORIES: [&str; 2] = ["agent_canvas", "dataflow_canvas"];

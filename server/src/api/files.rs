@@ -6,11 +6,11 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 
 use super::agent_of;
-use crate::app::Shared;
 use crate::auth::{BetaTenant, Tenant};
 use crate::clock::{new_id, now_ms, seconds};
 use crate::envelope::{Answer, ApiError, Reply};
 use crate::request::Params;
+use crate::shared::Shared;
 use crate::store::NewFile;
 
 fn descriptor(file: &NewFile) -> Value {

@@ -10,9 +10,9 @@ pub(crate) mod versions;
 
 use serde_json::{Map, Value};
 
-use crate::app::Shared;
 use crate::clock::http_date;
 use crate::envelope::ApiError;
+use crate::shared::Shared;
 use crate::store::Agent;
 
 /// `tenant`'s agent `agent_id`, or `missing` when it has none such (another tenant's agent

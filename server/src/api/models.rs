@@ -3,10 +3,10 @@
 use axum::extract::State;
 use serde_json::{json, Value};
 
-use crate::app::Shared;
 use crate::auth::Tenant;
 use crate::envelope::{Answer, Reply};
 use crate::request::Body;
+use crate::shared::Shared;
 
 /// `GET /api/v1/models`: the LLM factories this server offers.
 pub(crate) async fn list(State(app): State<Shared>, Tenant(_): Tenant) -> Answer {

@@ -5,10 +5,10 @@ use axum::extract::{Path, State};
 use serde_json::{json, Value};
 
 use super::agent_of;
-use crate::app::Shared;
 use crate::auth::Tenant;
 use crate::clock::now_ms;
 use crate::envelope::{Answer, ApiError, Reply};
+use crate::shared::Shared;
 
 const KEPT_MS: i64 = 10 * 60 * 1000;
 

@@ -6,11 +6,11 @@ use axum::extract::{Path, State};
 use serde_json::{json, Map, Value};
 
 use super::{add_times, agent_of};
-use crate::app::Shared;
 use crate::auth::Tenant;
 use crate::clock::{date_bound, new_id, now_ms};
 use crate::envelope::{Answer, ApiError, Reply};
 use crate::request::{flag, paging, string, truthy, type_name, Body, Params};
+use crate::shared::Shared;
 use crate::store::{NewSession, SessionFilter, SessionRecord};
 
 const DEFAULT_PROLOGUE: &str = "Hi! I'm your smart assistant. What can I do for you?";

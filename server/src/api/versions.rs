@@ -4,9 +4,9 @@ use axum::extract::{Path, State};
 use serde_json::{Map, Value};
 
 use super::{add_times, agent_of};
-use crate::app::Shared;
 use crate::auth::Tenant;
 use crate::envelope::{Answer, ApiError, Reply};
+use crate::shared::Shared;
 use crate::store::VersionSummary;
 
 fn summary_json(v: &VersionSummary) -> Map<String, Value> {
