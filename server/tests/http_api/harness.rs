@@ -36,6 +36,7 @@ pub fn server() -> &'static Server {
             runtime.block_on(async move {
                 let started = match database_url().await {
                     Ok(url) => {
+                        remove_stale_data_dirs();
                         let dir = std::env::temp_dir()
                             .join(format!("canvasc-server-test-{}", std::process::id()));
                         let mut config = ServeConfig::new(([127, 0, 0, 1], 0).into(), dir);
@@ -94,11 +95,82 @@ async fn database_url() -> Result<Option<String>, String> {
     let pool = sqlx::AnyPool::connect(&admin)
         .await
         .map_err(|e| format!("CANVASC_SERVER_DB={kind}: {admin} is unreachable: {e}"))?;
+    drop_stale_databases(&pool, &kind).await;
     pool.execute(format!("CREATE DATABASE {name}").as_str())
         .await
         .map_err(|e| format!("CANVASC_SERVER_DB={kind}: cannot create {name}: {e}"))?;
     pool.close().await;
     Ok(Some(url))
+}
+
+/// Drops the databases of earlier runs whose process has ended. A run cannot drop its own:
+/// the test harness has no hook after the last test, and the server holds connections to it
+/// until the process exits. So each run sweeps what finished runs left (`.ci/run` sweeps the
+/// last one the same way), and never a database whose run is still going: the name ends with
+/// the pid of the process that made it.
+async fn drop_stale_databases(pool: &sqlx::AnyPool, kind: &str) {
+    let list = match kind {
+        "postgres" => "SELECT datname::text FROM pg_database WHERE datname LIKE 'canvasc_test_%'",
+        _ => {
+            "SELECT CAST(schema_name AS CHAR) FROM information_schema.schemata \
+             WHERE schema_name LIKE 'canvasc_test_%'"
+        }
+    };
+    let names: Vec<String> = match sqlx::query_scalar(list).fetch_all(pool).await {
+        Ok(names) => names,
+        Err(e) => {
+            eprintln!("note: cannot list earlier test databases: {e}");
+            return;
+        }
+    };
+    for name in names.into_iter().filter(|name| run_has_ended(name)) {
+        if let Err(e) = pool
+            .execute(format!("DROP DATABASE IF EXISTS {name}").as_str())
+            .await
+        {
+            eprintln!("note: cannot drop the earlier test database {name}: {e}");
+        }
+    }
+}
+
+/// Removes the data directories (`canvasc-server-test-<pid>`, the SQLite database and
+/// uploads) of earlier runs whose process has ended, for the reason the databases are swept.
+fn remove_stale_data_dirs() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("canvasc-server-test-"))
+        else {
+            continue;
+        };
+        if process_has_ended(pid) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Whether `pid` is a process id and no such process runs (Linux's `/proc`; elsewhere nothing
+/// counts as ended, so nothing is removed).
+fn process_has_ended(pid: &str) -> bool {
+    !pid.is_empty()
+        && pid.bytes().all(|b| b.is_ascii_digit())
+        && std::path::Path::new("/proc/self").exists()
+        && !std::path::Path::new("/proc").join(pid).exists()
+}
+
+/// Whether `name` is `canvasc_test_<secs>_<pid>` and process `pid` has ended.
+fn run_has_ended(name: &str) -> bool {
+    let Some(rest) = name.strip_prefix("canvasc_test_") else {
+        return false;
+    };
+    let Some((secs, pid)) = rest.split_once('_') else {
+        return false;
+    };
+    !secs.is_empty() && secs.bytes().all(|b| b.is_ascii_digit()) && process_has_ended(pid)
 }
 
 /// A JSON answer: its HTTP status and body.
