@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod serve;
 pub mod services;
 pub mod source_map;
 

@@ -9,7 +9,9 @@ use axum::Router;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::CorsLayer;
 
-use crate::api::{account, agents, files, models, run_logs, sessions, versions};
+use crate::api::{
+    account, agents, completions, files, models, reset, run_logs, sessions, tasks, versions,
+};
 use crate::envelope::{json_response, ApiError, EXCEPTION_ERROR};
 use crate::shared::Shared;
 
@@ -29,6 +31,17 @@ pub(crate) fn router(app: Shared) -> Router {
         .route("/api/v1/models/default", patch(models::set_default))
         .route("/api/v1/agents", get(agents::list).post(agents::create))
         .route("/api/v1/agents/download", get(files::download))
+        .route(
+            "/api/v1/agents/chat/completions",
+            post(completions::completions),
+        )
+        .route(
+            "/api/v1/agents_openai/{agent_id}/chat/completions",
+            post(completions::openai_alias),
+        )
+        .route("/api/v1/agents/{agent_id}/reset", post(reset::reset))
+        .route("/api/v1/tasks/{session_id}/cancel", post(tasks::cancel))
+        .route("/api/v1/tasks/{session_id}", patch(tasks::patch))
         .route(
             "/api/v1/agents/{agent_id}",
             get(agents::get).put(agents::update).delete(agents::delete),

@@ -1,8 +1,9 @@
 //! `canvasc serve`: RAGFlow's agent HTTP API (`shared/spec/http-api.md`) over one storage
 //! interface (SQLite by default, PostgreSQL or MySQL/MariaDB when `DATABASE_URL` names one).
 //!
-//! This crate owns the HTTP surface, authentication, tenancy and storage. Running canvases
-//! comes in through [`turn::TurnRunner`], which the host layer implements.
+//! This crate owns the HTTP surface, authentication, tenancy, storage and the framing of runs.
+//! Running canvases comes in through [`turn::TurnRunner`], which the host layer implements
+//! (`canvasc_host::serve::Engine`).
 
 mod api;
 mod app;
@@ -10,14 +11,17 @@ mod auth;
 mod clock;
 mod envelope;
 mod request;
+mod run;
 mod shared;
+mod sse;
 pub mod store;
 pub mod turn;
 
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use axum::ServiceExt;
 use tokio::net::TcpListener;
@@ -27,6 +31,7 @@ use tower_http::normalize_path::NormalizePathLayer;
 
 use crate::shared::App;
 pub use crate::store::{Store, StoreError};
+pub use crate::turn::TurnRunner;
 
 /// How a server starts.
 #[derive(Clone, Debug)]
@@ -40,6 +45,8 @@ pub struct ServeConfig {
     pub max_body_bytes: usize,
     /// The LLM factories `GET /api/v1/models` lists.
     pub model_providers: Vec<String>,
+    /// An idle SSE stream gets a keep-alive comment this often.
+    pub keep_alive: Duration,
 }
 
 impl ServeConfig {
@@ -55,6 +62,7 @@ impl ServeConfig {
             // RAGFlow's test set-up checks for these two factories before any agent test and
             // tries to create them otherwise; the host layer will list its configured ones.
             model_providers: vec!["ZHIPU-AI".into(), "SILICONFLOW".into()],
+            keep_alive: Duration::from_secs(15),
         }
     }
 }
@@ -105,8 +113,12 @@ impl Running {
     }
 }
 
-/// Opens the storage (applying migrations), binds the address and starts serving.
-pub async fn start(config: ServeConfig) -> Result<Running, ServeError> {
+/// Opens the storage (applying migrations), binds the address and starts serving; `runner`
+/// runs the agents' turns.
+pub async fn start(
+    config: ServeConfig,
+    runner: Arc<dyn TurnRunner>,
+) -> Result<Running, ServeError> {
     let url = match &config.database_url {
         Some(url) => url.clone(),
         None => {
@@ -126,6 +138,9 @@ pub async fn start(config: ServeConfig) -> Result<Running, ServeError> {
         store: store.clone(),
         max_body_bytes: config.max_body_bytes,
         model_providers: config.model_providers,
+        runner,
+        keep_alive: config.keep_alive,
+        running: Mutex::new(Default::default()),
     });
     // The trailing slash goes before routing (`/agents/` is `/agents`), so this wraps the router.
     let service = NormalizePathLayer::trim_trailing_slash().layer(app::router(app));
@@ -146,8 +161,12 @@ pub async fn start(config: ServeConfig) -> Result<Running, ServeError> {
 }
 
 /// Starts a server and serves until Ctrl-C; `on_ready` is told where it listens.
-pub async fn serve(config: ServeConfig, on_ready: impl FnOnce(&Running)) -> Result<(), ServeError> {
-    let running = start(config).await?;
+pub async fn serve(
+    config: ServeConfig,
+    runner: Arc<dyn TurnRunner>,
+    on_ready: impl FnOnce(&Running),
+) -> Result<(), ServeError> {
+    let running = start(config, runner).await?;
     on_ready(&running);
     running.wait().await
 }

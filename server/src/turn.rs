@@ -1,7 +1,9 @@
-//! The seam through which the chat-completions endpoint will run a turn. The server owns
+//! The seam through which the chat-completions endpoint runs a turn. The server owns
 //! requests, sessions and storage; the host layer owns programs, models and services, and runs
-//! a turn behind this trait. The server then frames the events (SSE, JSON, OpenAI), saves the
-//! returned state with the transcript in one write, and records the run log.
+//! a turn behind this trait (`canvasc_host::serve`). The server frames the events (SSE, JSON,
+//! OpenAI), saves the returned state with the transcript and the run log in one transaction.
+
+use std::sync::Arc;
 
 use futures::stream::BoxStream;
 use serde_json::{Map, Value};
@@ -11,15 +13,17 @@ use serde_json::{Map, Value};
 pub struct TurnRequest {
     pub agent_id: String,
     pub session_id: String,
-    /// The id of this run's events and run log.
-    pub message_id: String,
     /// The session's saved DSL, carrying the state of the previous turns.
     pub dsl: Value,
     /// Whether `dsl` comes from a released version (a compiled program may run it).
     pub released: bool,
+    /// Whether `dsl` is a new session's (RAGFlow's `Canvas.reset()` applies) rather than a
+    /// saved one that continues.
+    pub fresh: bool,
     pub query: String,
-    pub inputs: Map<String, Value>,
-    /// Upload descriptors (`POST /agents/{id}/upload`).
+    /// Begin (or paused UserFillUp) form values: `{"name": {"value": …}}`.
+    pub inputs: Option<Value>,
+    /// File contents as the run reads them (`sys.files`): text, or data URLs for images.
     pub files: Vec<Value>,
     /// `sys.user_id` of the run.
     pub user_id: String,
@@ -44,22 +48,57 @@ impl ProgramKind {
     }
 }
 
+/// How a turn ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TurnEnd {
+    /// `workflow_finished` was emitted.
+    Finished,
+    /// `user_inputs` was emitted; the next turn resumes.
+    Paused,
+    /// Canceled (`workflow_finished` with `Task has been canceled`).
+    Canceled,
+    /// A component failed with no exception route: RAGFlow's `canvas.error`, saved with the
+    /// session; the stream carries no error frame.
+    Failed(String),
+    /// An error escaped the run: RAGFlow's host sends `{"code":500,…}` and keeps no state.
+    Aborted(String),
+}
+
 /// What a running turn reports.
 #[derive(Clone, Debug)]
 pub enum TurnEvent {
-    /// Chosen before the first event.
-    Program(ProgramKind),
     /// One RAGFlow event (`workflow_started`, `message`, …) without the envelope keys the
     /// server adds (`message_id`, `session_id`, `task_id`, `created_at`).
     Event { event: String, data: Value },
-    /// The turn ended: the DSL to save as the session's state, and the component trace.
-    Finished { dsl: Value, trace: Value },
-    /// The turn failed; the text is RAGFlow's error message.
-    Failed(String),
+    /// The last item: how the turn ended and the DSL to save as the session's state.
+    Ended { end: TurnEnd, dsl: Value },
 }
 
-/// Runs turns. Dropping the returned stream cancels the run (a client that disconnects, or
-/// `POST /tasks/{session_id}/cancel`), so the trait needs no cancel call of its own.
+/// Stops a running turn at its next scheduling point; the turn then ends with RAGFlow's
+/// cancel events and its state, as any other turn does.
+pub type CancelHandle = Arc<dyn Fn() + Send + Sync>;
+
+/// A started turn.
+pub struct RunningTurn {
+    /// The program chosen for this turn, before its first event.
+    pub program: ProgramKind,
+    pub events: BoxStream<'static, TurnEvent>,
+    pub cancel: CancelHandle,
+}
+
+/// Runs turns.
 pub trait TurnRunner: Send + Sync + 'static {
-    fn run(&self, turn: TurnRequest) -> BoxStream<'static, TurnEvent>;
+    /// Starts a turn; an error is a DSL that cannot run at all (RAGFlow's error text).
+    fn start(&self, turn: TurnRequest) -> Result<RunningTurn, String>;
+
+    /// Tokens in `text` for the OpenAI mode's usage (the host counts with cl100k_base, as
+    /// RAGFlow does; this default counts words).
+    fn count_tokens(&self, text: &str) -> usize {
+        text.split_whitespace().count()
+    }
+
+    /// The compiled programs this process carries: `(source, fingerprint)`.
+    fn compiled(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
 }

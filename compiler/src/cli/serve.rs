@@ -1,44 +1,11 @@
-//! `canvasc serve`: RAGFlow's agent HTTP API (work in progress: accounts, agents, versions,
-//! sessions, uploads and run logs; running agents comes with the host layer).
+//! `canvasc serve`: RAGFlow's agent HTTP API. `canvasc` carries no compiled programs, so every
+//! agent runs on the interpreter; binaries `canvasc build` produces serve theirs compiled
+//! (`canvasc_host::cli::serve`, the one implementation of both).
 
-use std::net::SocketAddr;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
-use canvasc_server::ServeConfig;
-
-use super::EXIT_USAGE;
-
-#[derive(clap::Args)]
-pub struct Args {
-    /// Address to listen on.
-    #[arg(long, default_value = "127.0.0.1:9380")]
-    pub addr: SocketAddr,
-    /// Where the SQLite database lives when `DATABASE_URL` names no PostgreSQL or MySQL server.
-    #[arg(long, default_value = "canvasc-data")]
-    pub data_dir: PathBuf,
-}
+pub use canvasc_host::cli::serve::Args;
 
 pub fn run(args: Args) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            errln!("error: serve: cannot start the async runtime: {e}");
-            return ExitCode::from(EXIT_USAGE);
-        }
-    };
-    let config = ServeConfig::new(args.addr, args.data_dir);
-    let served = runtime.block_on(canvasc_server::serve(config, |running| {
-        outln!("canvasc serve: listening on http://{}", running.addr);
-    }));
-    match served {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            errln!("error: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    canvasc_host::cli::serve::run(args, &[], None)
 }

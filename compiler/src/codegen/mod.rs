@@ -668,14 +668,15 @@ pub fn crate_main(lib: &str) -> TokenStream {
     let lib = ident(lib);
     quote! {
         //! `run FILE [flags]`: like `canvasc run`, with the compiled program when FILE's canvas
-        //! was compiled into this binary. @generated: do not edit.
+        //! was compiled into this binary; `serve`: RAGFlow's agent HTTP API, running released
+        //! versions compiled when their fingerprint is here. @generated: do not edit.
 
         #[global_allocator]
         static ALLOCATOR: ::canvasc_host::Allocator = ::canvasc_host::Allocator;
 
         fn main() -> ::std::process::ExitCode {
             use ::canvasc_host::cli::compiled;
-            compiled::main(#lib::CANVASES, #lib::visit)
+            compiled::main(#lib::CANVASES, #lib::visit, #lib::visit)
         }
     }
 }

@@ -4,6 +4,7 @@
 //! checking happen when the interpreter runs.
 
 use super::run::{self, execute, fail, prepare, Prepared};
+use crate::serve::FindProgram;
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::{Program, ProgramVisitor};
 use canvasc_runtime::frontend::fingerprint::fingerprint;
@@ -26,6 +27,9 @@ enum Command {
     Run(Box<RunArgs>),
     /// List the compiled canvases: source file and fingerprint.
     List,
+    /// Serve RAGFlow's agent HTTP API: released versions whose fingerprint matches a compiled
+    /// canvas run compiled, everything else on the interpreter.
+    Serve(Box<super::serve::Args>),
 }
 
 #[derive(ClapArgs)]
@@ -61,17 +65,18 @@ impl ProgramVisitor for Runner {
     }
 }
 
-/// One compiled canvas as the registry lists it: the DSL file it came from, its fingerprint,
-/// and how many checker errors it had when it was compiled (a draft build).
-pub type Compiled = (&'static str, &'static str, usize);
+pub use crate::serve::Compiled;
 
 /// `main` of a built crate: `canvases` lists what was compiled in; `find` hands a runner to
-/// the program compiled for a fingerprint (generated `visit`).
+/// the program compiled for a fingerprint, `find_turn` a server's turn (both the generated
+/// `visit`).
 pub fn main(
-    canvases: &[Compiled],
+    canvases: &'static [Compiled],
     find: impl FnOnce(&str, Runner) -> Option<ExitCode>,
+    find_turn: FindProgram,
 ) -> ExitCode {
     match Cli::parse().command {
+        Command::Serve(args) => super::serve::run(*args, canvases, Some(find_turn)),
         Command::List => {
             for (source, fp, _) in canvases {
                 outln!("{fp}  {source}");

@@ -29,6 +29,7 @@ macro_rules! errln {
 pub mod compiled;
 mod llm_script;
 pub mod run;
+pub mod serve;
 mod state_file;
 
 /// Exit code for usage, I/O and not-a-canvas errors.

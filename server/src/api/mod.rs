@@ -2,10 +2,14 @@
 
 pub(crate) mod account;
 pub(crate) mod agents;
+pub(crate) mod completions;
 pub(crate) mod files;
 pub(crate) mod models;
+mod openai;
+pub(crate) mod reset;
 pub(crate) mod run_logs;
 pub(crate) mod sessions;
+pub(crate) mod tasks;
 pub(crate) mod versions;
 
 use serde_json::{Map, Value};

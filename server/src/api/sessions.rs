@@ -169,6 +169,8 @@ pub(crate) async fn create(
             "message": [{"role": "assistant", "content": prologue(&dsl)}],
             "reference": [],
             "dsl": dsl,
+            // A released version's session may run a compiled program.
+            "released": release,
             "round": 0,
             "tokens": 0,
             "duration": 0.0,

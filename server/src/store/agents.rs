@@ -115,6 +115,25 @@ impl Store {
         Ok(())
     }
 
+    /// Replaces the DSL of `tenant_id`'s agent `id` (reset).
+    pub async fn set_agent_dsl(
+        &self,
+        tenant_id: &str,
+        id: &str,
+        dsl: &Value,
+        now: i64,
+    ) -> Result<(), StoreError> {
+        let q = self.sql("UPDATE agents SET dsl = ?, update_time = ? WHERE id = ? AND user_id = ?");
+        sqlx::query(&q)
+            .bind(dsl.to_string())
+            .bind(now)
+            .bind(id)
+            .bind(tenant_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// The agent `id` if it belongs to `tenant_id`: other tenants' agents do not exist here.
     pub async fn agent(&self, tenant_id: &str, id: &str) -> Result<Option<Agent>, StoreError> {
         let q = format!(

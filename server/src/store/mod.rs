@@ -9,6 +9,7 @@ mod files;
 mod migrations;
 mod run_logs;
 mod sessions;
+mod turns;
 mod versions;
 
 use std::borrow::Cow;

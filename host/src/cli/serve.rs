@@ -1,0 +1,91 @@
+//! `serve`: RAGFlow's agent HTTP API (`canvasc-server`) with this process's engine, for
+//! `canvasc serve` (no compiled programs: everything runs on the interpreter) and every binary
+//! `canvasc build` produces (released versions whose fingerprint it carries run compiled).
+
+use super::EXIT_USAGE;
+use crate::serve::{Compiled, Engine, FindProgram};
+use crate::services;
+use canvasc_server::ServeConfig;
+use clap::Args as ClapArgs;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+#[derive(ClapArgs, Clone)]
+pub struct Args {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:9380")]
+    pub addr: SocketAddr,
+    /// Where the SQLite database lives when `DATABASE_URL` names no PostgreSQL or MySQL server.
+    #[arg(long, default_value = "canvasc-data")]
+    pub data_dir: PathBuf,
+    /// The host configuration (`llm_id` → endpoint, MCP servers); default `$CANVASC_CONFIG`,
+    /// else `./canvasc.toml` when present, else the environment alone.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Answer every LLM call from this script (scripted-llm.md) instead of the configured models.
+    #[arg(long)]
+    pub llm_script: Option<PathBuf>,
+    /// Seconds between keep-alive comments on an idle event stream.
+    #[arg(long, default_value_t = 15)]
+    pub keep_alive_secs: u64,
+    /// Request bodies over this many bytes are refused with an error envelope.
+    #[arg(long, default_value_t = 16 * 1024 * 1024)]
+    pub max_body_bytes: usize,
+    /// End a turn with an error after this many component invocations (0: no limit).
+    #[arg(long, env = "CANVASC_MAX_STEPS", default_value_t = super::run::DEFAULT_MAX_STEPS)]
+    pub max_steps: usize,
+}
+
+/// Serves until Ctrl-C; prints where it listens and which compiled programs it carries.
+pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>) -> ExitCode {
+    let script = match &args.llm_script {
+        Some(path) => match super::llm_script::load(path) {
+            Ok(script) => Some(script),
+            Err(e) => return super::run::fail(e),
+        },
+        None => None,
+    };
+    let mut services = match services::assemble(script, args.config.as_deref()) {
+        Ok(services) => services,
+        Err(e) => return super::run::fail(e.to_string()),
+    };
+    services.settings.step_limit = (args.max_steps > 0).then_some(args.max_steps);
+    let engine = Arc::new(Engine::new(services, compiled, find));
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            errln!("error: serve: cannot start the async runtime: {e}");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    };
+    let mut config = ServeConfig::new(args.addr, args.data_dir);
+    config.keep_alive = Duration::from_secs(args.keep_alive_secs.max(1));
+    config.max_body_bytes = args.max_body_bytes;
+    let served = runtime.block_on(canvasc_server::serve(config, engine, |running| {
+        outln!("canvasc serve: listening on http://{}", running.addr);
+        if compiled.is_empty() {
+            outln!("canvasc serve: no compiled programs; every agent runs on the interpreter");
+        } else {
+            outln!(
+                "canvasc serve: {} compiled program(s), run for released versions with these fingerprints:",
+                compiled.len()
+            );
+            for (source, fp, _) in compiled {
+                outln!("  {fp}  {source}");
+            }
+        }
+    }));
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            errln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

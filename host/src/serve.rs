@@ -1,0 +1,170 @@
+//! The engine behind `canvasc serve`: runs a server's turns ([`TurnRunner`]) with the compiled
+//! program carried by this binary when the session's DSL is a released version whose
+//! fingerprint matches one, and with the interpreter otherwise (drafts, and versions nobody
+//! compiled). Both run on the runtime's one scheduler; this module only chooses and wires.
+
+use canvasc_runtime::exec::events::Event;
+use canvasc_runtime::exec::interp::Interpreter;
+use canvasc_runtime::exec::random::PyRandom;
+use canvasc_runtime::exec::{Program, ProgramVisitor, RunInput, RunOutcome, Services, Session};
+use canvasc_runtime::frontend::fingerprint::fingerprint;
+use canvasc_runtime::frontend::{analyze_loaded, load_value};
+use canvasc_runtime::value::{Json, Map};
+use canvasc_server::turn::{
+    ProgramKind, RunningTurn, TurnEnd, TurnEvent, TurnRequest, TurnRunner,
+};
+use futures::StreamExt;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+
+/// One compiled canvas as a built binary's registry lists it: source file, fingerprint, and
+/// its checker error count at build time.
+pub type Compiled = (&'static str, &'static str, usize);
+
+/// A built binary's `visit`, instantiated for turns: hands the program compiled for a
+/// fingerprint to a [`TurnStart`].
+pub type FindProgram = fn(&str, TurnStart) -> Option<RunningTurn>;
+
+/// Runs turns for the server.
+pub struct Engine {
+    services: Services,
+    compiled: &'static [Compiled],
+    find: Option<FindProgram>,
+}
+
+impl Engine {
+    /// `services` are the process's (host-assembled); `compiled` and `find` the programs this
+    /// binary carries (none for `canvasc` itself).
+    pub fn new(services: Services, compiled: &'static [Compiled], find: Option<FindProgram>) -> Self {
+        Engine {
+            services,
+            compiled,
+            find,
+        }
+    }
+}
+
+/// What a turn needs besides its program; handed to the compiled program's registry, which
+/// calls [`ProgramVisitor::visit`] with the concrete program type.
+pub struct TurnStart {
+    dsl: Map<String, Json>,
+    fresh: bool,
+    input: RunInput,
+    services: Services,
+}
+
+impl ProgramVisitor for TurnStart {
+    type Output = RunningTurn;
+
+    fn visit<P: Program>(self, program: Arc<P>) -> RunningTurn {
+        start(program, self, ProgramKind::Compiled)
+    }
+}
+
+impl TurnRunner for Engine {
+    fn start(&self, turn: TurnRequest) -> Result<RunningTurn, String> {
+        let loaded = load_value(turn.dsl).map_err(|e| format!("the session's DSL: {e}"))?;
+        let mut services = self.services.clone();
+        services.custom_header = turn
+            .custom_header
+            .iter()
+            .map(|(k, v)| {
+                let v = match v {
+                    Json::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                (k.clone(), v)
+            })
+            .collect::<Vec<_>>()
+            .into();
+        let input = RunInput {
+            query: Some(Json::String(turn.query)),
+            user_id: Some(Json::String(turn.user_id)),
+            files: turn.files,
+            inputs: Some(turn.inputs.unwrap_or_else(|| Json::Object(Map::new()))),
+            chat_template_kwargs: turn.chat_template_kwargs,
+            webhook_payload: None,
+        };
+        if let (true, Some(find)) = (turn.released, self.find) {
+            let fp = fingerprint(&loaded.document);
+            if self.compiled.iter().any(|(_, f, _)| *f == fp) {
+                let start = TurnStart {
+                    dsl: loaded.document.dsl.clone(),
+                    fresh: turn.fresh,
+                    input,
+                    services,
+                };
+                return find(&fp, start).ok_or_else(|| {
+                    format!("the compiled program {fp} is listed but not carried")
+                });
+            }
+        }
+        let analysis = analyze_loaded(loaded);
+        let program = Arc::new(Interpreter::from_analysis(&analysis));
+        let start_with = TurnStart {
+            dsl: analysis.document.dsl.clone(),
+            fresh: turn.fresh,
+            input,
+            services,
+        };
+        Ok(start(program, start_with, ProgramKind::Interpreted))
+    }
+
+    fn count_tokens(&self, text: &str) -> usize {
+        canvasc_runtime::exec::llm::fit::num_tokens(Some(text))
+    }
+
+    fn compiled(&self) -> Vec<(String, String)> {
+        self.compiled
+            .iter()
+            .map(|(source, fp, _)| (source.to_string(), fp.to_string()))
+            .collect()
+    }
+}
+
+/// Runs the turn on its own task; events go through a channel the server drains. The run
+/// keeps going when the server stops reading (it cancels through the handle instead), so the
+/// state it ends with is always saved.
+fn start<P: Program>(program: Arc<P>, turn: TurnStart, kind: ProgramKind) -> RunningTurn {
+    let rng = Arc::new(Mutex::new(PyRandom::from_entropy()));
+    let session = Session::new(program, turn.dsl, turn.services, rng, turn.fresh);
+    let flag = session.cancel_flag();
+    let (tx, rx) = mpsc::unbounded_channel::<TurnEvent>();
+    let input = turn.input;
+    tokio::spawn(async move {
+        let events = tx.clone();
+        let mut sink = move |ev: Event<'_>| {
+            let Json::Object(mut frame) = ev.to_json() else {
+                return;
+            };
+            let event = match frame.remove("event") {
+                Some(Json::String(name)) => name,
+                _ => return,
+            };
+            let data = frame.remove("data").unwrap_or(Json::Null);
+            // A closed channel means the server is gone; the run ends by its cancel flag.
+            let _ = events.send(TurnEvent::Event { event, data });
+        };
+        let outcome = session.run(input, &mut sink).await;
+        let end = match outcome {
+            RunOutcome::Finished => TurnEnd::Finished,
+            RunOutcome::Paused => TurnEnd::Paused,
+            RunOutcome::Canceled => TurnEnd::Canceled,
+            RunOutcome::Failed(e) => TurnEnd::Failed(e),
+            RunOutcome::Aborted(e) => TurnEnd::Aborted(e.to_string()),
+        };
+        let _ = tx.send(TurnEvent::Ended {
+            end,
+            dsl: session.save(),
+        });
+    });
+    let events = futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv().await.map(|event| (event, rx))
+    })
+    .boxed();
+    RunningTurn {
+        program: kind,
+        events,
+        cancel: Arc::new(move || flag.cancel()),
+    }
+}

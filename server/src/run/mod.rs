@@ -1,0 +1,195 @@
+//! Driving one turn: the host's engine runs it ([`crate::turn::TurnRunner`]); this module
+//! stamps RAGFlow's envelope on each event, hands frames to whichever framing the request
+//! asked for, and when the turn ends saves the session's new state and the run log in one
+//! transaction. The driver runs on its own task: a client that goes away cancels the run
+//! (noticed even while the run is idle) and the turn is still saved with what ran.
+
+pub(crate) mod summary;
+
+use futures::StreamExt;
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use crate::clock::now_ms;
+use crate::shared::Shared;
+use crate::store::RunLog;
+use crate::turn::{ProgramKind, RunningTurn, TurnEnd, TurnEvent};
+use summary::Summary;
+
+/// Frames waiting for a slow client; the run itself never waits for the client.
+const BUFFERED_FRAMES: usize = 256;
+
+/// The turn's identity and the session state it starts from.
+pub(crate) struct TurnContext {
+    pub tenant: String,
+    pub agent_id: String,
+    pub session_id: String,
+    pub message_id: String,
+    /// Run start, seconds (every frame's `created_at`).
+    pub created_at: i64,
+    /// The session's stored state with this turn's user message appended.
+    pub state: Value,
+    /// Every `node_finished` carries the trace so far (`return_trace`).
+    pub return_trace: bool,
+}
+
+/// What the framing reads.
+pub(crate) enum Out {
+    /// One event frame, envelope included.
+    Event(Value),
+    /// The turn ended and is saved.
+    End(Box<Ended>),
+}
+
+pub(crate) struct Ended {
+    pub end: TurnEnd,
+    pub summary: Summary,
+}
+
+/// A turn the driver runs; dropping the receiver cancels the run.
+pub(crate) struct Launched {
+    pub program: ProgramKind,
+    pub frames: mpsc::Receiver<Out>,
+}
+
+/// Starts driving `turn`; the session must already be claimed in `app.running`.
+pub(crate) fn launch(app: Shared, ctx: TurnContext, turn: RunningTurn) -> Launched {
+    let (tx, rx) = mpsc::channel(BUFFERED_FRAMES);
+    let program = turn.program;
+    tokio::spawn(drive(app, ctx, turn, tx));
+    Launched {
+        program,
+        frames: rx,
+    }
+}
+
+async fn drive(app: Shared, ctx: TurnContext, turn: RunningTurn, tx: mpsc::Sender<Out>) {
+    let RunningTurn {
+        program,
+        mut events,
+        cancel,
+    } = turn;
+    let mut summary = Summary::default();
+    let mut client_gone = false;
+    let (end, dsl) = loop {
+        let next = if client_gone {
+            events.next().await
+        } else {
+            tokio::select! {
+                next = events.next() => next,
+                () = tx.closed() => {
+                    cancel();
+                    client_gone = true;
+                    continue;
+                }
+            }
+        };
+        match next {
+            Some(TurnEvent::Event { event, data }) => {
+                let mut frame = json!({
+                    "event": event,
+                    "message_id": ctx.message_id,
+                    "created_at": ctx.created_at,
+                    "task_id": ctx.session_id,
+                    "data": data,
+                    "session_id": ctx.session_id,
+                });
+                summary.observe(&event, &frame["data"], &frame);
+                if ctx.return_trace && event == "node_finished" {
+                    if let Some(data) = frame["data"].as_object_mut() {
+                        data.insert("trace".into(), Value::from(summary.trace.clone()));
+                    }
+                }
+                if !client_gone && tx.send(Out::Event(frame)).await.is_err() {
+                    cancel();
+                    client_gone = true;
+                }
+            }
+            Some(TurnEvent::Ended { end, dsl }) => break (end, Some(dsl)),
+            // The engine's task ended without a word: it panicked.
+            None => {
+                break (
+                    TurnEnd::Aborted("the run stopped unexpectedly".into()),
+                    None,
+                )
+            }
+        }
+    };
+    let state = next_state(ctx.state.clone(), &ctx, &end, dsl, &summary);
+    let log = RunLog {
+        message_id: ctx.message_id.clone(),
+        agent_id: ctx.agent_id.clone(),
+        tenant_id: ctx.tenant.clone(),
+        session_id: ctx.session_id.clone(),
+        program: program.as_str().to_string(),
+        trace: Value::from(summary.trace.clone()),
+        create_time: now_ms(),
+    };
+    if let Err(e) = app.store.save_turn(&ctx.session_id, &state, &log).await {
+        eprintln!(
+            "canvasc serve: session {}: the turn could not be saved: {e}",
+            ctx.session_id
+        );
+    }
+    app.release(&ctx.session_id);
+    let _ = tx.send(Out::End(Box::new(Ended { end, summary }))).await;
+}
+
+/// The session state after a turn (`canvas_service.completion`): the assistant turn and its
+/// reference entry, the saved DSL, the error, the counters. An aborted run keeps the DSL it
+/// started from and adds no assistant turn; a run with no event adds none either.
+fn next_state(
+    mut state: Value,
+    ctx: &TurnContext,
+    end: &TurnEnd,
+    dsl: Option<Value>,
+    summary: &Summary,
+) -> Value {
+    let Some(object) = state.as_object_mut() else {
+        return state;
+    };
+    let error = match end {
+        TurnEnd::Failed(e) | TurnEnd::Aborted(e) => Value::String(e.clone()),
+        _ => Value::Null,
+    };
+    object.insert("errors".into(), error);
+    if matches!(end, TurnEnd::Aborted(_)) {
+        return state;
+    }
+    if let Some(dsl) = dsl {
+        object.insert("dsl".into(), dsl);
+    }
+    if summary.events > 0 {
+        let assistant = json!({"role": "assistant", "content": summary.content,
+            "created_at": now_ms() as f64 / 1000.0, "id": ctx.message_id});
+        push(object, "message", assistant);
+        push(object, "reference", Value::Object(summary.reference.clone()));
+    }
+    let count = |v: Option<&Value>| v.and_then(Value::as_i64).unwrap_or(0);
+    let round = count(object.get("round")) + 1;
+    object.insert("round".into(), round.into());
+    let tokens = count(object.get("tokens"))
+        + summary
+            .usage
+            .as_ref()
+            .and_then(|u| u.get("total_tokens"))
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+    object.insert("tokens".into(), tokens.into());
+    let duration = object
+        .get("duration")
+        .and_then(Value::as_f64)
+        .unwrap_or(0.0)
+        + summary.elapsed;
+    object.insert("duration".into(), duration.into());
+    state
+}
+
+fn push(object: &mut serde_json::Map<String, Value>, key: &str, item: Value) {
+    match object.get_mut(key) {
+        Some(Value::Array(list)) => list.push(item),
+        _ => {
+            object.insert(key.into(), Value::from(vec![item]));
+        }
+    }
+}
