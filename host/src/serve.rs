@@ -10,9 +10,7 @@ use canvasc_runtime::exec::{Program, ProgramVisitor, RunInput, RunOutcome, Servi
 use canvasc_runtime::frontend::fingerprint::fingerprint;
 use canvasc_runtime::frontend::{analyze_loaded, load_value};
 use canvasc_runtime::value::{Json, Map};
-use canvasc_server::turn::{
-    ProgramKind, RunningTurn, TurnEnd, TurnEvent, TurnRequest, TurnRunner,
-};
+use canvasc_server::turn::{ProgramKind, RunningTurn, TurnEnd, TurnEvent, TurnRequest, TurnRunner};
 use futures::StreamExt;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
@@ -35,7 +33,11 @@ pub struct Engine {
 impl Engine {
     /// `services` are the process's (host-assembled); `compiled` and `find` the programs this
     /// binary carries (none for `canvasc` itself).
-    pub fn new(services: Services, compiled: &'static [Compiled], find: Option<FindProgram>) -> Self {
+    pub fn new(
+        services: Services,
+        compiled: &'static [Compiled],
+        find: Option<FindProgram>,
+    ) -> Self {
         Engine {
             services,
             compiled,
@@ -94,9 +96,8 @@ impl TurnRunner for Engine {
                     input,
                     services,
                 };
-                return find(&fp, start).ok_or_else(|| {
-                    format!("the compiled program {fp} is listed but not carried")
-                });
+                return find(&fp, start)
+                    .ok_or_else(|| format!("the compiled program {fp} is listed but not carried"));
             }
         }
         let analysis = analyze_loaded(loaded);

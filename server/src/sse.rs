@@ -27,28 +27,33 @@ pub(crate) trait Framing: Send + 'static {
 
 /// An SSE response for a launched turn. Dropping the body (a client that went away) drops
 /// the frames' receiver, which cancels the run.
-pub(crate) fn response(launched: Launched, keep_alive: Duration, framing: impl Framing) -> Response {
+pub(crate) fn response(
+    launched: Launched,
+    keep_alive: Duration,
+    framing: impl Framing,
+) -> Response {
     let program = launched.program;
     let state = (launched.frames, framing, false);
-    let stream = futures::stream::unfold(state, move |(mut frames, mut framing, done)| async move {
-        if done {
-            return None;
-        }
-        loop {
-            let next = tokio::time::timeout(keep_alive, frames.recv()).await;
-            let (text, done) = match next {
-                Err(_) => (": keep-alive\n\n".to_string(), false),
-                Ok(Some(Out::Event(frame))) => (framing.event(frame), false),
-                Ok(Some(Out::End(ended))) => (framing.end(&ended), true),
-                Ok(None) => return None,
-            };
-            if text.is_empty() && !done {
-                continue;
+    let stream =
+        futures::stream::unfold(state, move |(mut frames, mut framing, done)| async move {
+            if done {
+                return None;
             }
-            let chunk: Result<Bytes, Infallible> = Ok(Bytes::from(text));
-            return Some((chunk, (frames, framing, done)));
-        }
-    });
+            loop {
+                let next = tokio::time::timeout(keep_alive, frames.recv()).await;
+                let (text, done) = match next {
+                    Err(_) => (": keep-alive\n\n".to_string(), false),
+                    Ok(Some(Out::Event(frame))) => (framing.event(frame), false),
+                    Ok(Some(Out::End(ended))) => (framing.end(&ended), true),
+                    Ok(None) => return None,
+                };
+                if text.is_empty() && !done {
+                    continue;
+                }
+                let chunk: Result<Bytes, Infallible> = Ok(Bytes::from(text));
+                return Some((chunk, (frames, framing, done)));
+            }
+        });
     sse_response(Body::from_stream(stream), program)
 }
 

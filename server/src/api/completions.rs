@@ -52,7 +52,12 @@ pub(crate) async fn openai_alias(
     openai::answer(app, tenant, agent_id, body.0).await
 }
 
-async fn native(app: Shared, tenant: String, agent_id: String, body: Map<String, Value>) -> Response {
+async fn native(
+    app: Shared,
+    tenant: String,
+    agent_id: String,
+    body: Map<String, Value>,
+) -> Response {
     let query = match (string(&body, "query"), string(&body, "question")) {
         (Ok(Some(q)), _) | (Ok(None), Ok(Some(q))) => q,
         (Err(e), _) | (_, Err(e)) => return e.into_response(),
@@ -64,7 +69,16 @@ async fn native(app: Shared, tenant: String, agent_id: String, body: Map<String,
     };
     let stream = truthy(body.get("stream"));
     let return_trace = truthy(body.get("return_trace"));
-    let launched = match begin(&app, &tenant, &agent_id, session_id, query, &body, return_trace).await
+    let launched = match begin(
+        &app,
+        &tenant,
+        &agent_id,
+        session_id,
+        query,
+        &body,
+        return_trace,
+    )
+    .await
     {
         Ok(launched) => launched,
         Err(e) => return e.into_response(),
@@ -194,7 +208,8 @@ pub(crate) async fn begin(
                     "Session does not belong to the requested agent.",
                 ));
             }
-            let accessible = owner_tenant == tenant && app.store.agent(tenant, agent_id).await?.is_some();
+            let accessible =
+                owner_tenant == tenant && app.store.agent(tenant, agent_id).await?.is_some();
             if !accessible {
                 return Err(ApiError::operating(
                     "Only authorized users can access this agent session.",
@@ -257,7 +272,9 @@ pub(crate) async fn begin(
         }
     };
     if app.is_running(&session_id) {
-        return Err(ApiError::operating("This agent session is already running."));
+        return Err(ApiError::operating(
+            "This agent session is already running.",
+        ));
     }
     let files = file_contents(app, tenant, &descriptors).await?;
     let message_id = new_id();
@@ -278,7 +295,9 @@ pub(crate) async fn begin(
         agent_id: agent_id.to_string(),
         session_id: session_id.clone(),
         dsl: state.get("dsl").cloned().unwrap_or(Value::Null),
-        released: state.get("released").is_some_and(|r| r == &Value::Bool(true)),
+        released: state
+            .get("released")
+            .is_some_and(|r| r == &Value::Bool(true)),
         fresh: round == 0,
         query,
         inputs,
@@ -293,7 +312,9 @@ pub(crate) async fn begin(
         .map_err(|e| ApiError::data(format!("The agent cannot run: {e}")))?;
     if !app.claim(&session_id, running.cancel.clone()) {
         (running.cancel)();
-        return Err(ApiError::operating("This agent session is already running."));
+        return Err(ApiError::operating(
+            "This agent session is already running.",
+        ));
     }
     let ctx = TurnContext {
         tenant: tenant.to_string(),
@@ -342,7 +363,10 @@ async fn file_contents(
 ) -> Result<Vec<Value>, ApiError> {
     let mut out = Vec::with_capacity(descriptors.len());
     for descriptor in descriptors {
-        let id = descriptor.get("id").and_then(Value::as_str).unwrap_or_default();
+        let id = descriptor
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let file = app
             .store
             .file(tenant, id)
@@ -362,4 +386,49 @@ async fn file_contents(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::summary::Summary;
+
+    fn ended(end: TurnEnd) -> Ended {
+        Ended {
+            end,
+            summary: Summary::default(),
+        }
+    }
+
+    #[test]
+    fn an_aborted_run_ends_with_ragflows_error_frame_and_the_terminator() {
+        let mut framing = NativeFraming {
+            session_id: "s1".into(),
+            sent: 3,
+        };
+        assert_eq!(
+            framing.end(&ended(TurnEnd::Aborted("boom".into()))),
+            "data:{\"code\":500,\"message\":\"boom\",\"data\":false,\"session_id\":\"s1\"}\n\ndata:[DONE]\n\n"
+        );
+        assert_eq!(
+            native_json(&ended(TurnEnd::Aborted("boom".into())), "s1", false),
+            json!({"code": 0, "data": "**ERROR**: boom"})
+        );
+    }
+
+    #[test]
+    fn a_run_without_events_sends_the_session_alone() {
+        let mut framing = NativeFraming {
+            session_id: "s1".into(),
+            sent: 0,
+        };
+        assert_eq!(
+            framing.end(&ended(TurnEnd::Finished)),
+            "data:{\"session_id\":\"s1\",\"data\":{}}\n\ndata:[DONE]\n\n"
+        );
+        assert_eq!(
+            native_json(&ended(TurnEnd::Finished), "s1", false),
+            json!({"code": 0, "data": {"session_id": "s1"}})
+        );
+    }
 }

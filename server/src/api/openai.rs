@@ -150,7 +150,10 @@ impl OpenAiFraming {
 
 impl Framing for OpenAiFraming {
     fn event(&mut self, frame: Value) -> String {
-        let event = frame.get("event").and_then(Value::as_str).unwrap_or_default();
+        let event = frame
+            .get("event")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         let content = match event {
             "message" => frame
                 .pointer("/data/content")

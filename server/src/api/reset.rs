@@ -18,6 +18,8 @@ pub(crate) async fn reset(
     let agent = agent_of(&app, &tenant, &agent_id, ApiError::no_access).await?;
     let mut dsl: Value = agent.dsl;
     canvasc_runtime::frontend::reset::reset(&mut dsl);
-    app.store.set_agent_dsl(&tenant, &agent_id, &dsl, now_ms()).await?;
+    app.store
+        .set_agent_dsl(&tenant, &agent_id, &dsl, now_ms())
+        .await?;
     Ok(Reply::success(dsl))
 }

@@ -163,7 +163,11 @@ fn next_state(
         let assistant = json!({"role": "assistant", "content": summary.content,
             "created_at": now_ms() as f64 / 1000.0, "id": ctx.message_id});
         push(object, "message", assistant);
-        push(object, "reference", Value::Object(summary.reference.clone()));
+        push(
+            object,
+            "reference",
+            Value::Object(summary.reference.clone()),
+        );
     }
     let count = |v: Option<&Value>| v.and_then(Value::as_i64).unwrap_or(0);
     let round = count(object.get("round")) + 1;

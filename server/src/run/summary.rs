@@ -159,9 +159,17 @@ mod tests {
     fn think_markers_and_references_aggregate() {
         let mut s = Summary::default();
         let frame = json!({});
-        s.observe("message", &json!({"content": "", "start_to_think": true}), &frame);
+        s.observe(
+            "message",
+            &json!({"content": "", "start_to_think": true}),
+            &frame,
+        );
         s.observe("message", &json!({"content": "hm"}), &frame);
-        s.observe("message", &json!({"content": "", "end_to_think": true}), &frame);
+        s.observe(
+            "message",
+            &json!({"content": "", "end_to_think": true}),
+            &frame,
+        );
         s.observe("message", &json!({"content": "yes"}), &frame);
         s.observe(
             "message_end",

@@ -16,6 +16,9 @@ pub struct Server {
 
 static SERVER: OnceLock<Server> = OnceLock::new();
 
+/// The test server's keep-alive interval (short, so a slow run shows keep-alive comments).
+pub const KEEP_ALIVE_MS: u64 = 50;
+
 /// The running test server (started on first use).
 pub fn server() -> &'static Server {
     SERVER.get_or_init(|| {
@@ -42,7 +45,8 @@ pub fn server() -> &'static Server {
                         let mut config = ServeConfig::new(([127, 0, 0, 1], 0).into(), dir);
                         config.database_url = url;
                         config.max_body_bytes = 64 * 1024;
-                        canvasc_server::start(config)
+                        config.keep_alive = std::time::Duration::from_millis(KEEP_ALIVE_MS);
+                        canvasc_server::start(config, crate::engine::engine())
                             .await
                             .map_err(|e| e.to_string())
                     }

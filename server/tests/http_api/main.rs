@@ -1,12 +1,16 @@
 //! The server over real HTTP on 127.0.0.1: every endpoint it serves, authentication failures,
-//! tenant isolation and error envelopes. `CANVASC_SERVER_DB` picks the database: `sqlite`
+//! tenant isolation, error envelopes, and agents run by the host's engine (scripted model,
+//! one program compiled in by `canvas!`). `CANVASC_SERVER_DB` picks the database: `sqlite`
 //! (default), `postgres` (127.0.0.1:5432, user postgres) or `mysql` (127.0.0.1:3306, root);
 //! a fresh database is made for each run, and an unreachable one fails the run.
 
 mod accounts;
 mod agents;
+mod completions;
+mod engine;
 mod envelopes;
 mod files;
 mod harness;
 mod isolation;
+mod run_control;
 mod sessions;

@@ -1,0 +1,69 @@
+//! The engine the test server runs turns with: the host's `Engine`, every LLM call answered
+//! by the scripted model (in process), and one compiled program, the `llm-think-stream`
+//! fixture compiled into this test by `canvas!`, so released versions of it run compiled.
+
+use std::sync::{Arc, OnceLock};
+
+use canvasc_host::serve::{Compiled, Engine, TurnStart};
+use canvasc_runtime::exec::llm::script::Script;
+use canvasc_runtime::exec::ProgramVisitor;
+use canvasc_runtime::frontend::fingerprint::fingerprint;
+use canvasc_runtime::frontend::load_str;
+use canvasc_server::turn::RunningTurn;
+use serde_json::{json, Value};
+
+/// The canvas compiled into the test (Begin → LLM → Message).
+pub const CHAT_SOURCE: &str = include_str!("../../../fixtures/valid/llm-think-stream.json");
+
+/// The compiled canvas's DSL.
+pub fn chat_dsl() -> Value {
+    serde_json::from_str(CHAT_SOURCE).expect("the fixture is JSON")
+}
+
+/// How many chunks a `slow` answer streams, and the pause before each.
+pub const SLOW_CHUNKS: usize = 40;
+pub const SLOW_DELAY_MS: u64 = 100;
+
+fn chat_fingerprint() -> &'static str {
+    static FP: OnceLock<String> = OnceLock::new();
+    FP.get_or_init(|| fingerprint(&load_str(CHAT_SOURCE).expect("a canvas").document))
+}
+
+fn compiled() -> &'static [Compiled] {
+    static LIST: OnceLock<Vec<Compiled>> = OnceLock::new();
+    LIST.get_or_init(|| {
+        vec![(
+            "fixtures/valid/llm-think-stream.json",
+            chat_fingerprint(),
+            0,
+        )]
+    })
+}
+
+/// The registry a built binary generates, for the one canvas.
+fn find(fp: &str, start: TurnStart) -> Option<RunningTurn> {
+    (fp == chat_fingerprint()).then(|| {
+        let program = canvasc_macros::canvas!("../fixtures/valid/llm-think-stream.json");
+        start.visit(Arc::new(program))
+    })
+}
+
+/// The model's script: `slow` streams for seconds, `explode` fails, anything else is echoed
+/// in words.
+fn script() -> Script {
+    let chunks: Vec<String> = (0..SLOW_CHUNKS).map(|i| format!("w{i} ")).collect();
+    Script::parse(&json!({
+        "chunking": "words",
+        "responses": [
+            {"match": "slow", "chunks": chunks, "delay_ms": SLOW_DELAY_MS, "times": -1},
+            {"match": "explode", "error": "the scripted model is down", "times": -1},
+        ],
+    }))
+    .expect("the script parses")
+}
+
+pub fn engine() -> Arc<Engine> {
+    let services = canvasc_host::services::assemble(Some(script()), None)
+        .expect("the scripted services assemble");
+    Arc::new(Engine::new(services, compiled(), Some(find)))
+}
