@@ -14,7 +14,9 @@ use std::fmt::Write as _;
 const LABEL_WIDTH: f64 = 300.0;
 const PLOT_WIDTH: f64 = 800.0;
 const LANE: f64 = 28.0;
-const TOP: f64 = 56.0;
+const TOP: f64 = 68.0;
+/// Room right of the plot for the labels of the bars that end there.
+const RIGHT: f64 = 140.0;
 
 /// One component invocation on the timeline.
 struct Bar {
@@ -35,7 +37,8 @@ pub fn svg(log: &RunLog, title: &str) -> String {
     let mut pauses: Vec<(f64, String)> = Vec::new();
     let mut finished: Option<(f64, String)> = None;
     let mut in_batch = false;
-    let end_of_run = log.events.last().map_or(0.0, |l| l.at).max(log.now());
+    // The last event ends the picture (a run without events: the time it took).
+    let end_of_run = log.events.last().map_or_else(|| log.now(), |l| l.at);
     for logged in &log.events {
         let data = &logged.event["data"];
         let at = logged.at;
@@ -103,7 +106,7 @@ pub fn svg(log: &RunLog, title: &str) -> String {
     let span = end_of_run.max(1e-3);
     let x = |t: f64| LABEL_WIDTH + t / span * PLOT_WIDTH;
     let height = TOP + LANE * lanes.len().max(1) as f64 + 40.0;
-    let width = LABEL_WIDTH + PLOT_WIDTH + 20.0;
+    let width = LABEL_WIDTH + PLOT_WIDTH + RIGHT;
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -133,7 +136,8 @@ pub fn svg(log: &RunLog, title: &str) -> String {
             out,
             r##"<text x="{:.1}" y="{:.1}" fill="#667">batch {}</text>"##,
             x(*from) + 2.0,
-            TOP - 6.0,
+            // Short batches sit side by side: alternate rows keep their labels apart.
+            TOP - 6.0 - 14.0 * (i % 2) as f64,
             i + 1
         );
     }
@@ -188,7 +192,7 @@ pub fn svg(log: &RunLog, title: &str) -> String {
         );
         let _ = writeln!(
             out,
-            r##"<text x="{:.1}" y="{:.1}" fill="#c77c00">⏸ waiting for input</text>"##,
+            r##"<text x="{:.1}" y="{:.1}" fill="#c77c00">paused: waiting for input</text>"##,
             x(*at) - 60.0,
             bottom + 16.0
         );
