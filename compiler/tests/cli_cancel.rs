@@ -34,6 +34,12 @@ struct InTerminal {
 
 impl InTerminal {
     fn start(args: &[&str], env: &[(&str, &str)]) -> InTerminal {
+        InTerminal::start_reading(args, env, true)
+    }
+
+    /// `read_stdout: false` leaves stdout's pipe unread: once it is full, the run blocks
+    /// writing its events (a shutdown that cannot finish).
+    fn start_reading(args: &[&str], env: &[(&str, &str)], read_stdout: bool) -> InTerminal {
         let (mut master, mut slave) = (0, 0);
         // SAFETY: openpty writes two descriptors into the integers we pass; no name, default
         // terminal settings (ISIG on: Ctrl-C sends SIGINT).
@@ -71,6 +77,13 @@ impl InTerminal {
         let mut stderr = child.stderr.take().expect("stderr piped");
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
+            if !read_stdout {
+                // Held open, unread, until the process has gone.
+                let _ = tx.send(String::new());
+                std::thread::sleep(Duration::from_secs(60));
+                drop(stdout);
+                return;
+            }
             for line in BufReader::new(stdout).lines().map_while(Result::ok) {
                 if tx.send(line).is_err() {
                     break;
@@ -131,13 +144,14 @@ impl InTerminal {
             std::thread::sleep(Duration::from_millis(5));
         };
         let took = since.elapsed();
-        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(5)) {
+        while let Ok(line) = self.lines.recv_timeout(Duration::from_millis(500)) {
             self.stdout.push(line);
         }
         let stderr = self.stderr.join().unwrap_or_default();
         let events = self
             .stdout
             .iter()
+            .filter(|l| !l.is_empty())
             .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
             .collect();
         assert!(
@@ -336,4 +350,41 @@ fn a_second_ctrl_c_quits_at_once() {
     let (code, _, _, stderr) = run.exit_within(Duration::from_secs(1));
     assert_eq!(code, EXIT_CANCELED, "stderr: {stderr}");
     assert!(stderr.contains("canceling the run"), "{stderr}");
+}
+
+#[test]
+fn a_second_ctrl_c_ends_a_shutdown_that_hangs() {
+    // A Message of 1 MB: its event fills the unread stdout pipe, so the run hangs writing it
+    // and cannot end after the first Ctrl-C.
+    let dir = temp_dir("hang");
+    let canvas = dir.join("big.json");
+    let dsl = serde_json::json!({
+        "components": {
+            "begin": {"obj": {"component_name": "Begin", "params": {"prologue": "Hi"}},
+                      "downstream": ["Message:Big"], "upstream": []},
+            "Message:Big": {"obj": {"component_name": "Message", "params": {"content": ["x".repeat(1 << 20)]}},
+                      "downstream": [], "upstream": ["begin"]}
+        },
+        "globals": {"sys.query": "", "sys.user_id": "", "sys.conversation_turns": 0, "sys.files": [], "sys.history": []},
+        "history": [], "path": [], "retrieval": []
+    });
+    std::fs::write(&canvas, dsl.to_string()).expect("write canvas");
+    let mut run = InTerminal::start_reading(
+        &["run", canvas.to_str().expect("utf8"), "--query", "hi"],
+        &[],
+        false,
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    run.ctrl_c();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(
+        run.child.try_wait().expect("wait").is_none(),
+        "the run should still hang on its full stdout"
+    );
+    run.ctrl_c();
+    let (code, took, _, stderr) = run.exit_within(Duration::from_secs(1));
+    assert_eq!(code, EXIT_CANCELED, "stderr: {stderr}");
+    assert!(stderr.contains("canceling the run"), "{stderr}");
+    assert!(stderr.contains("quit: "), "{stderr}");
+    eprintln!("second Ctrl-C ended the hung run in {took:?}");
 }

@@ -249,8 +249,14 @@ pub fn execute<P: Program>(
     let format = args.format;
     let mut printer = Printer::new(format);
     let mut log = RunLog::default();
-    // Lives until the process ends: a second Ctrl-C must end a shutdown that hangs too.
-    runtime.spawn(interrupts(cancel.clone()));
+    // Listening before the run starts: a Ctrl-C at its first instant must not meet the
+    // default handler, which would end the process without the cancellation events. The
+    // listener lives until the process ends: a second Ctrl-C must end a shutdown that hangs.
+    let listener = {
+        let _inside = runtime.enter();
+        Interrupts::listen()
+    };
+    runtime.spawn(listener.serve(cancel.clone()));
     let outcome = runtime.block_on(async {
         let mut sink = |ev: Event| {
             let json = ev.to_json();
@@ -308,15 +314,40 @@ pub fn execute<P: Program>(
 
 /// Ctrl-C: the first cancels the run (it ends at once, with RAGFlow's cancellation events),
 /// the second ends the process on the spot.
-async fn interrupts(cancel: CancelFlag) {
-    if tokio::signal::ctrl_c().await.is_err() {
-        return;
+struct Interrupts {
+    /// SIGINT, registered when made (tokio's `ctrl_c()` registers only when first polled).
+    #[cfg(unix)]
+    sigint: Option<tokio::signal::unix::Signal>,
+}
+
+impl Interrupts {
+    /// Must be called inside the runtime.
+    fn listen() -> Self {
+        Interrupts {
+            #[cfg(unix)]
+            sigint: tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok(),
+        }
     }
-    errln!("canceling the run (press Ctrl-C again to quit at once)");
-    cancel.cancel();
-    if tokio::signal::ctrl_c().await.is_ok() {
-        errln!("quit: the run was interrupted twice");
-        std::process::exit(i32::from(super::EXIT_CANCELED));
+
+    /// The next Ctrl-C; `false` when none can be heard.
+    async fn next(&mut self) -> bool {
+        #[cfg(unix)]
+        if let Some(sigint) = &mut self.sigint {
+            return sigint.recv().await.is_some();
+        }
+        tokio::signal::ctrl_c().await.is_ok()
+    }
+
+    async fn serve(mut self, cancel: CancelFlag) {
+        if !self.next().await {
+            return;
+        }
+        errln!("canceling the run (press Ctrl-C again to quit at once)");
+        cancel.cancel();
+        if self.next().await {
+            errln!("quit: the run was interrupted twice");
+            std::process::exit(i32::from(super::EXIT_CANCELED));
+        }
     }
 }
 
