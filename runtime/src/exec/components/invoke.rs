@@ -155,19 +155,15 @@ async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
         if cx.check_canceled() {
             return Ok(());
         }
-        // The request races the run's cancellation: Ctrl-C or a gone client aborts it at once.
-        let outcome = cx.shared.cancel.or_cancel(attempt(
+        let outcome = attempt(
             spec,
             cx,
             &args,
             &headers,
             proxy.as_deref(),
             proxy_target.as_ref(),
-        ));
-        let Some(outcome) = outcome.await else {
-            cx.check_canceled();
-            return Ok(());
-        };
+        )
+        .await;
         match outcome {
             Ok(result) => {
                 cx.set_output("result", Json::String(result));
@@ -182,11 +178,7 @@ async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
                     return Ok(());
                 }
                 last_error = Some(e);
-                let pause = tokio::time::sleep(delay(&spec.delay_after_error)?);
-                if cx.shared.cancel.or_cancel(pause).await.is_none() {
-                    cx.check_canceled();
-                    return Ok(());
-                }
+                tokio::time::sleep(delay(&spec.delay_after_error)?).await;
             }
         }
     }
