@@ -12,6 +12,8 @@ pub mod cli;
 pub mod codegen;
 #[cfg(feature = "cli")]
 pub mod excerpt;
+#[cfg(feature = "cli")]
+pub mod graph;
 pub mod plain;
 #[cfg(feature = "cli")]
 pub mod report;

@@ -5,6 +5,7 @@
 mod build;
 mod check;
 mod convert;
+mod graph;
 mod progress;
 mod serve;
 
@@ -36,6 +37,9 @@ enum Command {
     Run(run::Args),
     /// Compile canvases into a Cargo crate with a `run` binary, and build it.
     Build(build::Args),
+    /// Draw a canvas (SVG, Mermaid or DOT): components, branches, bodies, exception routes
+    /// and the checker's findings.
+    Graph(graph::Args),
     /// Serve RAGFlow's agent HTTP API (work in progress: no agent runs yet).
     Serve(serve::Args),
 }
@@ -48,6 +52,7 @@ pub fn main() -> ExitCode {
         Command::Reset(args) => convert::run_reset(args),
         Command::Run(args) => run::run(args),
         Command::Build(args) => build::run(args),
+        Command::Graph(args) => graph::run(args),
         Command::Serve(args) => serve::run(args),
     }
 }

@@ -29,11 +29,21 @@ macro_rules! errln {
 pub mod compiled;
 mod llm_script;
 pub mod run;
+pub mod run_log;
 pub mod serve;
 mod state_file;
+pub mod timeline;
 
 /// Exit code for usage, I/O and not-a-canvas errors.
 pub const EXIT_USAGE: u8 = 2;
+
+/// Exit code of a run that went to its end while a component failed or a model or tool call
+/// ended in RAGFlow's `**ERROR**` answer text (the summary on stderr says which).
+pub const EXIT_FAILED_CALLS: u8 = 3;
+
+/// Exit code of a cancelled run (Ctrl-C), whichever back-end and whichever component was
+/// running: 128 + SIGINT, as shells report an interrupted command.
+pub const EXIT_CANCELED: u8 = 130;
 
 /// The exit status of a process SIGPIPE ended (128 + 13), which shells show for `yes | head`.
 pub const EXIT_BROKEN_PIPE: i32 = 141;

@@ -1,10 +1,13 @@
 //! `canvasc run FILE`: run a canvas with the interpreter (drafts), one turn per invocation.
 
+use super::run_log::RunLog;
 use crate::services;
 use canvasc_runtime::exec::events::Event;
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::random::PyRandom;
-use canvasc_runtime::exec::{Program, RunInput, RunOutcome, Services, Session};
+use canvasc_runtime::exec::{
+    CancelFlag, Program, RunInput, RunOutcome, Services, Session, CANCELED,
+};
 use canvasc_runtime::frontend::{analyze_loaded, load_str, Analysis, Loaded, Severity};
 use canvasc_runtime::value::{py, Json, Map};
 use clap::{Args as ClapArgs, ValueEnum};
@@ -66,6 +69,10 @@ pub struct Args {
     /// canvas that cycles without a Loop stops; RAGFlow has no such limit.
     #[arg(long, env = "CANVASC_MAX_STEPS", default_value_t = DEFAULT_MAX_STEPS)]
     pub max_steps: usize,
+    /// Draw the run as an SVG timeline into this file: one lane per component, batches,
+    /// durations, the path taken, failures and pauses.
+    #[arg(long, value_name = "FILE.svg")]
+    pub timeline: Option<PathBuf>,
 }
 
 /// Far more invocations than a working canvas makes in one turn, and a fraction of a second
@@ -241,33 +248,106 @@ pub fn execute<P: Program>(
     let cancel = session.cancel_flag();
     let format = args.format;
     let mut printer = Printer::new(format);
+    let mut log = RunLog::default();
+    // Listening before the run starts: a Ctrl-C at its first instant must not meet the
+    // default handler, which would end the process without the cancellation events. The
+    // listener lives until the process ends: a second Ctrl-C must end a shutdown that hangs.
+    let listener = {
+        let _inside = runtime.enter();
+        Interrupts::listen()
+    };
+    runtime.spawn(listener.serve(cancel.clone()));
     let outcome = runtime.block_on(async {
-        let ctrl_c = tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                cancel.cancel();
-            }
-        });
-        let mut sink = |ev: Event| printer.event(&ev.to_json());
-        let outcome = session.run(input, &mut sink).await;
-        ctrl_c.abort();
-        outcome
+        let mut sink = |ev: Event| {
+            let json = ev.to_json();
+            printer.event(&json);
+            log.record(&json);
+        };
+        session.run(input, &mut sink).await
     });
     let mut printer = Printer::new(format);
     if let RunOutcome::Aborted(e) = &outcome {
         printer.abort(&e.to_string());
+    }
+    let mut code: u8 = match &outcome {
+        _ if cancel.is_canceled() => super::EXIT_CANCELED,
+        RunOutcome::Canceled => super::EXIT_CANCELED,
+        RunOutcome::Finished | RunOutcome::Paused => 0,
+        RunOutcome::Failed(e) => {
+            errln!("error: the run stopped: {e}");
+            1
+        }
+        RunOutcome::Aborted(_) => 1,
+    };
+    if cancel.is_canceled() || matches!(outcome, RunOutcome::Canceled) {
+        errln!(
+            "canceled: the run ended with RAGFlow's cancellation (exit {})",
+            super::EXIT_CANCELED
+        );
+    } else {
+        let mut failures = log.failures();
+        let more = super::run_log::state_failures(&session.save(), &failures);
+        failures.extend(more);
+        for f in &failures {
+            errln!("failed: {f}");
+        }
+        if !failures.is_empty() && code == 0 {
+            code = super::EXIT_FAILED_CALLS;
+        }
     }
     if let Some(path) = &args.state {
         if let Err(e) = super::state_file::write(path, session.save()) {
             return fail(e);
         }
     }
-    match outcome {
-        RunOutcome::Finished | RunOutcome::Paused | RunOutcome::Canceled => ExitCode::SUCCESS,
-        RunOutcome::Failed(e) => {
-            errln!("error: the run stopped: {e}");
-            ExitCode::from(1)
+    if let Some(path) = &args.timeline {
+        let title = args.file.display().to_string();
+        if let Err(e) = std::fs::write(path, super::timeline::svg(&log, &title)) {
+            return fail(format!("cannot write the timeline {}: {e}", path.display()));
         }
-        RunOutcome::Aborted(_) => ExitCode::from(1),
+    }
+    // A call that ignores cancellation (a DNS lookup on a blocking thread) must not hold the
+    // process: the run is over, its output written.
+    runtime.shutdown_background();
+    ExitCode::from(code)
+}
+
+/// Ctrl-C: the first cancels the run (it ends at once, with RAGFlow's cancellation events),
+/// the second ends the process on the spot.
+struct Interrupts {
+    /// SIGINT, registered when made (tokio's `ctrl_c()` registers only when first polled).
+    #[cfg(unix)]
+    sigint: Option<tokio::signal::unix::Signal>,
+}
+
+impl Interrupts {
+    /// Must be called inside the runtime.
+    fn listen() -> Self {
+        Interrupts {
+            #[cfg(unix)]
+            sigint: tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok(),
+        }
+    }
+
+    /// The next Ctrl-C; `false` when none can be heard.
+    async fn next(&mut self) -> bool {
+        #[cfg(unix)]
+        if let Some(sigint) = &mut self.sigint {
+            return sigint.recv().await.is_some();
+        }
+        tokio::signal::ctrl_c().await.is_ok()
+    }
+
+    async fn serve(mut self, cancel: CancelFlag) {
+        if !self.next().await {
+            return;
+        }
+        errln!("canceling the run (press Ctrl-C again to quit at once)");
+        cancel.cancel();
+        if self.next().await {
+            errln!("quit: the run was interrupted twice");
+            std::process::exit(i32::from(super::EXIT_CANCELED));
+        }
     }
 }
 
@@ -429,7 +509,11 @@ fn pretty(ev: &Json, in_message: &mut bool) -> String {
         }
         "workflow_finished" => {
             let ms = data["elapsed_time"].as_f64().unwrap_or(0.0) * 1000.0;
-            s.push_str(&format!("■ run finished in {ms:.1} ms\n"));
+            if data["outputs"].as_str() == Some(CANCELED) {
+                s.push_str(&format!("■ run canceled after {ms:.1} ms\n"));
+            } else {
+                s.push_str(&format!("■ run finished in {ms:.1} ms\n"));
+            }
         }
         other => s.push_str(&format!("  {other} {}\n", py::json_dumps(data))),
     }

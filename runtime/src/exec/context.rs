@@ -72,6 +72,10 @@ impl UsageMeter for Shared {
         s.usage.total_tokens = s.usage.total_tokens.saturating_add(used.total_tokens);
         s.usage.calls = s.usage.calls.saturating_add(1);
     }
+
+    fn cancel_flag(&self) -> Option<CancelFlag> {
+        Some(self.cancel.clone())
+    }
 }
 
 /// The context of one node invocation.

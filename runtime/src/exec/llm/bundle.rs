@@ -7,9 +7,12 @@
 //! `max_rounds + 1` model calls, the tool calls of one round run concurrently, then one last
 //! call after `Exceed max rounds`.
 
+use super::cancelable::Cancelable;
 use super::fit::num_tokens;
 use super::think::{with_think, ThinkTagger};
 use super::{ChatMessage, ChatProvider, ChatRequest, Delta, LlmError, TokenUsage, ToolCall};
+use crate::exec::cancel::CancelFlag;
+use crate::exec::error::CANCELED;
 use crate::value::{py, Json, Map};
 use futures::future::BoxFuture;
 use futures::stream::BoxStream;
@@ -80,6 +83,12 @@ pub struct Tools {
 pub trait UsageMeter: Send + Sync {
     /// One call's tokens, as `_report_usage` adds them.
     fn add(&self, used: TokenUsage);
+
+    /// The run's cancellation, which aborts the bundle's model and tool calls in flight
+    /// (`None`: a bundle outside any run, never cancelled).
+    fn cancel_flag(&self) -> Option<CancelFlag> {
+        None
+    }
 }
 
 /// A model handle (`LLMBundle`) for one component.
@@ -87,6 +96,8 @@ pub trait UsageMeter: Send + Sync {
 pub struct Bundle {
     provider: Arc<dyn ChatProvider>,
     usage: Arc<dyn UsageMeter>,
+    /// Races every tool call (the model calls race it inside `provider`).
+    cancel: CancelFlag,
     pub llm_id: String,
     /// `None`: the provider's default (`LLM_MAX_RETRIES`).
     pub max_retries: Option<u32>,
@@ -124,9 +135,15 @@ impl Bundle {
             )
         })?;
         let max_length = provider.context_length(llm_id)?;
+        let cancel = usage.cancel_flag().unwrap_or_default();
+        let provider: Arc<dyn ChatProvider> = Arc::new(Cancelable {
+            inner: provider,
+            cancel: cancel.clone(),
+        });
         Ok(Bundle {
             provider,
             usage,
+            cancel,
             llm_id: llm_id.to_string(),
             max_retries: None,
             retry_delay: None,
@@ -271,7 +288,7 @@ impl Bundle {
                 return (ans, spent_of(agg));
             }
             let results = match &self.tools {
-                Some(tools) => run_tools(&tools.session, &r.tool_calls).await,
+                Some(tools) => run_tools(&tools.session, &r.tool_calls, &self.cancel).await,
                 None => vec![UNBOUND.to_string(); r.tool_calls.len()],
             };
             append_tool_round(&mut history, &r.tool_calls, &results);
@@ -407,7 +424,7 @@ impl Bundle {
                         for c in &calls {
                             yield format!("<think>Running the {} tool...</think>", c.name);
                         }
-                        let results = run_tools(&tools.session, &calls).await;
+                        let results = run_tools(&tools.session, &calls, &this.cancel).await;
                         append_tool_round(&mut history, &calls, &results);
                         // The `<tool_call>` traces, emptied by the bundle.
                         for _ in &calls {
@@ -507,7 +524,12 @@ fn strip_tool_calls(txt: impl Into<String>) -> String {
 }
 
 /// Run one round's tool calls concurrently; each result is the tool message's content.
-async fn run_tools(session: &Arc<dyn ToolSession>, calls: &[ToolCall]) -> Vec<String> {
+/// A call the run's cancellation interrupts answers with RAGFlow's cancellation text.
+async fn run_tools(
+    session: &Arc<dyn ToolSession>,
+    calls: &[ToolCall],
+    cancel: &CancelFlag,
+) -> Vec<String> {
     let runs = calls.iter().map(|c| async move {
         let args = match super::json_repair::loads(&c.arguments) {
             Json::Object(m) => m,
@@ -519,10 +541,11 @@ async fn run_tools(session: &Arc<dyn ToolSession>, calls: &[ToolCall]) -> Vec<St
                 )
             }
         };
-        match session.call(c.name.clone(), args).await {
-            Ok(Json::Object(m)) => py::json_dumps(&Json::Object(m)),
-            Ok(other) => py::str_of(&other),
-            Err(e) => e,
+        match cancel.or_cancel(session.call(c.name.clone(), args)).await {
+            Some(Ok(Json::Object(m))) => py::json_dumps(&Json::Object(m)),
+            Some(Ok(other)) => py::str_of(&other),
+            Some(Err(e)) => e,
+            None => CANCELED.to_string(),
         }
     });
     futures::future::join_all(runs).await

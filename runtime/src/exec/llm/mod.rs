@@ -2,6 +2,7 @@
 //! OpenAI-compatible client, the scripted provider and the scripted HTTP server all speak.
 
 pub mod bundle;
+pub mod cancelable;
 pub mod config;
 pub mod error;
 pub mod fit;

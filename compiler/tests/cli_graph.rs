@@ -1,0 +1,182 @@
+//! `canvasc graph`: on every DSL of the shared RAGFlow corpus, the built-in SVG is well-formed
+//! XML whose text names every component, and the DOT and Mermaid texts name every component
+//! too. Plus the parts of a picture a reader relies on: branch labels, dashed exception
+//! routes, Loop bodies as clusters and checker findings on their nodes.
+
+mod common;
+use canvasc_runtime::frontend::analyze;
+use common::fixture;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn canvasc(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_canvasc"))
+        .args(args)
+        .output()
+        .expect("canvasc runs")
+}
+
+/// `$CANVASC_SHARED` (or `../shared` beside the checkout) when it holds the corpus; a missing
+/// corpus fails when `CANVASC_REQUIRE_SHARED` is set (CI), else the test says NOT RUN.
+fn corpus() -> Option<Vec<PathBuf>> {
+    let dir = std::env::var_os("CANVASC_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
+    let root = dir.join("corpus/ragflow");
+    if !root.is_dir() {
+        assert!(
+            std::env::var_os("CANVASC_REQUIRE_SHARED").is_none(),
+            "the shared corpus is required but {} is missing",
+            root.display()
+        );
+        eprintln!("cli_graph: NOT RUN: no shared corpus at {}", root.display());
+        return None;
+    }
+    let mut files = Vec::new();
+    for sub in ["dsl_examples", "go_testdata", "templates"] {
+        for e in std::fs::read_dir(root.join(sub))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if e.path().extension().is_some_and(|x| x == "json") {
+                files.push(e.path());
+            }
+        }
+    }
+    files.sort();
+    assert!(!files.is_empty(), "no DSL under {}", root.display());
+    Some(files)
+}
+
+/// Every component id of a canvas, as the front-end reads it.
+fn component_ids(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).expect("read");
+    let analysis = analyze(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    analysis.ir.nodes.iter().map(|n| n.id.clone()).collect()
+}
+
+/// All text of an SVG document, after checking that it is well-formed XML.
+fn svg_text(svg: &str, name: &str) -> String {
+    let doc = roxmltree::Document::parse(svg)
+        .unwrap_or_else(|e| panic!("{name}: the SVG is not well-formed XML: {e}"));
+    assert_eq!(doc.root_element().tag_name().name(), "svg", "{name}");
+    doc.descendants()
+        .filter(|n| n.is_text())
+        .filter_map(|n| n.text())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn every_corpus_canvas_draws_as_valid_svg_naming_every_component() {
+    let Some(files) = corpus() else { return };
+    for path in &files {
+        let name = path.display().to_string();
+        let ids = component_ids(path);
+        let svg = canvasc(&["graph", &name, "--format", "svg", "--engine", "builtin"]);
+        assert_eq!(
+            svg.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&svg.stderr)
+        );
+        let text = svg_text(&String::from_utf8_lossy(&svg.stdout), &name);
+        for format in ["dot", "mermaid"] {
+            let o = canvasc(&["graph", &name, "--format", format]);
+            assert_eq!(o.status.code(), Some(0), "{name} {format}");
+            let drawn = String::from_utf8_lossy(&o.stdout).into_owned();
+            for id in &ids {
+                assert!(
+                    drawn.contains(id.as_str()),
+                    "{name}: {format} does not name `{id}`"
+                );
+            }
+        }
+        for id in &ids {
+            assert!(
+                text.contains(id.as_str()),
+                "{name}: the SVG does not name `{id}`"
+            );
+        }
+    }
+}
+
+#[test]
+fn branches_bodies_exception_routes_and_findings_are_drawn() {
+    let switch = canvasc(&[
+        "graph",
+        &fixture("valid/switch-all-operators.json"),
+        "--format",
+        "dot",
+    ]);
+    let dot = String::from_utf8_lossy(&switch.stdout);
+    assert!(dot.contains("label=\"case 1"), "{dot}");
+    assert!(dot.contains("label=\"else\""), "{dot}");
+
+    let categorize = canvasc(&[
+        "graph",
+        &fixture("valid/categorize-routing.json"),
+        "--format",
+        "mermaid",
+    ]);
+    let mermaid = String::from_utf8_lossy(&categorize.stdout);
+    assert!(mermaid.starts_with("flowchart TD\n"), "{mermaid}");
+    assert!(mermaid.contains("-->|"), "{mermaid}");
+
+    let goto = canvasc(&[
+        "graph",
+        &fixture("valid/exception-goto.json"),
+        "--format",
+        "dot",
+    ]);
+    let dot = String::from_utf8_lossy(&goto.stdout);
+    assert!(dot.contains("label=\"on error\", style=dashed"), "{dot}");
+
+    let looped = canvasc(&[
+        "graph",
+        &fixture("valid/loop-with-iteration.json"),
+        "--format",
+        "dot",
+    ]);
+    let dot = String::from_utf8_lossy(&looped.stdout);
+    assert!(dot.contains("subgraph cluster_"), "{dot}");
+    assert!(dot.contains("style=dotted"), "{dot}");
+
+    let broken = fixture("broken/unknown-component-message-ref.json");
+    let o = canvasc(&["graph", &broken, "--format", "dot"]);
+    assert_eq!(o.status.code(), Some(0));
+    let dot = String::from_utf8_lossy(&o.stdout);
+    let marked = dot
+        .lines()
+        .find(|l| l.contains("tooltip=\"error[unknown-component]"))
+        .unwrap_or_else(|| panic!("no finding drawn for {broken}: {dot}"));
+    assert!(
+        marked.contains("✗ 1") && marked.contains("fillcolor=\"#f8d0d0\""),
+        "{marked}"
+    );
+}
+
+#[test]
+fn the_picture_goes_to_the_file_out_names() {
+    let dir = std::env::temp_dir().join(format!("canvasc-graph-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join("diamond.svg");
+    let o = canvasc(&[
+        "graph",
+        &fixture("valid/diamond-uneven.json"),
+        "--engine",
+        "builtin",
+        "-o",
+        out.to_str().expect("utf8"),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(o.stdout.is_empty());
+    let svg = std::fs::read_to_string(&out).expect("written");
+    svg_text(&svg, "diamond-uneven.json");
+}
