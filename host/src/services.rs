@@ -18,6 +18,8 @@ pub fn from_env() -> Services {
         settings: config::settings(&config::raw_env),
         prompts: Arc::new(config::prompts(&config::raw_env)),
         external: Arc::new(external_registry(None)),
+        // A malformed `CANVASC_OUTBOUND_ALLOW` admits nothing extra here; `assemble` reports it.
+        outbound_allow: config::outbound_allow("", &config::process_env).unwrap_or_default(),
         ..Services::default()
     }
 }
@@ -58,6 +60,9 @@ pub fn assemble(script: Option<Script>, config: Option<&Path>) -> Result<Service
     });
     services.mcp = Arc::new(config::mcp_registry(config)?);
     services.external = Arc::new(config::external_config(config, external_with)?);
+    services.outbound_allow = config::external_config(config, |text| {
+        config::outbound_allow(text, &config::process_env)
+    })?;
     Ok(services)
 }
 

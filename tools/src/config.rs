@@ -105,9 +105,11 @@ impl ToolsConfig {
                         "base_url" => service.base_url = Some(checked_url(name, key, text)?),
                         "geo_url" => service.geo_url = Some(checked_url(name, key, text)?),
                         "api_key" => service.api_key = Some(Secret::new(text)),
-                        other => return Err(err(format!(
+                        other => {
+                            return Err(err(format!(
                             "[tools.{name}] has no setting `{other}` (base_url, api_key, geo_url)"
-                        ))),
+                        )))
+                        }
                     }
                 }
                 services.insert(name.to_ascii_lowercase(), service);
@@ -124,6 +126,19 @@ impl ToolsConfig {
             }
             if let Some(key) = var("API_KEY") {
                 service.api_key = Some(Secret::new(key));
+            }
+        }
+        // RAGFlow's own variables, where it has them (tools.md §31).
+        if let Some(url) = env("KEENABLE_API_URL") {
+            let keenable = services.entry("keenable".to_string()).or_default();
+            if keenable.base_url.is_none() {
+                keenable.base_url = Some(url.trim().to_string());
+            }
+        }
+        if let Some(key) = env("QUERIT_API_KEY") {
+            let querit = services.entry("querit".to_string()).or_default();
+            if querit.api_key.is_none() {
+                querit.api_key = Some(Secret::new(key));
             }
         }
         Ok(ToolsConfig { services })

@@ -5,11 +5,20 @@
 //!
 //! Endpoints and API keys come from [`config::ToolsConfig`] (tools.md §31).
 
+pub mod arxiv;
 pub mod common;
 pub mod config;
+pub mod crawler;
+pub mod duckduckgo;
+pub mod github;
+pub mod google;
+pub mod html;
 pub mod legacy;
+pub mod pubmed;
+pub mod searxng;
 pub mod tavily;
 pub mod wencai;
+pub mod wikipedia;
 
 use canvasc_runtime::exec::external::Registry;
 use canvasc_runtime::frontend::catalog::Kind;
@@ -30,4 +39,30 @@ pub fn register_all(registry: &mut Registry, config: &ToolsConfig) {
         Kind::TavilyExtract,
         Arc::new(tavily::TavilyExtract::new(Arc::clone(&config))),
     );
+    registry.register(
+        Kind::Wikipedia,
+        Arc::new(wikipedia::Wikipedia::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::DuckDuckGo,
+        Arc::new(duckduckgo::DuckDuckGo::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::GitHub,
+        Arc::new(github::GitHub::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::Google,
+        Arc::new(google::Google::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::ArXiv,
+        Arc::new(arxiv::ArXiv::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::PubMed,
+        Arc::new(pubmed::PubMed::new(Arc::clone(&config))),
+    );
+    registry.register(Kind::SearXng, Arc::new(searxng::SearXng));
+    registry.register(Kind::Crawler, Arc::new(crawler::Crawler));
 }

@@ -20,6 +20,7 @@ pub mod interpolate;
 pub mod jinja;
 pub mod llm;
 pub mod mcp;
+pub mod outbound;
 pub mod persist;
 mod program;
 pub mod py_json;

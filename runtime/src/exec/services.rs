@@ -3,7 +3,7 @@
 //! `canvasc-host`) reads the configuration file and the environment and fills them in.
 
 use super::llm::prompts::Prompts;
-use super::{external, http, llm, mcp};
+use super::{external, http, llm, mcp, ssrf};
 use std::sync::Arc;
 
 /// Process-wide settings RAGFlow reads from its environment.
@@ -35,6 +35,22 @@ pub struct Services {
     /// Components and tools implemented outside the engine (web tools, document writers),
     /// which the host registers; a kind without one fails when it runs.
     pub external: Arc<external::Registry>,
+    /// Hosts and networks the SSRF guard admits although they are not public (configuration).
+    pub outbound_allow: ssrf::AllowList,
+    /// How the SSRF guard resolves host names (the system's resolver unless a host says).
+    pub resolver: Arc<dyn ssrf::Resolver>,
+}
+
+impl Services {
+    /// The SSRF guard every canvas-controlled URL or host passes: `ALLOW_ANY_HOST`, the
+    /// allow-list, the resolver.
+    pub fn guard(&self) -> ssrf::Guard {
+        ssrf::Guard {
+            allow_any_host: self.settings.allow_any_host,
+            allow: self.outbound_allow.clone(),
+            resolver: Arc::clone(&self.resolver),
+        }
+    }
 }
 
 /// No model, no MCP servers, no external components, canvasc's own prompt texts and RAGFlow's default settings (as
@@ -49,6 +65,8 @@ impl Default for Services {
             prompts: Arc::default(),
             settings: Settings::default(),
             external: Arc::default(),
+            outbound_allow: ssrf::AllowList::default(),
+            resolver: Arc::new(ssrf::SystemResolver),
         }
     }
 }

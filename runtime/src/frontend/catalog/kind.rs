@@ -43,30 +43,30 @@ macro_rules! catalogue {
             /// The v1 interactive wait (removed from RAGFlow in Aug 2025), kept for old DSLs.
             Answer => "Answer", Component, unsupported::Spec(kind);
             AkShare => "AkShare", Tool, unsupported::Spec(kind);
-            ArXiv => "ArXiv", Tool, unsupported::Spec(kind);
+            ArXiv => "ArXiv", Tool, external::Spec(kind);
             Bgpt => "BGPT", Tool, unsupported::Spec(kind);
             CodeExec => "CodeExec", Tool, unsupported::Spec(kind);
-            Crawler => "Crawler", Tool, unsupported::Spec(kind);
+            Crawler => "Crawler", Tool, external::Spec(kind);
             DeepL => "DeepL", Tool, unsupported::Spec(kind);
-            DuckDuckGo => "DuckDuckGo", Tool, unsupported::Spec(kind);
+            DuckDuckGo => "DuckDuckGo", Tool, external::Spec(kind);
             Email => "Email", Tool, unsupported::Spec(kind);
             ExeSql => "ExeSQL", Tool, unsupported::Spec(kind);
-            GitHub => "GitHub", Tool, unsupported::Spec(kind);
-            Google => "Google", Tool, unsupported::Spec(kind);
+            GitHub => "GitHub", Tool, external::Spec(kind);
+            Google => "Google", Tool, external::Spec(kind);
             GoogleScholar => "GoogleScholar", Tool, unsupported::Spec(kind);
             Jin10 => "Jin10", Tool, external::Spec(kind);
             KeenableSearch => "KeenableSearch", Tool, unsupported::Spec(kind);
-            PubMed => "PubMed", Tool, unsupported::Spec(kind);
+            PubMed => "PubMed", Tool, external::Spec(kind);
             QueritSearch => "QueritSearch", Tool, unsupported::Spec(kind);
             QueritContents => "QueritContents", Tool, unsupported::Spec(kind);
             QWeather => "QWeather", Tool, unsupported::Spec(kind);
             Retrieval => "Retrieval", Tool, unsupported::Spec(kind);
-            SearXng => "SearXNG", Tool, unsupported::Spec(kind);
+            SearXng => "SearXNG", Tool, external::Spec(kind);
             TavilySearch => "TavilySearch", Tool, external::Spec(kind);
             TavilyExtract => "TavilyExtract", Tool, external::Spec(kind);
             TuShare => "TuShare", Tool, external::Spec(kind);
             WenCai => "WenCai", Tool, external::Spec(kind);
-            Wikipedia => "Wikipedia", Tool, unsupported::Spec(kind);
+            Wikipedia => "Wikipedia", Tool, external::Spec(kind);
             YahooFinance => "YahooFinance", Tool, unsupported::Spec(kind);
         }
     };
