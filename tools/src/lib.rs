@@ -9,10 +9,12 @@ pub mod arxiv;
 pub mod common;
 pub mod config;
 pub mod crawler;
+pub mod deepl;
 pub mod duckduckgo;
 pub mod github;
 pub mod google;
 pub mod html;
+pub mod keenable;
 pub mod legacy;
 pub mod pubmed;
 pub mod searxng;
@@ -65,4 +67,12 @@ pub fn register_all(registry: &mut Registry, config: &ToolsConfig) {
     );
     registry.register(Kind::SearXng, Arc::new(searxng::SearXng));
     registry.register(Kind::Crawler, Arc::new(crawler::Crawler));
+    registry.register(
+        Kind::DeepL,
+        Arc::new(deepl::DeepL::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::KeenableSearch,
+        Arc::new(keenable::KeenableSearch::new(Arc::clone(&config))),
+    );
 }

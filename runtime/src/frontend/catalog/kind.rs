@@ -47,7 +47,7 @@ macro_rules! catalogue {
             Bgpt => "BGPT", Tool, unsupported::Spec(kind);
             CodeExec => "CodeExec", Tool, unsupported::Spec(kind);
             Crawler => "Crawler", Tool, external::Spec(kind);
-            DeepL => "DeepL", Tool, unsupported::Spec(kind);
+            DeepL => "DeepL", Tool, external::Spec(kind);
             DuckDuckGo => "DuckDuckGo", Tool, external::Spec(kind);
             Email => "Email", Tool, unsupported::Spec(kind);
             ExeSql => "ExeSQL", Tool, unsupported::Spec(kind);
@@ -55,7 +55,7 @@ macro_rules! catalogue {
             Google => "Google", Tool, external::Spec(kind);
             GoogleScholar => "GoogleScholar", Tool, unsupported::Spec(kind);
             Jin10 => "Jin10", Tool, external::Spec(kind);
-            KeenableSearch => "KeenableSearch", Tool, unsupported::Spec(kind);
+            KeenableSearch => "KeenableSearch", Tool, external::Spec(kind);
             PubMed => "PubMed", Tool, external::Spec(kind);
             QueritSearch => "QueritSearch", Tool, unsupported::Spec(kind);
             QueritContents => "QueritContents", Tool, unsupported::Spec(kind);
