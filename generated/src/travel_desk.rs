@@ -189,6 +189,7 @@ pub mod outputs {
 enum Impl {
     Begin,
     Unsupported,
+    External,
     Llm,
     Message,
 }
@@ -196,9 +197,9 @@ enum Impl {
 const SLOTS: [(Impl, usize); 6] = [
     (Impl::Begin, 0),
     (Impl::Unsupported, 0),
-    (Impl::Unsupported, 1),
+    (Impl::External, 0),
     (Impl::Llm, 0),
-    (Impl::Unsupported, 2),
+    (Impl::External, 1),
     (Impl::Message, 0),
 ];
 /// Every component with its typed parameters and its references bound, grouped by
@@ -206,8 +207,10 @@ const SLOTS: [(Impl, usize); 6] = [
 pub struct Components {
     /// `begin`
     pub begin: Vec<c::begin::Spec>,
-    /// `QWeather:CityWeather`, `Crawler:CityGuide`, `DeepL:TranslatePlan`
+    /// `QWeather:CityWeather`
     pub unsupported: Vec<c::unsupported::Spec>,
+    /// `Crawler:CityGuide`, `DeepL:TranslatePlan`
+    pub external: Vec<c::external::Spec>,
     /// `LLM:PlanTrip`
     pub llm: Vec<c::llm::Spec>,
     /// `Message:TripPlan`
@@ -217,8 +220,8 @@ impl Components {
     pub fn new() -> Self {
         Components {
             begin: Vec::from([component_begin()]),
-            unsupported: Vec::from([
-                component_qweather_city_weather(),
+            unsupported: Vec::from([component_qweather_city_weather()]),
+            external: Vec::from([
                 component_crawler_city_guide(),
                 component_deep_l_translate_plan(),
             ]),
@@ -403,8 +406,8 @@ fn meta_crawler_city_guide() -> NodeMeta {
     }
 }
 /// `Crawler:CityGuide` “City guide” (Crawler)
-fn component_crawler_city_guide() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::Crawler)
+fn component_crawler_city_guide() -> c::external::Spec {
+    c::external::Spec(Kind::Crawler)
 }
 /// `LLM:PlanTrip` “Plan trip” (LLM)
 fn params_llm_plan_trip() -> Map<String, Json> {
@@ -543,8 +546,8 @@ fn meta_deep_l_translate_plan() -> NodeMeta {
     }
 }
 /// `DeepL:TranslatePlan` “Translate plan” (DeepL)
-fn component_deep_l_translate_plan() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::DeepL)
+fn component_deep_l_translate_plan() -> c::external::Spec {
+    c::external::Spec(Kind::DeepL)
 }
 /// `Message:TripPlan` “Trip plan” (Message)
 fn params_message_trip_plan() -> Map<String, Json> {
@@ -638,6 +641,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].body(cx).await,
             Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::External => c.external[i].body(cx).await,
             Impl::Llm => c.llm[i].body(cx).await,
             Impl::Message => c.message[i].body(cx).await,
         }
@@ -652,6 +656,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].body_now(cx, s),
             Impl::Unsupported => c.unsupported[i].body_now(cx, s),
+            Impl::External => c.external[i].body_now(cx, s),
             Impl::Llm => c.llm[i].body_now(cx, s),
             Impl::Message => c.message[i].body_now(cx, s),
         }
@@ -662,6 +667,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].thoughts(cx),
             Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::External => c.external[i].thoughts(cx),
             Impl::Llm => c.llm[i].thoughts(cx),
             Impl::Message => c.message[i].thoughts(cx),
         }
@@ -675,6 +681,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].dependencies(cx),
             Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::External => c.external[i].dependencies(cx),
             Impl::Llm => c.llm[i].dependencies(cx),
             Impl::Message => c.message[i].dependencies(cx),
         }
@@ -685,6 +692,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].get_input(cx),
             Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::External => c.external[i].get_input(cx),
             Impl::Llm => c.llm[i].get_input(cx),
             Impl::Message => c.message[i].get_input(cx),
         }
@@ -695,6 +703,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].input_keys(cx),
             Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::External => c.external[i].input_keys(cx),
             Impl::Llm => c.llm[i].input_keys(cx),
             Impl::Message => c.message[i].input_keys(cx),
         }
@@ -705,6 +714,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].item_ended(cx),
             Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::External => c.external[i].item_ended(cx),
             Impl::Llm => c.llm[i].item_ended(cx),
             Impl::Message => c.message[i].item_ended(cx),
         }

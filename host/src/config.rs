@@ -5,6 +5,7 @@
 use canvasc_runtime::exec::llm::config::{ConfigError, EnvFn, LlmConfig};
 use canvasc_runtime::exec::llm::prompts::Prompts;
 use canvasc_runtime::exec::mcp::Registry as McpRegistry;
+use canvasc_runtime::exec::ssrf::AllowList;
 use canvasc_runtime::exec::Settings;
 use std::path::{Path, PathBuf};
 
@@ -71,6 +72,53 @@ pub fn mcp_registry(explicit: Option<&Path>) -> Result<McpRegistry, ConfigError>
             McpRegistry::from_toml_str(&text, &process_env).map_err(|e| e.at(&path))
         }
     }
+}
+
+/// What `parse` makes of the configuration file [`llm_config`] reads (`""` without a file),
+/// with the file's path on its error: the `[tools.*]` endpoints and keys.
+pub fn external_config<T>(
+    explicit: Option<&Path>,
+    parse: impl Fn(&str) -> Result<T, ConfigError>,
+) -> Result<T, ConfigError> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    match read_config_file(explicit, &process_env, &cwd)? {
+        None => parse(""),
+        Some((path, text)) => parse(&text).map_err(|e| e.at(&path)),
+    }
+}
+
+/// The SSRF guard's allow-list: `allow = [...]` of the file's `[outbound]` table (`text`),
+/// then the comma-separated `CANVASC_OUTBOUND_ALLOW` of `env`. Entries are host names,
+/// addresses or networks that canvases may reach although they are not public.
+pub fn outbound_allow(text: &str, env: EnvFn<'_>) -> Result<AllowList, ConfigError> {
+    let err = |message: String| ConfigError {
+        path: None,
+        message,
+    };
+    let table: toml::Table = toml::from_str(text).map_err(|e| err(e.to_string()))?;
+    let mut entries: Vec<String> = Vec::new();
+    if let Some(outbound) = table.get("outbound") {
+        let allow = outbound
+            .get("allow")
+            .map(|a| a.as_array().cloned().unwrap_or_default())
+            .unwrap_or_default();
+        for entry in allow {
+            match entry.as_str() {
+                Some(e) => entries.push(e.to_string()),
+                None => return Err(err("[outbound] allow must be a list of strings".into())),
+            }
+        }
+    }
+    if let Some(extra) = env("CANVASC_OUTBOUND_ALLOW") {
+        entries.extend(
+            extra
+                .split(',')
+                .map(str::trim)
+                .filter(|e| !e.is_empty())
+                .map(str::to_string),
+        );
+    }
+    AllowList::parse(&entries).map_err(|e| err(format!("[outbound] allow: {e}")))
 }
 
 /// RAGFlow's process-wide settings, read as RAGFlow reads them: `ENABLE_TIMEOUT_ASSERTION` set

@@ -81,6 +81,7 @@ pub mod reference;
 pub mod scripted_server;
 pub mod slow_server;
 pub mod synthetic;
+pub mod tool_stub;
 
 /// The reference cases of `../shared/reference-streams/INDEX.md`: name → (case, stream path).
 pub fn reference_cases(shared: &Path) -> Vec<(String, reference::Case, PathBuf)> {

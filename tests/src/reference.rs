@@ -3,6 +3,8 @@
 //! compared byte for byte with ours.
 
 use crate::scripted_server::ScriptedServer;
+use crate::tool_stub::{OfflineResolver, ToolStub};
+use canvasc_runtime::exec::external::Registry as ExternalRegistry;
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::llm::config::LlmConfig;
 use canvasc_runtime::exec::llm::openai::OpenAiProvider;
@@ -13,6 +15,7 @@ use canvasc_runtime::exec::val::Val;
 use canvasc_runtime::exec::{Program, Published, RunInput, RunOutcome, Services, Session};
 use canvasc_runtime::frontend::{analyze, Analysis};
 use canvasc_runtime::value::{py, Json, Map};
+use canvasc_tools::config::ToolsConfig;
 use regex::Regex;
 use std::path::Path;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -410,8 +413,22 @@ async fn run_case_with<P: Program>(
     };
     let program = make(&analysis);
     let base_dsl = analysis.document.dsl.clone();
+    // RAGFlow's tool libraries answer with the oracle's canned data: our tools get the same
+    // data from a stub of each service's HTTP API (kept until the run ends).
+    let tool_stub = match ToolStub::start(case.script.as_ref()) {
+        Ok(s) => s,
+        Err(e) => panic!("the tool stub binds 127.0.0.1: {e}"),
+    };
+    let tools = match ToolsConfig::from_toml_str(&tool_stub.config_toml(), &|_: &str| None) {
+        Ok(c) => c,
+        Err(e) => panic!("the stub's tool configuration: {e}"),
+    };
+    let mut external = ExternalRegistry::default();
+    canvasc_tools::register_all(&mut external, &tools);
     let mut services = Services {
         mcp: Arc::new(McpRegistry::new(case.mcp_servers.iter().cloned())),
+        external: Arc::new(external),
+        resolver: Arc::new(OfflineResolver),
         ..Services::default()
     };
     for (k, v) in &case.env {

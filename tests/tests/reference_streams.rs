@@ -53,10 +53,6 @@ const NOT_RUN: &[(&str, &str)] = &[
         "tpl_text2sql_data_expert",
         "uses Retrieval and ExeSQL (no knowledge base or database)",
     ),
-    (
-        "ex_tavily_and_generate",
-        "uses TavilySearch (the oracle's canned tool data)",
-    ),
     ("td_all_code", "uses CodeExec (RAGFlow's local sandbox)"),
     (
         "tpl_data_analysis_beginner_assistant",
@@ -104,6 +100,7 @@ const SUPPORTED: &[&str] = &[
     "tpl_market_seo_article_writer",
     "tpl_trip_planner",
     "tpl_user_interaction",
+    "ex_tavily_and_generate",
 ];
 
 /// Replays one case interpreted, with every reference bound as a compiled program binds it,

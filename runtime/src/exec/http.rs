@@ -58,6 +58,18 @@ pub fn invoke_client(
     builder.build()
 }
 
+/// The client of one hop of a guarded request (`exec::outbound`): no redirects (the caller
+/// checks each one), `target`'s host pinned to the vetted address, `timeout` for connecting
+/// and for the whole request.
+pub fn pinned_client(target: &Target, timeout: Duration) -> reqwest::Result<Client> {
+    client_builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .resolve(&target.hostname, SocketAddr::new(target.ip, 0))
+        .connect_timeout(timeout)
+        .timeout(timeout)
+        .build()
+}
+
 /// The client of one MCP server session, sending the server's `headers` with every request.
 pub fn mcp_client(headers: HeaderMap) -> reqwest::Result<Client> {
     client_builder().default_headers(headers).build()

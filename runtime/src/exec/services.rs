@@ -3,7 +3,7 @@
 //! `canvasc-host`) reads the configuration file and the environment and fills them in.
 
 use super::llm::prompts::Prompts;
-use super::{http, llm, mcp};
+use super::{external, http, llm, mcp, ssrf};
 use std::sync::Arc;
 
 /// Process-wide settings RAGFlow reads from its environment.
@@ -32,9 +32,28 @@ pub struct Services {
     /// The instruction texts the LLM and Agent components add to prompts.
     pub prompts: Arc<Prompts>,
     pub settings: Settings,
+    /// Components and tools implemented outside the engine (web tools, document writers),
+    /// which the host registers; a kind without one fails when it runs.
+    pub external: Arc<external::Registry>,
+    /// Hosts and networks the SSRF guard admits although they are not public (configuration).
+    pub outbound_allow: ssrf::AllowList,
+    /// How the SSRF guard resolves host names (the system's resolver unless a host says).
+    pub resolver: Arc<dyn ssrf::Resolver>,
 }
 
-/// No model, no MCP servers, canvasc's own prompt texts and RAGFlow's default settings (as
+impl Services {
+    /// The SSRF guard every canvas-controlled URL or host passes: `ALLOW_ANY_HOST`, the
+    /// allow-list, the resolver.
+    pub fn guard(&self) -> ssrf::Guard {
+        ssrf::Guard {
+            allow_any_host: self.settings.allow_any_host,
+            allow: self.outbound_allow.clone(),
+            resolver: Arc::clone(&self.resolver),
+        }
+    }
+}
+
+/// No model, no MCP servers, no external components, canvasc's own prompt texts and RAGFlow's default settings (as
 /// with an empty environment).
 impl Default for Services {
     fn default() -> Self {
@@ -45,6 +64,9 @@ impl Default for Services {
             custom_header: Arc::new([]),
             prompts: Arc::default(),
             settings: Settings::default(),
+            external: Arc::default(),
+            outbound_allow: ssrf::AllowList::default(),
+            resolver: Arc::new(ssrf::SystemResolver),
         }
     }
 }

@@ -137,10 +137,10 @@ async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     }
     let args = build_args(spec, cx).await?;
     let headers = build_headers(spec, cx).await?;
-    let allow_any_host = cx.shared.services.settings.allow_any_host;
+    let guard = cx.shared.services.guard();
     let proxy = normalize_proxy(&spec.proxy)?;
     let proxy_target = match &proxy {
-        Some(url) => match ssrf::assert_url_is_safe(url, allow_any_host).await {
+        Some(url) => match ssrf::assert_url_is_safe(url, &guard).await {
             Ok(t) => Some(t),
             Err(_) => {
                 cx.set_output("_ERROR", Json::from(URL_NOT_VALID));
@@ -444,8 +444,7 @@ async fn attempt(
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         url = format!("http://{url}");
     }
-    let allow_any_host = cx.shared.services.settings.allow_any_host;
-    let target = ssrf::assert_url_is_safe(&url, allow_any_host)
+    let target = ssrf::assert_url_is_safe(&url, &cx.shared.services.guard())
         .await
         .map_err(|_| Failure::Invalid)?;
     let method = match &spec.method {

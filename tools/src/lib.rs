@@ -1,0 +1,78 @@
+//! RAGFlow's tools (`agent/tools/*.py`, tools.md), implemented on the engine's seam for
+//! components outside it (`canvasc_runtime::exec::external`). One module per tool; each serves
+//! a canvas node and an Agent's function call alike. The host registers them
+//! ([`register_all`]); the engine never depends on this crate.
+//!
+//! Endpoints and API keys come from [`config::ToolsConfig`] (tools.md §31).
+
+pub mod arxiv;
+pub mod common;
+pub mod config;
+pub mod crawler;
+pub mod deepl;
+pub mod duckduckgo;
+pub mod github;
+pub mod google;
+pub mod html;
+pub mod keenable;
+pub mod legacy;
+pub mod pubmed;
+pub mod searxng;
+pub mod tavily;
+pub mod wencai;
+pub mod wikipedia;
+
+use canvasc_runtime::exec::external::Registry;
+use canvasc_runtime::frontend::catalog::Kind;
+use config::ToolsConfig;
+use std::sync::Arc;
+
+/// Every tool of this crate, registered for its kind.
+pub fn register_all(registry: &mut Registry, config: &ToolsConfig) {
+    let config = Arc::new(config.clone());
+    registry.register(Kind::Jin10, Arc::new(legacy::Legacy));
+    registry.register(Kind::TuShare, Arc::new(legacy::Legacy));
+    registry.register(Kind::WenCai, Arc::new(wencai::WenCai));
+    registry.register(
+        Kind::TavilySearch,
+        Arc::new(tavily::TavilySearch::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::TavilyExtract,
+        Arc::new(tavily::TavilyExtract::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::Wikipedia,
+        Arc::new(wikipedia::Wikipedia::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::DuckDuckGo,
+        Arc::new(duckduckgo::DuckDuckGo::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::GitHub,
+        Arc::new(github::GitHub::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::Google,
+        Arc::new(google::Google::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::ArXiv,
+        Arc::new(arxiv::ArXiv::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::PubMed,
+        Arc::new(pubmed::PubMed::new(Arc::clone(&config))),
+    );
+    registry.register(Kind::SearXng, Arc::new(searxng::SearXng));
+    registry.register(Kind::Crawler, Arc::new(crawler::Crawler));
+    registry.register(
+        Kind::DeepL,
+        Arc::new(deepl::DeepL::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::KeenableSearch,
+        Arc::new(keenable::KeenableSearch::new(Arc::clone(&config))),
+    );
+}
