@@ -45,12 +45,12 @@ macro_rules! catalogue {
             AkShare => "AkShare", Tool, unsupported::Spec(kind);
             ArXiv => "ArXiv", Tool, unsupported::Spec(kind);
             Bgpt => "BGPT", Tool, unsupported::Spec(kind);
-            CodeExec => "CodeExec", Tool, unsupported::Spec(kind);
+            CodeExec => "CodeExec", Tool, external::Spec(kind);
             Crawler => "Crawler", Tool, unsupported::Spec(kind);
             DeepL => "DeepL", Tool, unsupported::Spec(kind);
             DuckDuckGo => "DuckDuckGo", Tool, unsupported::Spec(kind);
-            Email => "Email", Tool, unsupported::Spec(kind);
-            ExeSql => "ExeSQL", Tool, unsupported::Spec(kind);
+            Email => "Email", Tool, external::Spec(kind);
+            ExeSql => "ExeSQL", Tool, external::Spec(kind);
             GitHub => "GitHub", Tool, unsupported::Spec(kind);
             Google => "Google", Tool, unsupported::Spec(kind);
             GoogleScholar => "GoogleScholar", Tool, unsupported::Spec(kind);
