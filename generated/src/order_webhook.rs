@@ -240,7 +240,7 @@ enum Impl {
     ListOperations,
     Invoke,
     VariableAssigner,
-    Unsupported,
+    External,
     Message,
 }
 /// Per node (in `Node` order): its implementation and its index in [`Components`].
@@ -250,7 +250,7 @@ const SLOTS: [(Impl, usize); 8] = [
     (Impl::ListOperations, 0),
     (Impl::Invoke, 0),
     (Impl::VariableAssigner, 0),
-    (Impl::Unsupported, 0),
+    (Impl::External, 0),
     (Impl::Message, 0),
     (Impl::Message, 1),
 ];
@@ -268,7 +268,7 @@ pub struct Components {
     /// `VariableAssigner:CountOrder`
     pub variable_assigner: Vec<c::variable_assigner::Spec>,
     /// `Email:Confirmation`
-    pub unsupported: Vec<c::unsupported::Spec>,
+    pub external: Vec<c::external::Spec>,
     /// `Message:Submitted`, `Message:SubmitFailed`
     pub message: Vec<c::message::Spec>,
 }
@@ -280,7 +280,7 @@ impl Components {
             list_operations: Vec::from([component_list_operations_first_order()]),
             invoke: Vec::from([component_invoke_submit_order()]),
             variable_assigner: Vec::from([component_variable_assigner_count_order()]),
-            unsupported: Vec::from([component_email_confirmation()]),
+            external: Vec::from([component_email_confirmation()]),
             message: Vec::from([
                 component_message_submitted(),
                 component_message_submit_failed(),
@@ -657,8 +657,8 @@ fn meta_email_confirmation() -> NodeMeta {
     }
 }
 /// `Email:Confirmation` “Confirmation email” (Email)
-fn component_email_confirmation() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::Email)
+fn component_email_confirmation() -> c::external::Spec {
+    c::external::Spec(Kind::Email)
 }
 /// `Message:Submitted` “Submitted” (Message)
 fn params_message_submitted() -> Map<String, Json> {
@@ -805,7 +805,7 @@ impl Program for Canvas {
             Impl::ListOperations => c.list_operations[i].body(cx).await,
             Impl::Invoke => c.invoke[i].body(cx).await,
             Impl::VariableAssigner => c.variable_assigner[i].body(cx).await,
-            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::External => c.external[i].body(cx).await,
             Impl::Message => c.message[i].body(cx).await,
         }
     }
@@ -822,7 +822,7 @@ impl Program for Canvas {
             Impl::ListOperations => c.list_operations[i].body_now(cx, s),
             Impl::Invoke => c.invoke[i].body_now(cx, s),
             Impl::VariableAssigner => c.variable_assigner[i].body_now(cx, s),
-            Impl::Unsupported => c.unsupported[i].body_now(cx, s),
+            Impl::External => c.external[i].body_now(cx, s),
             Impl::Message => c.message[i].body_now(cx, s),
         }
     }
@@ -835,7 +835,7 @@ impl Program for Canvas {
             Impl::ListOperations => c.list_operations[i].thoughts(cx),
             Impl::Invoke => c.invoke[i].thoughts(cx),
             Impl::VariableAssigner => c.variable_assigner[i].thoughts(cx),
-            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::External => c.external[i].thoughts(cx),
             Impl::Message => c.message[i].thoughts(cx),
         }
     }
@@ -851,7 +851,7 @@ impl Program for Canvas {
             Impl::ListOperations => c.list_operations[i].dependencies(cx),
             Impl::Invoke => c.invoke[i].dependencies(cx),
             Impl::VariableAssigner => c.variable_assigner[i].dependencies(cx),
-            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::External => c.external[i].dependencies(cx),
             Impl::Message => c.message[i].dependencies(cx),
         }
     }
@@ -864,7 +864,7 @@ impl Program for Canvas {
             Impl::ListOperations => c.list_operations[i].get_input(cx),
             Impl::Invoke => c.invoke[i].get_input(cx),
             Impl::VariableAssigner => c.variable_assigner[i].get_input(cx),
-            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::External => c.external[i].get_input(cx),
             Impl::Message => c.message[i].get_input(cx),
         }
     }
@@ -877,7 +877,7 @@ impl Program for Canvas {
             Impl::ListOperations => c.list_operations[i].input_keys(cx),
             Impl::Invoke => c.invoke[i].input_keys(cx),
             Impl::VariableAssigner => c.variable_assigner[i].input_keys(cx),
-            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::External => c.external[i].input_keys(cx),
             Impl::Message => c.message[i].input_keys(cx),
         }
     }
@@ -890,7 +890,7 @@ impl Program for Canvas {
             Impl::ListOperations => c.list_operations[i].item_ended(cx),
             Impl::Invoke => c.invoke[i].item_ended(cx),
             Impl::VariableAssigner => c.variable_assigner[i].item_ended(cx),
-            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::External => c.external[i].item_ended(cx),
             Impl::Message => c.message[i].item_ended(cx),
         }
     }

@@ -271,6 +271,7 @@ enum Impl {
     Llm,
     Message,
     Agent,
+    External,
 }
 /// Per node (in `Node` order): its implementation and its index in [`Components`].
 const SLOTS: [(Impl, usize); 9] = [
@@ -280,7 +281,7 @@ const SLOTS: [(Impl, usize); 9] = [
     (Impl::Llm, 0),
     (Impl::Message, 0),
     (Impl::Agent, 0),
-    (Impl::Unsupported, 1),
+    (Impl::External, 0),
     (Impl::Message, 1),
     (Impl::Message, 2),
 ];
@@ -291,7 +292,7 @@ pub struct Components {
     pub begin: Vec<c::begin::Spec>,
     /// `Categorize:TriageIntent`
     pub categorize: Vec<c::categorize::Spec>,
-    /// `Retrieval:HelpCenter`, `Email:NotifyQuality`
+    /// `Retrieval:HelpCenter`
     pub unsupported: Vec<c::unsupported::Spec>,
     /// `LLM:DocAnswer`
     pub llm: Vec<c::llm::Spec>,
@@ -299,16 +300,15 @@ pub struct Components {
     pub message: Vec<c::message::Spec>,
     /// `Agent:ComplaintDesk`
     pub agent: Vec<c::agent::Spec>,
+    /// `Email:NotifyQuality`
+    pub external: Vec<c::external::Spec>,
 }
 impl Components {
     pub fn new() -> Self {
         Components {
             begin: Vec::from([component_begin()]),
             categorize: Vec::from([component_categorize_triage_intent()]),
-            unsupported: Vec::from([
-                component_retrieval_help_center(),
-                component_email_notify_quality(),
-            ]),
+            unsupported: Vec::from([component_retrieval_help_center()]),
             llm: Vec::from([component_llm_doc_answer()]),
             message: Vec::from([
                 component_message_doc_reply(),
@@ -316,6 +316,7 @@ impl Components {
                 component_message_small_talk(),
             ]),
             agent: Vec::from([component_agent_complaint_desk()]),
+            external: Vec::from([component_email_notify_quality()]),
         }
     }
 }
@@ -839,8 +840,8 @@ fn meta_email_notify_quality() -> NodeMeta {
     }
 }
 /// `Email:NotifyQuality` “Notify quality team” (Email)
-fn component_email_notify_quality() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::Email)
+fn component_email_notify_quality() -> c::external::Spec {
+    c::external::Spec(Kind::Email)
 }
 /// `Message:ComplaintReply` “Complaint reply” (Message)
 fn params_message_complaint_reply() -> Map<String, Json> {
@@ -978,6 +979,7 @@ impl Program for Canvas {
             Impl::Llm => c.llm[i].body(cx).await,
             Impl::Message => c.message[i].body(cx).await,
             Impl::Agent => c.agent[i].body(cx).await,
+            Impl::External => c.external[i].body(cx).await,
         }
     }
     fn body_now(
@@ -994,6 +996,7 @@ impl Program for Canvas {
             Impl::Llm => c.llm[i].body_now(cx, s),
             Impl::Message => c.message[i].body_now(cx, s),
             Impl::Agent => c.agent[i].body_now(cx, s),
+            Impl::External => c.external[i].body_now(cx, s),
         }
     }
     fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
@@ -1006,6 +1009,7 @@ impl Program for Canvas {
             Impl::Llm => c.llm[i].thoughts(cx),
             Impl::Message => c.message[i].thoughts(cx),
             Impl::Agent => c.agent[i].thoughts(cx),
+            Impl::External => c.external[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -1021,6 +1025,7 @@ impl Program for Canvas {
             Impl::Llm => c.llm[i].dependencies(cx),
             Impl::Message => c.message[i].dependencies(cx),
             Impl::Agent => c.agent[i].dependencies(cx),
+            Impl::External => c.external[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
@@ -1033,6 +1038,7 @@ impl Program for Canvas {
             Impl::Llm => c.llm[i].get_input(cx),
             Impl::Message => c.message[i].get_input(cx),
             Impl::Agent => c.agent[i].get_input(cx),
+            Impl::External => c.external[i].get_input(cx),
         }
     }
     fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
@@ -1045,6 +1051,7 @@ impl Program for Canvas {
             Impl::Llm => c.llm[i].input_keys(cx),
             Impl::Message => c.message[i].input_keys(cx),
             Impl::Agent => c.agent[i].input_keys(cx),
+            Impl::External => c.external[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
@@ -1057,6 +1064,7 @@ impl Program for Canvas {
             Impl::Llm => c.llm[i].item_ended(cx),
             Impl::Message => c.message[i].item_ended(cx),
             Impl::Agent => c.agent[i].item_ended(cx),
+            Impl::External => c.external[i].item_ended(cx),
         }
     }
 }

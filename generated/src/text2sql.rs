@@ -183,15 +183,15 @@ pub mod outputs {
 enum Impl {
     Begin,
     Llm,
-    Unsupported,
+    External,
     Message,
 }
 /// Per node (in `Node` order): its implementation and its index in [`Components`].
 const SLOTS: [(Impl, usize); 5] = [
     (Impl::Begin, 0),
     (Impl::Llm, 0),
-    (Impl::Unsupported, 0),
-    (Impl::Unsupported, 1),
+    (Impl::External, 0),
+    (Impl::External, 1),
     (Impl::Message, 0),
 ];
 /// Every component with its typed parameters and its references bound, grouped by
@@ -202,7 +202,7 @@ pub struct Components {
     /// `LLM:WriteSql`
     pub llm: Vec<c::llm::Spec>,
     /// `ExeSQL:RunQuery`, `CodeExec:RowStats`
-    pub unsupported: Vec<c::unsupported::Spec>,
+    pub external: Vec<c::external::Spec>,
     /// `Message:SqlAnswer`
     pub message: Vec<c::message::Spec>,
 }
@@ -211,7 +211,7 @@ impl Components {
         Components {
             begin: Vec::from([component_begin()]),
             llm: Vec::from([component_llm_write_sql()]),
-            unsupported: Vec::from([
+            external: Vec::from([
                 component_exe_sql_run_query(),
                 component_code_exec_row_stats(),
             ]),
@@ -390,8 +390,8 @@ fn meta_exe_sql_run_query() -> NodeMeta {
     }
 }
 /// `ExeSQL:RunQuery` “Run query” (ExeSQL)
-fn component_exe_sql_run_query() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::ExeSql)
+fn component_exe_sql_run_query() -> c::external::Spec {
+    c::external::Spec(Kind::ExeSql)
 }
 /// `CodeExec:RowStats` “Row stats” (CodeExec)
 fn params_code_exec_row_stats() -> Map<String, Json> {
@@ -449,8 +449,8 @@ fn meta_code_exec_row_stats() -> NodeMeta {
     }
 }
 /// `CodeExec:RowStats` “Row stats” (CodeExec)
-fn component_code_exec_row_stats() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::CodeExec)
+fn component_code_exec_row_stats() -> c::external::Spec {
+    c::external::Spec(Kind::CodeExec)
 }
 /// `Message:SqlAnswer` “SQL answer” (Message)
 fn params_message_sql_answer() -> Map<String, Json> {
@@ -548,7 +548,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].body(cx).await,
             Impl::Llm => c.llm[i].body(cx).await,
-            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::External => c.external[i].body(cx).await,
             Impl::Message => c.message[i].body(cx).await,
         }
     }
@@ -562,7 +562,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].body_now(cx, s),
             Impl::Llm => c.llm[i].body_now(cx, s),
-            Impl::Unsupported => c.unsupported[i].body_now(cx, s),
+            Impl::External => c.external[i].body_now(cx, s),
             Impl::Message => c.message[i].body_now(cx, s),
         }
     }
@@ -572,7 +572,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].thoughts(cx),
             Impl::Llm => c.llm[i].thoughts(cx),
-            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::External => c.external[i].thoughts(cx),
             Impl::Message => c.message[i].thoughts(cx),
         }
     }
@@ -585,7 +585,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].dependencies(cx),
             Impl::Llm => c.llm[i].dependencies(cx),
-            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::External => c.external[i].dependencies(cx),
             Impl::Message => c.message[i].dependencies(cx),
         }
     }
@@ -595,7 +595,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].get_input(cx),
             Impl::Llm => c.llm[i].get_input(cx),
-            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::External => c.external[i].get_input(cx),
             Impl::Message => c.message[i].get_input(cx),
         }
     }
@@ -605,7 +605,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].input_keys(cx),
             Impl::Llm => c.llm[i].input_keys(cx),
-            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::External => c.external[i].input_keys(cx),
             Impl::Message => c.message[i].input_keys(cx),
         }
     }
@@ -615,7 +615,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].item_ended(cx),
             Impl::Llm => c.llm[i].item_ended(cx),
-            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::External => c.external[i].item_ended(cx),
             Impl::Message => c.message[i].item_ended(cx),
         }
     }

@@ -49,6 +49,11 @@ pub struct ServiceConfig {
     pub api_key: Option<Secret>,
     /// QWeather's second endpoint (`geo_url`).
     pub geo_url: Option<String>,
+    /// Private hosts or addresses the SSRF guard lets this tool reach (`allowed_hosts`, comma
+    /// separated): ExeSQL's and Email's servers named by a canvas.
+    pub allowed_hosts: Vec<String>,
+    /// A PEM file of a private CA the tool's TLS connections trust (Email's SMTP server).
+    pub ca_file: Option<String>,
 }
 
 /// Every service's overrides, by service name (`tavily`, `duckduckgo`, `wikipedia`, …).
@@ -64,6 +69,8 @@ pub const SERVICES: &[&str] = &[
     "bgpt",
     "deepl",
     "duckduckgo",
+    "email",
+    "exesql",
     "github",
     "google",
     "googlescholar",
@@ -71,6 +78,7 @@ pub const SERVICES: &[&str] = &[
     "pubmed",
     "querit",
     "qweather",
+    "sandbox",
     "tavily",
     "wikipedia",
     "yahoo",
@@ -105,11 +113,11 @@ impl ToolsConfig {
                         "base_url" => service.base_url = Some(checked_url(name, key, text)?),
                         "geo_url" => service.geo_url = Some(checked_url(name, key, text)?),
                         "api_key" => service.api_key = Some(Secret::new(text)),
-                        other => {
-                            return Err(err(format!(
-                            "[tools.{name}] has no setting `{other}` (base_url, api_key, geo_url)"
-                        )))
-                        }
+                        "allowed_hosts" => service.allowed_hosts = host_list(text),
+                        "ca_file" => service.ca_file = Some(text.to_string()),
+                        other => return Err(err(format!(
+                            "[tools.{name}] has no setting `{other}` (base_url, api_key, geo_url, allowed_hosts, ca_file)"
+                        ))),
                     }
                 }
                 services.insert(name.to_ascii_lowercase(), service);
@@ -126,6 +134,9 @@ impl ToolsConfig {
             }
             if let Some(key) = var("API_KEY") {
                 service.api_key = Some(Secret::new(key));
+            }
+            if let Some(hosts) = var("ALLOWED_HOSTS") {
+                service.allowed_hosts = host_list(&hosts);
             }
         }
         // RAGFlow's own variables, where it has them (tools.md §31).
@@ -154,6 +165,21 @@ impl ToolsConfig {
             .to_string()
     }
 
+    /// The private hosts `service` may reach despite the SSRF guard.
+    pub fn allowed_hosts(&self, service: &str) -> &[String] {
+        self.services
+            .get(service)
+            .map(|s| s.allowed_hosts.as_slice())
+            .unwrap_or_default()
+    }
+
+    /// The private CA `service` trusts, when configured.
+    pub fn ca_file(&self, service: &str) -> Option<&str> {
+        self.services
+            .get(service)
+            .and_then(|s| s.ca_file.as_deref())
+    }
+
     /// QWeather's geo endpoint base.
     pub fn geo_url(&self, service: &str, default: &str) -> String {
         self.services
@@ -174,6 +200,15 @@ impl ToolsConfig {
             .and_then(|s| s.api_key.clone())
             .unwrap_or_default()
     }
+}
+
+/// `"a, b"` → `["a", "b"]`.
+fn host_list(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(str::trim)
+        .filter(|h| !h.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 fn checked_url(service: &str, key: &str, text: &str) -> Result<String, ConfigError> {

@@ -6,13 +6,17 @@
 //! Endpoints and API keys come from [`config::ToolsConfig`] (tools.md §31).
 
 pub mod arxiv;
+pub mod code_exec;
 pub mod common;
 pub mod config;
 pub mod crawler;
 pub mod deepl;
 pub mod duckduckgo;
+pub mod email;
+pub mod exesql;
 pub mod github;
 pub mod google;
+pub mod host_guard;
 pub mod html;
 pub mod keenable;
 pub mod legacy;
@@ -33,6 +37,18 @@ pub fn register_all(registry: &mut Registry, config: &ToolsConfig) {
     registry.register(Kind::Jin10, Arc::new(legacy::Legacy));
     registry.register(Kind::TuShare, Arc::new(legacy::Legacy));
     registry.register(Kind::WenCai, Arc::new(wencai::WenCai));
+    registry.register(
+        Kind::CodeExec,
+        Arc::new(code_exec::CodeExec::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::Email,
+        Arc::new(email::Email::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::ExeSql,
+        Arc::new(exesql::ExeSql::new(Arc::clone(&config))),
+    );
     registry.register(
         Kind::TavilySearch,
         Arc::new(tavily::TavilySearch::new(Arc::clone(&config))),

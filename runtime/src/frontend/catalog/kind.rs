@@ -45,12 +45,12 @@ macro_rules! catalogue {
             AkShare => "AkShare", Tool, unsupported::Spec(kind);
             ArXiv => "ArXiv", Tool, external::Spec(kind);
             Bgpt => "BGPT", Tool, unsupported::Spec(kind);
-            CodeExec => "CodeExec", Tool, unsupported::Spec(kind);
+            CodeExec => "CodeExec", Tool, external::Spec(kind);
             Crawler => "Crawler", Tool, external::Spec(kind);
             DeepL => "DeepL", Tool, external::Spec(kind);
             DuckDuckGo => "DuckDuckGo", Tool, external::Spec(kind);
-            Email => "Email", Tool, unsupported::Spec(kind);
-            ExeSql => "ExeSQL", Tool, unsupported::Spec(kind);
+            Email => "Email", Tool, external::Spec(kind);
+            ExeSql => "ExeSQL", Tool, external::Spec(kind);
             GitHub => "GitHub", Tool, external::Spec(kind);
             Google => "Google", Tool, external::Spec(kind);
             GoogleScholar => "GoogleScholar", Tool, unsupported::Spec(kind);

@@ -1,0 +1,76 @@
+//! The SSRF check for raw hosts a canvas names (a database server, an SMTP server):
+//! RAGFlow's `assert_host_is_safe` (`common/ssrf_guard.py`) on top of the engine's guard
+//! ([`canvasc_runtime::exec::ssrf::is_public`]), plus an explicit allow-list from configuration, so a
+//! deployment (or a test) can reach one known private server without switching the whole
+//! guard off with `ALLOW_ANY_HOST`.
+//!
+//! Tools call [`safe_host`] only, and connect to the address it returns (DNS pinning): when the
+//! engine's guard gets a successor, this is the one place that changes.
+
+use canvasc_runtime::exec::ssrf::is_public;
+use std::net::IpAddr;
+
+/// `assert_host_is_safe(host)`: the first resolved address of `host`, which the caller connects
+/// to. Every address must be globally routable unless `allow_any_host` is set or the host (as
+/// written, or one of its addresses) is in `allowed`. The error is the guard's `ValueError`
+/// text.
+pub async fn safe_host(
+    host: &str,
+    allow_any_host: bool,
+    allowed: &[String],
+) -> Result<IpAddr, String> {
+    let host = host.trim();
+    if host.is_empty() {
+        return Err("Host must not be empty.".into());
+    }
+    let quoted = canvasc_runtime::value::py::repr_str(host);
+    let addrs: Vec<IpAddr> = match tokio::net::lookup_host((host, 0)).await {
+        Ok(it) => it.map(|a| a.ip()).collect(),
+        Err(e) => return Err(format!("Could not resolve host {quoted}: {e}")),
+    };
+    let listed = |ip: &IpAddr| {
+        allowed.iter().any(|a| {
+            let a = a.trim();
+            a.eq_ignore_ascii_case(host) || a.parse::<IpAddr>().is_ok_and(|x| x == *ip)
+        })
+    };
+    let mut first = None;
+    for ip in addrs {
+        if !allow_any_host && !listed(&ip) && !is_public(ip) {
+            return Err(format!(
+                "Host resolves to a non-public address ({ip}), which is not allowed."
+            ));
+        }
+        first.get_or_insert(ip);
+    }
+    first.ok_or_else(|| format!("Host {quoted} resolved to no addresses."))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn loopback_needs_the_allow_list() {
+        assert_eq!(
+            safe_host("127.0.0.1", false, &[]).await,
+            Err("Host resolves to a non-public address (127.0.0.1), which is not allowed.".into())
+        );
+        assert_eq!(
+            safe_host(" 127.0.0.1 ", false, &["127.0.0.1".into()]).await,
+            Ok(IpAddr::from([127, 0, 0, 1]))
+        );
+        assert_eq!(
+            safe_host("127.0.0.1", true, &[]).await,
+            Ok(IpAddr::from([127, 0, 0, 1]))
+        );
+        assert_eq!(
+            safe_host("  ", true, &[]).await,
+            Err("Host must not be empty.".into())
+        );
+        assert_eq!(
+            safe_host("93.184.216.34", false, &[]).await,
+            Ok(IpAddr::from([93, 184, 216, 34]))
+        );
+    }
+}
