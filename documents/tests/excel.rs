@@ -44,9 +44,10 @@ fn outputs_of(case: &Value) -> Result<(Value, Outputs), String> {
         other => return Err(format!("unknown operation {other}")),
     };
     let mut shaped = Map::new();
-    shaped.insert("data".into(), outputs.data.clone().unwrap_or_else(|| json!({})));
-    shaped.insert("summary".into(), json!(outputs.summary.clone().unwrap_or_default()));
-    shaped.insert("markdown".into(), json!(outputs.markdown.clone().unwrap_or_default()));
+    // An output the operation leaves unset is None after the run's reset.
+    shaped.insert("data".into(), outputs.data.clone().unwrap_or(Value::Null));
+    shaped.insert("summary".into(), json!(outputs.summary));
+    shaped.insert("markdown".into(), json!(outputs.markdown));
     if let Some((name, _)) = &outputs.file {
         shaped.insert(
             "attachment".into(),

@@ -8,6 +8,8 @@ use canvasc_runtime::value::py::{float_repr, str_of};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum ColumnType {
     None,
+    /// Python's bool is an int: tabulate ranks it just below int.
+    Bool,
     Int,
     Float,
     Str,
@@ -90,7 +92,8 @@ fn cell_type(cell: &Cell) -> ColumnType {
                 ColumnType::Str
             }
         }
-        Cell::Bool(_) | Cell::Json(_) => ColumnType::Str,
+        Cell::Bool(_) => ColumnType::Bool,
+        Cell::Json(_) => ColumnType::Str,
     }
 }
 
@@ -101,7 +104,11 @@ fn format_cell(cell: &Cell, kind: ColumnType) -> String {
         Cell::Int(i) => i.to_string(),
         Cell::Float(f) if kind == ColumnType::Float => format_g(*f),
         Cell::Float(f) => float_repr(*f),
-        Cell::Bool(b) => if *b { "True" } else { "False" }.to_string(),
+        Cell::Bool(b) => match kind {
+            ColumnType::Int => u8::from(*b).to_string(),
+            ColumnType::Float => format_g(f64::from(u8::from(*b))),
+            _ => if *b { "True" } else { "False" }.to_string(),
+        },
         Cell::Str(s) if kind == ColumnType::Float => {
             canvasc_runtime::value::py::parse_float(s.trim()).map_or_else(|| s.clone(), format_g)
         }
