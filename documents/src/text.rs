@@ -364,9 +364,23 @@ fn merge_links(text: String) -> String {
     text
 }
 
+/// Markdown text as pandoc's writer (with `smart`) gives it back: typographic quotes, dashes
+/// and ellipses as their ASCII spellings, markup characters escaped.
 fn escape_markdown(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {
+        let ascii = match ch {
+            '—' => Some("---"),
+            '–' => Some("--"),
+            '…' => Some("..."),
+            '“' | '”' => Some("\""),
+            '‘' | '’' => Some("'"),
+            _ => None,
+        };
+        if let Some(ascii) = ascii {
+            out.push_str(ascii);
+            continue;
+        }
         if matches!(ch, '\\' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '#' | '|' | '~' | '$' | '^') {
             out.push('\\');
         }

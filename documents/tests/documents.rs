@@ -151,7 +151,10 @@ fn check_text(name: &str, format: OutputFormat, bytes: &[u8]) -> Result<(), Stri
             let no_tags = regex_lite_strip_tags(s);
             words(&no_tags)
         };
-        let (e, a) = (strip(&expected), strip(&actual));
+        // Multiline tables wrap cells, so words are compared as a multiset.
+        let (mut e, mut a) = (strip(&expected), strip(&actual));
+        e.sort();
+        a.sort();
         if e != a {
             return Err(format!("{name}.{ext}: words differ from pandoc's:\n--- pandoc\n{e:?}\n--- ours\n{a:?}"));
         }
@@ -165,10 +168,7 @@ fn regex_lite_strip_tags(s: &str) -> String {
     for ch in s.chars() {
         match ch {
             '<' => in_tag = true,
-            '>' if in_tag => {
-                in_tag = false;
-                out.push(' ');
-            }
+            '>' if in_tag => in_tag = false,
             c if !in_tag => out.push(c),
             _ => {}
         }
@@ -238,41 +238,67 @@ fn check_docx(name: &str, bytes: &[u8], dir: &Path) -> Result<(), String> {
     std::fs::write(&path, bytes).map_err(|e| e.to_string())
 }
 
-/// LibreOffice opens every DOCX (one process for all) and converts it to PDF.
+/// LibreOffice opens every DOCX (one process for all formats) and converts it to PDF (what a
+/// reader sees) and to text (the words it read, whatever the column widths did to the layout).
 fn libreoffice_converts(names: &[String], dir: &Path) -> Result<(), String> {
     let Some(soffice) = tool("soffice")? else { return Ok(()) };
-    let out_dir = dir.join("lo");
     let profile = dir.join("lo-profile");
-    let mut cmd = Command::new(soffice);
-    cmd.arg(format!("-env:UserInstallation=file://{}", profile.display()))
-        .args(["--headless", "--norestore", "--convert-to", "pdf", "--outdir"])
-        .arg(&out_dir);
-    for name in names {
-        cmd.arg(dir.join(format!("{name}.docx")));
-    }
-    run(&mut cmd)?;
-    let Some(pdftotext) = tool("pdftotext")? else { return Ok(()) };
-    for name in names {
-        let pdf = out_dir.join(format!("{name}.pdf"));
-        if !pdf.exists() {
-            return Err(format!("LibreOffice did not convert {name}.docx"));
+    for (target, out) in [("pdf", "lo-pdf"), ("txt:Text (encoded):UTF8", "lo-txt")] {
+        let mut cmd = Command::new(soffice);
+        cmd.arg(format!("-env:UserInstallation=file://{}", profile.display()))
+            .args(["--headless", "--norestore", "--convert-to", target, "--outdir"])
+            .arg(dir.join(out));
+        for name in names {
+            cmd.arg(dir.join(format!("{name}.docx")));
         }
-        let out = run(Command::new(pdftotext).arg(&pdf).arg("-"))?;
-        let text = String::from_utf8_lossy(&out.stdout);
-        let source = std::fs::read_to_string(here().join(format!("cases/{name}.md"))).unwrap_or_default();
-        // The first few words of the source that are plain words must be on LibreOffice's pages.
-        let wanted: Vec<String> = words(&source)
+        run(&mut cmd)?;
+    }
+    for name in names {
+        let pdf = dir.join(format!("lo-pdf/{name}.pdf"));
+        let size = std::fs::metadata(&pdf).map(|m| m.len()).unwrap_or(0);
+        if size == 0 {
+            return Err(format!("LibreOffice did not convert {name}.docx to PDF"));
+        }
+        let text = std::fs::read_to_string(dir.join(format!("lo-txt/{name}.txt")))
+            .map_err(|e| format!("LibreOffice did not convert {name}.docx to text: {e}"))?;
+        let source = without_link_targets(
+            &std::fs::read_to_string(here().join(format!("cases/{name}.md"))).unwrap_or_default(),
+        );
+        // Every plain word of the source (link targets aside) must be in what LibreOffice read.
+        let wanted = words(&source)
             .into_iter()
-            .filter(|w| w.chars().all(|c| c.is_alphabetic()) && w.len() > 3 && !w.starts_with("data"))
-            .take(5)
-            .collect();
+            .filter(|w| w.chars().all(|c| c.is_alphabetic()) && w.chars().count() > 1);
         for w in wanted {
             if !text.contains(&w) {
-                return Err(format!("LibreOffice's rendering of {name}.docx lacks {w:?}:\n{text}"));
+                return Err(format!("LibreOffice's reading of {name}.docx lacks {w:?}:\n{text}"));
             }
         }
     }
     Ok(())
+}
+
+/// Markdown without what a reader does not see: the `(target)` of links and images, code
+/// fences' info strings, raw TeX lines.
+fn without_link_targets(source: &str) -> String {
+    let source: String = source
+        .lines()
+        .filter(|l| !l.starts_with("```") && !l.starts_with('\\'))
+        .collect::<Vec<_>>()
+        .join("\n");
+    // Images whole (their alt text is a description, not text on the page).
+    let mut source = source;
+    while let Some(at) = source.find("![") {
+        let end = source[at..].find(')').map_or(source.len(), |e| at + e + 1);
+        source.replace_range(at..end, "");
+    }
+    let mut out = String::new();
+    let mut rest = source.as_str();
+    while let Some(at) = rest.find("](") {
+        out.push_str(&rest[..at]);
+        rest = rest[at..].find(')').map_or("", |end| &rest[at + end + 1..]);
+    }
+    out.push_str(rest);
+    out
 }
 
 fn main() {
@@ -307,7 +333,7 @@ fn main() {
                 let generated = result.map_err(Failed::from)?;
                 let expected_name = match name.as_str() {
                     "full" => format!("Quarterly report.{}", format.extension()),
-                    "sanitise_filename" => format!("reports Q3 final v2 .{}", format.extension()),
+                    "sanitise_filename" => format!("reports Q3 final v2.{}", format.extension()),
                     _ => String::new(),
                 };
                 if !expected_name.is_empty() && generated.filename != expected_name {

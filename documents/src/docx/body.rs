@@ -232,7 +232,21 @@ impl Body {
 
     fn table(&mut self, table: &Table) {
         let columns = table.columns().max(1) as u32;
-        let col_width = TEXT_WIDTH / columns;
+        // Columns share the text width in proportion to their longest cell (at least four
+        // characters' worth), so a wide table's short columns do not split their words.
+        let longest: Vec<u32> = (0..columns as usize)
+            .map(|c| {
+                std::iter::once(&table.header)
+                    .chain(&table.rows)
+                    .filter_map(|row| row.get(c))
+                    .map(|cell| crate::model::plain_text(cell).chars().count() as u32)
+                    .max()
+                    .unwrap_or(0)
+                    .max(4)
+            })
+            .collect();
+        let total: u32 = longest.iter().sum::<u32>().max(1);
+        let widths: Vec<u32> = longest.iter().map(|l| TEXT_WIDTH * l / total).collect();
         self.xml.push_str(
             "<w:tbl><w:tblPr><w:tblStyle w:val=\"Table\"/><w:tblW w:w=\"5000\" w:type=\"pct\"/>\
 <w:tblBorders><w:top w:val=\"single\" w:sz=\"4\" w:space=\"0\" w:color=\"auto\"/>\
@@ -243,25 +257,25 @@ impl Body {
 <w:insideV w:val=\"single\" w:sz=\"4\" w:space=\"0\" w:color=\"auto\"/></w:tblBorders>\
 <w:tblLayout w:type=\"fixed\"/><w:tblLook w:val=\"0020\" w:firstRow=\"1\" w:lastRow=\"0\" w:firstColumn=\"0\" w:lastColumn=\"0\" w:noHBand=\"0\" w:noVBand=\"0\"/></w:tblPr><w:tblGrid>",
         );
-        for _ in 0..columns {
-            let _ = write!(self.xml, "<w:gridCol w:w=\"{col_width}\"/>");
+        for width in &widths {
+            let _ = write!(self.xml, "<w:gridCol w:w=\"{width}\"/>");
         }
         self.xml.push_str("</w:tblGrid>");
-        self.row(&table.header, table, columns, col_width, true);
+        self.row(&table.header, table, &widths, true);
         for row in &table.rows {
-            self.row(row, table, columns, col_width, false);
+            self.row(row, table, &widths, false);
         }
         self.xml.push_str("</w:tbl>");
         // Word needs a paragraph between a table and whatever follows.
         self.xml.push_str("<w:p><w:pPr><w:pStyle w:val=\"BodyText\"/></w:pPr></w:p>");
     }
 
-    fn row(&mut self, row: &[Vec<Inline>], table: &Table, columns: u32, width: u32, header: bool) {
+    fn row(&mut self, row: &[Vec<Inline>], table: &Table, widths: &[u32], header: bool) {
         self.xml.push_str("<w:tr>");
         if header {
             self.xml.push_str("<w:trPr><w:tblHeader/></w:trPr>");
         }
-        for c in 0..columns as usize {
+        for (c, width) in widths.iter().enumerate() {
             let _ = write!(self.xml, "<w:tc><w:tcPr><w:tcW w:w=\"{width}\" w:type=\"dxa\"/></w:tcPr>");
             let align = table.aligns.get(c).copied().unwrap_or(Align::Default);
             let empty = Vec::new();
