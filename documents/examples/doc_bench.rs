@@ -29,13 +29,30 @@ fn main() -> Result<(), String> {
         "pdf" => {
             let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cases/long_text.md");
             let content = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-            let generator = Generator::new(FontSet::discover(&FontConfig::default()), ImageSource::DataUrlsOnly);
-            let options = DocOptions { footer_text: "Benchmark".into(), watermark_text: "DRAFT".into(), ..DocOptions::default() };
+            let generator = Generator::new(
+                FontSet::discover(&FontConfig::default()),
+                ImageSource::DataUrlsOnly,
+            );
+            let options = DocOptions {
+                footer_text: "Benchmark".into(),
+                watermark_text: "DRAFT".into(),
+                ..DocOptions::default()
+            };
             let start = Instant::now();
-            let doc = generator.generate(&content, OutputFormat::Pdf, "bench", &options, chrono::Local::now().naive_local())?;
+            let doc = generator.generate(
+                &content,
+                OutputFormat::Pdf,
+                "bench",
+                &options,
+                chrono::Local::now().naive_local(),
+            )?;
             let elapsed = start.elapsed();
-            let pages = String::from_utf8_lossy(&doc.bytes).matches("/Type /Page\n").count()
-                + String::from_utf8_lossy(&doc.bytes).matches("/Type/Page/").count();
+            let pages = String::from_utf8_lossy(&doc.bytes)
+                .matches("/Type /Page\n")
+                .count()
+                + String::from_utf8_lossy(&doc.bytes)
+                    .matches("/Type/Page/")
+                    .count();
             println!(
                 "pdf: {} bytes, ~{pages} page objects, {:.1} ms, peak RSS {} KiB",
                 doc.bytes.len(),
@@ -53,7 +70,13 @@ fn main() -> Result<(), String> {
             let written = start.elapsed();
             let (name, bytes) = out.file.ok_or("no file written")?;
             let start = Instant::now();
-            let back = excel::read(&[excel::InputFile { name, bytes: bytes.clone() }], "all");
+            let back = excel::read(
+                &[excel::InputFile {
+                    name,
+                    bytes: bytes.clone(),
+                }],
+                "all",
+            );
             let read = start.elapsed();
             println!(
                 "xlsx: {} bytes, write {:.1} ms, read {:.1} ms ({}), peak RSS {} KiB",

@@ -10,8 +10,10 @@ pub fn sanitize(name: &str, extension: &str) -> String {
     let replaced: String = name
         .chars()
         .map(|c| {
-            if matches!(c, '\\' | '/' | '?' | '#' | '%' | '*' | ':' | '|' | '<' | '>' | '"')
-                || (c as u32) < 0x20
+            if matches!(
+                c,
+                '\\' | '/' | '?' | '#' | '%' | '*' | ':' | '|' | '<' | '>' | '"'
+            ) || (c as u32) < 0x20
             {
                 ' '
             } else {
@@ -34,7 +36,11 @@ pub fn sanitize(name: &str, extension: &str) -> String {
 /// `document_<YYYYmmdd_HHMMSS>_<8 hex>.<ext>`: the name when no `filename` is given.
 pub fn default_name(now: chrono::NaiveDateTime, extension: &str) -> String {
     let hex = uuid::Uuid::new_v4().simple().to_string();
-    format!("document_{}_{}.{extension}", now.format("%Y%m%d_%H%M%S"), &hex[..8])
+    format!(
+        "document_{}_{}.{extension}",
+        now.format("%Y%m%d_%H%M%S"),
+        &hex[..8]
+    )
 }
 
 fn py_is_space(c: char) -> bool {
@@ -66,7 +72,9 @@ fn collapse_whitespace(s: &str) -> String {
 /// `os.path.splitext(name)[0]`: the extension starts at the last dot, unless the name is
 /// only dots before it (a leading dot starts no extension).
 fn splitext_base(name: &str) -> &str {
-    let Some(dot) = name.rfind('.') else { return name };
+    let Some(dot) = name.rfind('.') else {
+        return name;
+    };
     if name[..dot].chars().all(|c| c == '.') {
         return name;
     }
@@ -88,7 +96,11 @@ mod tests {
         for case in cases {
             let name = case["name"].as_str().unwrap_or_default();
             let ext = case["extension"].as_str().unwrap_or_default();
-            assert_eq!(sanitize(name, ext), case["sanitized"].as_str().unwrap_or_default(), "{name:?}");
+            assert_eq!(
+                sanitize(name, ext),
+                case["sanitized"].as_str().unwrap_or_default(),
+                "{name:?}"
+            );
         }
     }
 

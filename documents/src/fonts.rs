@@ -62,7 +62,14 @@ const CANDIDATES: [(FontId, &[&str]); 6] = [
     (FontId::Italic, &["DejaVuSans-Oblique.ttf"]),
     (FontId::BoldItalic, &["DejaVuSans-BoldOblique.ttf"]),
     (FontId::Mono, &["DejaVuSansMono.ttf"]),
-    (FontId::Cjk, &["DroidSansFallbackFull.ttf", "DroidSansFallback.ttf", "NotoSansCJKsc-Regular.ttf"]),
+    (
+        FontId::Cjk,
+        &[
+            "DroidSansFallbackFull.ttf",
+            "DroidSansFallback.ttf",
+            "NotoSansCJKsc-Regular.ttf",
+        ],
+    ),
 ];
 
 /// The loaded font files of a set (shared: documents are made concurrently).
@@ -115,11 +122,13 @@ impl FontSet {
                 None => find(&dirs, names),
             };
             if let Some(path) = path {
-                let bytes = std::fs::read(&path).map_err(|e| {
-                    FontError(format!("cannot read font {}: {e}", path.display()))
-                })?;
+                let bytes = std::fs::read(&path)
+                    .map_err(|e| FontError(format!("cannot read font {}: {e}", path.display())))?;
                 if ttf_parser::Face::parse(&bytes, 0).is_err() {
-                    return Err(FontError(format!("{} is not a TrueType font", path.display())));
+                    return Err(FontError(format!(
+                        "{} is not a TrueType font",
+                        path.display()
+                    )));
                 }
                 fonts[id.index()] = Some(Arc::new(FontFile { path, bytes }));
             }
@@ -190,7 +199,9 @@ impl Faces<'_> {
 
     /// Advance width of `ch` in `id` at `size` points.
     pub fn advance(&self, id: FontId, ch: char, size: f32) -> f32 {
-        let Some(face) = self.faces[id.index()].as_ref() else { return size * 0.5 };
+        let Some(face) = self.faces[id.index()].as_ref() else {
+            return size * 0.5;
+        };
         let units = face.units_per_em() as f32;
         let advance = face
             .glyph_index(ch)

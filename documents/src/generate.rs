@@ -123,10 +123,20 @@ impl Generator {
         } else {
             filename::sanitize(filename, format.extension())
         };
-        Ok(Generated { bytes, filename, mime_type: format.mime_type(), format })
+        Ok(Generated {
+            bytes,
+            filename,
+            mime_type: format.mime_type(),
+            format,
+        })
     }
 
-    fn bytes(&self, content: &str, format: OutputFormat, options: &DocOptions) -> Result<Vec<u8>, String> {
+    fn bytes(
+        &self,
+        content: &str,
+        format: OutputFormat,
+        options: &DocOptions,
+    ) -> Result<Vec<u8>, String> {
         let text_format = match format {
             OutputFormat::Pdf => {
                 let fonts = self.fonts.as_ref().map_err(|e| e.to_string())?;
@@ -166,7 +176,9 @@ fn quote_plus(text: &str) -> String {
     let mut out = String::new();
     for b in text.bytes() {
         match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-' | b'~' => out.push(b as char),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'_' | b'.' | b'-' | b'~' => {
+                out.push(b as char)
+            }
             b' ' => out.push('+'),
             _ => out.push_str(&format!("%{b:02X}")),
         }

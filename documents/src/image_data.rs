@@ -17,9 +17,13 @@ pub fn load(src: &str, source: &ImageSource) -> Option<ImageData> {
             return None;
         }
         let payload: String = payload.chars().filter(|c| !c.is_whitespace()).collect();
-        base64::engine::general_purpose::STANDARD.decode(payload).ok()?
+        base64::engine::general_purpose::STANDARD
+            .decode(payload)
+            .ok()?
     } else {
-        let ImageSource::Directory(root) = source else { return None };
+        let ImageSource::Directory(root) = source else {
+            return None;
+        };
         if src.contains("://") {
             return None;
         }
@@ -51,7 +55,12 @@ pub fn identify(bytes: Vec<u8>) -> Option<ImageData> {
 }
 
 fn sized(format: ImageFormat, bytes: Vec<u8>, width: u32, height: u32) -> Option<ImageData> {
-    (width > 0 && height > 0).then_some(ImageData { format, bytes, width, height })
+    (width > 0 && height > 0).then_some(ImageData {
+        format,
+        bytes,
+        width,
+        height,
+    })
 }
 
 /// Walks JPEG segments to the first start-of-frame marker. A handful of lines instead of a

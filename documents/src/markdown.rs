@@ -35,17 +35,30 @@ enum Frame {
     Root(Vec<Block>),
     Item(Vec<Block>),
     Quote(Vec<Block>),
-    List { start: Option<u64>, tight: bool, items: Vec<Vec<Block>> },
-    Table { table: Table, in_head: bool, row: Vec<Vec<Inline>> },
+    List {
+        start: Option<u64>,
+        tight: bool,
+        items: Vec<Vec<Block>>,
+    },
+    Table {
+        table: Table,
+        in_head: bool,
+        row: Vec<Vec<Inline>>,
+    },
 }
 
 enum InlineTarget {
     Paragraph,
     Heading(u8),
     Cell,
-    Code { lang: String },
+    Code {
+        lang: String,
+    },
     /// Inside an image: its text is the alt text.
-    Alt { src: String, outer: Box<(InlineTarget, Vec<Inline>)> },
+    Alt {
+        src: String,
+        outer: Box<(InlineTarget, Vec<Inline>)>,
+    },
 }
 
 struct Builder<'a> {
@@ -100,7 +113,9 @@ impl<'a> Builder<'a> {
     }
 
     fn close_frame(&mut self) {
-        let Some(frame) = self.frames.pop() else { return };
+        let Some(frame) = self.frames.pop() else {
+            return;
+        };
         match frame {
             Frame::Root(blocks) => self.frames.push(Frame::Root(blocks)),
             Frame::Item(blocks) => {
@@ -109,7 +124,15 @@ impl<'a> Builder<'a> {
                 }
             }
             Frame::Quote(blocks) => self.push_block(Block::Quote(blocks)),
-            Frame::List { start, tight, items } => self.push_block(Block::List { start, tight, items }),
+            Frame::List {
+                start,
+                tight,
+                items,
+            } => self.push_block(Block::List {
+                start,
+                tight,
+                items,
+            }),
             Frame::Table { table, .. } => self.push_block(Block::Table(table)),
         }
     }
@@ -133,7 +156,11 @@ impl<'a> Builder<'a> {
             // Adjacent text of one style and link is one span.
             if let (
                 Inline::Span { text, style, link },
-                Some(Inline::Span { text: last, style: last_style, link: last_link }),
+                Some(Inline::Span {
+                    text: last,
+                    style: last_style,
+                    link: last_link,
+                }),
             ) = (&inline, inlines.last_mut())
             {
                 if style == last_style && link == last_link {
@@ -151,11 +178,17 @@ impl<'a> Builder<'a> {
             return;
         }
         let link = self.links.last().cloned();
-        self.push_inline(Inline::Span { text: text.to_string(), style, link });
+        self.push_inline(Inline::Span {
+            text: text.to_string(),
+            style,
+            link,
+        });
     }
 
     fn end_inline(&mut self) {
-        let Some((target, inlines)) = self.inline.take() else { return };
+        let Some((target, inlines)) = self.inline.take() else {
+            return;
+        };
         match target {
             InlineTarget::Paragraph => {
                 if is_page_break(&inlines) {
@@ -192,7 +225,13 @@ impl<'a> Builder<'a> {
             Event::Start(tag) => self.start(tag),
             Event::End(tag) => self.end(tag),
             Event::Text(text) => self.text(&text, self.style),
-            Event::Code(text) => self.text(&text, Style { code: true, ..self.style }),
+            Event::Code(text) => self.text(
+                &text,
+                Style {
+                    code: true,
+                    ..self.style
+                },
+            ),
             Event::InlineMath(text) | Event::DisplayMath(text) => self.text(&text, self.style),
             Event::Html(text) | Event::InlineHtml(text) => {
                 // Raw HTML is dropped by pandoc's PDF and DOCX writers; a `<br>` is a break.
@@ -225,7 +264,8 @@ impl<'a> Builder<'a> {
             Tag::Paragraph => {
                 self.close_implicit_paragraph();
                 // A paragraph of its own inside an item makes the list loose.
-                if let [.., Frame::List { tight, .. }, Frame::Item(_)] = self.frames.as_mut_slice() {
+                if let [.., Frame::List { tight, .. }, Frame::Item(_)] = self.frames.as_mut_slice()
+                {
                     *tight = false;
                 }
                 self.inline = Some((InlineTarget::Paragraph, Vec::new()));
@@ -251,14 +291,22 @@ impl<'a> Builder<'a> {
             }
             Tag::List(start) => {
                 self.close_implicit_paragraph();
-                self.frames.push(Frame::List { start, tight: true, items: Vec::new() });
+                self.frames.push(Frame::List {
+                    start,
+                    tight: true,
+                    items: Vec::new(),
+                });
             }
             Tag::Item => self.frames.push(Frame::Item(Vec::new())),
             Tag::Table(aligns) => {
                 self.close_implicit_paragraph();
                 let aligns = aligns.into_iter().map(align).collect();
                 self.frames.push(Frame::Table {
-                    table: Table { aligns, header: Vec::new(), rows: Vec::new() },
+                    table: Table {
+                        aligns,
+                        header: Vec::new(),
+                        rows: Vec::new(),
+                    },
                     in_head: false,
                     row: Vec::new(),
                 });
@@ -281,9 +329,15 @@ impl<'a> Builder<'a> {
             Tag::Link { dest_url, .. } => self.links.push(dest_url.to_string()),
             Tag::Image { dest_url, .. } => {
                 self.ensure_inline();
-                let outer = self.inline.take().unwrap_or((InlineTarget::Paragraph, Vec::new()));
+                let outer = self
+                    .inline
+                    .take()
+                    .unwrap_or((InlineTarget::Paragraph, Vec::new()));
                 self.inline = Some((
-                    InlineTarget::Alt { src: dest_url.to_string(), outer: Box::new(outer) },
+                    InlineTarget::Alt {
+                        src: dest_url.to_string(),
+                        outer: Box::new(outer),
+                    },
                     Vec::new(),
                 ));
             }
@@ -301,7 +355,12 @@ impl<'a> Builder<'a> {
                 self.close_frame();
             }
             TagEnd::TableHead => {
-                if let Some(Frame::Table { table, in_head, row }) = self.frames.last_mut() {
+                if let Some(Frame::Table {
+                    table,
+                    in_head,
+                    row,
+                }) = self.frames.last_mut()
+                {
                     table.header = std::mem::take(row);
                     *in_head = false;
                 }
@@ -341,7 +400,10 @@ fn is_page_break(inlines: &[Inline]) -> bool {
 /// A relative path that stays inside `root` (no `..`, no absolute path).
 pub(crate) fn contained_path(root: &Path, relative: &str) -> Option<PathBuf> {
     let relative = Path::new(relative);
-    if relative.components().any(|c| !matches!(c, Component::Normal(_) | Component::CurDir)) {
+    if relative
+        .components()
+        .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+    {
         return None;
     }
     Some(root.join(relative))

@@ -6,15 +6,25 @@
 #[derive(Debug, Clone, PartialEq)]
 pub enum Block {
     /// `#`… `######`: level 1 to 6.
-    Heading { level: u8, inlines: Vec<Inline> },
+    Heading {
+        level: u8,
+        inlines: Vec<Inline>,
+    },
     Paragraph(Vec<Inline>),
     /// `start` is the first number of an ordered list, `None` for bullets. Each item is a list
     /// of blocks (a nested list is a block of its item). A tight list has no blank lines
     /// between its items (its item text is not in paragraphs, for pandoc's writers).
-    List { start: Option<u64>, tight: bool, items: Vec<Vec<Block>> },
+    List {
+        start: Option<u64>,
+        tight: bool,
+        items: Vec<Vec<Block>>,
+    },
     Table(Table),
     Quote(Vec<Block>),
-    Code { lang: String, text: String },
+    Code {
+        lang: String,
+        text: String,
+    },
     Rule,
     /// A paragraph that is only `\newpage` or `\pagebreak` (what RAGFlow's LaTeX route obeys).
     PageBreak,
@@ -62,7 +72,11 @@ pub struct Style {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Inline {
     /// Text with one style; `link` is the target when the text is a link's.
-    Span { text: String, style: Style, link: Option<String> },
+    Span {
+        text: String,
+        style: Style,
+        link: Option<String>,
+    },
     /// A hard line break.
     LineBreak,
     /// A soft break (a newline inside a paragraph): a space on paper.

@@ -20,7 +20,10 @@ const HARD_SPACE: char = '\u{1}';
 
 /// Renders blocks as pandoc's writer for `format` does (ending in a newline unless empty).
 pub fn write(blocks: &[Block], format: TextFormat) -> String {
-    let mut writer = Writer { format, ids: Vec::new() };
+    let mut writer = Writer {
+        format,
+        ids: Vec::new(),
+    };
     let rendered = writer.blocks(blocks, COLUMNS, false);
     if rendered.is_empty() {
         String::new()
@@ -37,7 +40,11 @@ struct Writer {
 
 impl Writer {
     fn blocks(&mut self, blocks: &[Block], width: usize, tight: bool) -> String {
-        let sep = if self.format == TextFormat::Html { "\n" } else if tight { "\n" } else { "\n\n" };
+        let sep = if self.format == TextFormat::Html || tight {
+            "\n"
+        } else {
+            "\n\n"
+        };
         let parts: Vec<String> = blocks
             .iter()
             .map(|b| self.block(b, width))
@@ -61,13 +68,20 @@ impl Writer {
             Block::Heading { level, inlines } => {
                 let text = self.inlines(inlines);
                 if md {
-                    wrap(&format!("{} {}", "#".repeat(*level as usize), text), usize::MAX)
+                    wrap(
+                        &format!("{} {}", "#".repeat(*level as usize), text),
+                        usize::MAX,
+                    )
                 } else {
                     wrap(&text, width)
                 }
             }
             Block::Paragraph(inlines) => wrap(&self.inlines(inlines), width),
-            Block::List { start, tight, items } => {
+            Block::List {
+                start,
+                tight,
+                items,
+            } => {
                 let mut out = Vec::new();
                 for (i, item) in items.iter().enumerate() {
                     let marker = match start {
@@ -75,7 +89,11 @@ impl Writer {
                         None => "-".to_string(),
                     };
                     let marker = format!("{marker:<4}");
-                    let marker = if marker.ends_with(' ') { marker } else { format!("{marker} ") };
+                    let marker = if marker.ends_with(' ') {
+                        marker
+                    } else {
+                        format!("{marker} ")
+                    };
                     let indent = marker.chars().count();
                     let body = self.blocks(item, width.saturating_sub(indent).max(20), *tight);
                     out.push(hang(&marker, &body));
@@ -86,16 +104,37 @@ impl Writer {
                 let body = self.blocks(blocks, width.saturating_sub(2).max(20), false);
                 let prefix = if md { "> " } else { "  " };
                 body.lines()
-                    .map(|l| if l.is_empty() && md { ">".to_string() } else if l.is_empty() { String::new() } else { format!("{prefix}{l}") })
+                    .map(|l| {
+                        if l.is_empty() && md {
+                            ">".to_string()
+                        } else if l.is_empty() {
+                            String::new()
+                        } else {
+                            format!("{prefix}{l}")
+                        }
+                    })
                     .collect::<Vec<_>>()
                     .join("\n")
             }
             Block::Code { lang, text } => {
                 if md {
-                    let fence = if lang.is_empty() { "```".to_string() } else { format!("``` {lang}") };
+                    let fence = if lang.is_empty() {
+                        "```".to_string()
+                    } else {
+                        format!("``` {lang}")
+                    };
                     format!("{fence}\n{text}\n```")
                 } else {
-                    text.lines().map(|l| if l.is_empty() { String::new() } else { format!("    {l}") }).collect::<Vec<_>>().join("\n")
+                    text.lines()
+                        .map(|l| {
+                            if l.is_empty() {
+                                String::new()
+                            } else {
+                                format!("    {l}")
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n")
                 }
             }
             Block::Rule => "-".repeat(COLUMNS),
@@ -114,7 +153,9 @@ impl Writer {
     fn simple_table(&mut self, table: &Table) -> String {
         let columns = table.columns();
         let cell = |w: &mut Self, row: &[Vec<Inline>], c: usize| {
-            row.get(c).map(|i| w.inlines(i).replace(HARD_SPACE, " ")).unwrap_or_default()
+            row.get(c)
+                .map(|i| w.inlines(i).replace(HARD_SPACE, " "))
+                .unwrap_or_default()
         };
         let header: Vec<String> = (0..columns).map(|c| cell(self, &table.header, c)).collect();
         let rows: Vec<Vec<String>> = table
@@ -144,7 +185,14 @@ impl Writer {
             format!("  {}", parts.join(" ")).trim_end().to_string()
         };
         let mut out = vec![line(&header)];
-        out.push(format!("  {}", widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().join(" ")));
+        out.push(format!(
+            "  {}",
+            widths
+                .iter()
+                .map(|w| "-".repeat(*w))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ));
         for row in &rows {
             out.push(line(row));
         }
@@ -159,7 +207,11 @@ impl Writer {
                 Inline::Span { text, style, link } => {
                     let mut piece = if style.code {
                         let t = text.replace(' ', &HARD_SPACE.to_string());
-                        if md { format!("`{t}`") } else { t }
+                        if md {
+                            format!("`{t}`")
+                        } else {
+                            t
+                        }
                     } else if md {
                         escape_markdown(text)
                     } else {
@@ -177,7 +229,11 @@ impl Writer {
                 Inline::LineBreak => out.push_str(if md { "\\\n" } else { "\n" }),
                 Inline::Image(image) => {
                     if md {
-                        out.push_str(&format!("![{}]({})", escape_markdown(&image.alt), image.src));
+                        out.push_str(&format!(
+                            "![{}]({})",
+                            escape_markdown(&image.alt),
+                            image.src
+                        ));
                     } else {
                         out.push_str(&format!("[{}]", smart(&image.alt)));
                     }
@@ -193,7 +249,13 @@ impl Writer {
         match block {
             Block::Heading { level, inlines } => {
                 let id = self.heading_id(inlines);
-                wrap(&format!("<h{level} id=\"{id}\">{}</h{level}>", self.html_inlines(inlines)), COLUMNS)
+                wrap(
+                    &format!(
+                        "<h{level} id=\"{id}\">{}</h{level}>",
+                        self.html_inlines(inlines)
+                    ),
+                    COLUMNS,
+                )
             }
             Block::Paragraph(inlines) => {
                 if let [Inline::Image(image)] = inlines.as_slice() {
@@ -207,7 +269,11 @@ impl Writer {
                 }
                 wrap(&format!("<p>{}</p>", self.html_inlines(inlines)), COLUMNS)
             }
-            Block::List { start, tight, items } => {
+            Block::List {
+                start,
+                tight,
+                items,
+            } => {
                 let open = match start {
                     Some(1) => "<ol type=\"1\">".to_string(),
                     Some(n) => format!("<ol start=\"{n}\" type=\"1\">"),
@@ -220,7 +286,9 @@ impl Writer {
                         let parts: Vec<String> = item
                             .iter()
                             .map(|b| match b {
-                                Block::Paragraph(inlines) => wrap(&self.html_inlines(inlines), COLUMNS),
+                                Block::Paragraph(inlines) => {
+                                    wrap(&self.html_inlines(inlines), COLUMNS)
+                                }
                                 other => self.html_block(other),
                             })
                             .collect();
@@ -233,7 +301,10 @@ impl Writer {
                 out.push(close.to_string());
                 out.join("\n")
             }
-            Block::Quote(blocks) => format!("<blockquote>\n{}\n</blockquote>", self.blocks(blocks, COLUMNS, false)),
+            Block::Quote(blocks) => format!(
+                "<blockquote>\n{}\n</blockquote>",
+                self.blocks(blocks, COLUMNS, false)
+            ),
             Block::Code { text, .. } => format!("<pre><code>{}</code></pre>", html_escape(text)),
             Block::Rule => "<hr />".to_string(),
             Block::PageBreak => String::new(),
@@ -249,14 +320,29 @@ impl Writer {
             Align::Center => " style=\"text-align: center;\"".to_string(),
             Align::Right => " style=\"text-align: right;\"".to_string(),
         };
-        let mut out = vec!["<table>".to_string(), "<thead>".to_string(), "<tr class=\"header\">".to_string()];
+        let mut out = vec![
+            "<table>".to_string(),
+            "<thead>".to_string(),
+            "<tr class=\"header\">".to_string(),
+        ];
         for c in 0..columns {
-            let text = table.header.get(c).map(|i| self.html_inlines(i)).unwrap_or_default();
+            let text = table
+                .header
+                .get(c)
+                .map(|i| self.html_inlines(i))
+                .unwrap_or_default();
             out.push(wrap(&format!("<th{}>{text}</th>", style(c)), COLUMNS));
         }
-        out.extend(["</tr>".to_string(), "</thead>".to_string(), "<tbody>".to_string()]);
+        out.extend([
+            "</tr>".to_string(),
+            "</thead>".to_string(),
+            "<tbody>".to_string(),
+        ]);
         for (r, row) in table.rows.iter().enumerate() {
-            out.push(format!("<tr class=\"{}\">", if r % 2 == 0 { "odd" } else { "even" }));
+            out.push(format!(
+                "<tr class=\"{}\">",
+                if r % 2 == 0 { "odd" } else { "even" }
+            ));
             for c in 0..columns {
                 let text = row.get(c).map(|i| self.html_inlines(i)).unwrap_or_default();
                 out.push(wrap(&format!("<td{}>{text}</td>", style(c)), COLUMNS));
@@ -280,13 +366,19 @@ impl Writer {
                 open_link = None;
             }
             if let (None, Some(url)) = (open_link, link) {
-                out.push_str(&format!("<a href=\"{}\">", html_escape(url).replace(' ', "%20")));
+                out.push_str(&format!(
+                    "<a href=\"{}\">",
+                    html_escape(url).replace(' ', "%20")
+                ));
                 open_link = Some(url);
             }
             match inline {
                 Inline::Span { text, style, .. } => {
                     let mut piece = if style.code {
-                        format!("<code>{}</code>", html_escape(text).replace(' ', &HARD_SPACE.to_string()))
+                        format!(
+                            "<code>{}</code>",
+                            html_escape(text).replace(' ', &HARD_SPACE.to_string())
+                        )
                     } else {
                         html_escape(&smart(text))
                     };
@@ -313,7 +405,8 @@ impl Writer {
         if open_link.is_some() {
             out.push_str("</a>");
         }
-        out.replace("<a href", "<a href").replace("</em><em>", "").replace("</strong><strong>", "")
+        out.replace("</em><em>", "")
+            .replace("</strong><strong>", "")
     }
 
     /// pandoc's automatic identifier: lower case, letters, digits, `_-.` kept, spaces to `-`,
@@ -332,7 +425,11 @@ impl Writer {
             }
         }
         let id = id.trim_end_matches('-').to_string();
-        let mut id = if id.is_empty() { "section".to_string() } else { id };
+        let mut id = if id.is_empty() {
+            "section".to_string()
+        } else {
+            id
+        };
         if self.ids.contains(&id) {
             let mut n = 1;
             while self.ids.contains(&format!("{id}-{n}")) {
@@ -381,7 +478,10 @@ fn escape_markdown(text: &str) -> String {
             out.push_str(ascii);
             continue;
         }
-        if matches!(ch, '\\' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '#' | '|' | '~' | '$' | '^') {
+        if matches!(
+            ch,
+            '\\' | '*' | '_' | '`' | '[' | ']' | '<' | '>' | '#' | '|' | '~' | '$' | '^'
+        ) {
             out.push('\\');
         }
         out.push(ch);
@@ -390,12 +490,18 @@ fn escape_markdown(text: &str) -> String {
 }
 
 fn html_escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// pandoc's `smart` reading: curly quotes, en and em dashes, ellipses.
 fn smart(text: &str) -> String {
-    let text = text.replace("---", "—").replace("--", "–").replace("...", "…");
+    let text = text
+        .replace("---", "—")
+        .replace("--", "–")
+        .replace("...", "…");
     let chars: Vec<char> = text.chars().collect();
     let mut out = String::with_capacity(text.len());
     let mut double_open = false;
@@ -419,7 +525,9 @@ fn smart(text: &str) -> String {
             '\'' => {
                 if prev.is_some_and(|p| p.is_alphanumeric()) {
                     out.push('’');
-                } else if next.is_some_and(|n| !n.is_whitespace()) && prev.is_none_or(|p| p.is_whitespace()) {
+                } else if next.is_some_and(|n| !n.is_whitespace())
+                    && prev.is_none_or(|p| p.is_whitespace())
+                {
                     out.push('‘');
                 } else {
                     out.push('’');

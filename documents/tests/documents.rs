@@ -64,7 +64,10 @@ fn options(config: &Value, timestamp: &str) -> DocOptions {
 }
 
 fn generator() -> Generator {
-    Generator::new(FontSet::discover(&FontConfig::default()), ImageSource::DataUrlsOnly)
+    Generator::new(
+        FontSet::discover(&FontConfig::default()),
+        ImageSource::DataUrlsOnly,
+    )
 }
 
 fn now() -> chrono::NaiveDateTime {
@@ -103,7 +106,10 @@ fn tool(name: &str) -> Result<Option<&'static str>, String> {
 fn run(cmd: &mut Command) -> Result<std::process::Output, String> {
     let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
     if !out.status.success() {
-        return Err(format!("{cmd:?} failed: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "{cmd:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     Ok(out)
 }
@@ -123,7 +129,8 @@ fn snapshot(path: &Path, actual: &[u8]) -> Result<(), String> {
         }
         return std::fs::write(path, actual).map_err(|e| e.to_string());
     }
-    let expected = std::fs::read(path).map_err(|e| format!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()))?;
+    let expected = std::fs::read(path)
+        .map_err(|e| format!("{}: {e} (UPDATE_GOLDEN=1 writes it)", path.display()))?;
     if expected != actual {
         return Err(format!(
             "{} differs:\n--- expected\n{}\n--- actual\n{}",
@@ -138,12 +145,15 @@ fn snapshot(path: &Path, actual: &[u8]) -> Result<(), String> {
 fn check_text(name: &str, format: OutputFormat, bytes: &[u8]) -> Result<(), String> {
     let ext = format.extension();
     let golden = here().join(format!("golden/{name}.pandoc.{ext}"));
-    let expected = std::fs::read_to_string(&golden).map_err(|e| format!("{}: {e}", golden.display()))?;
+    let expected =
+        std::fs::read_to_string(&golden).map_err(|e| format!("{}: {e}", golden.display()))?;
     let actual = String::from_utf8_lossy(bytes);
     let exact = EXACT.iter().any(|(n, fs)| *n == name && fs.contains(&ext));
     if exact {
         if expected != actual {
-            return Err(format!("{name}.{ext} differs from pandoc's:\n--- pandoc\n{expected}\n--- ours\n{actual}"));
+            return Err(format!(
+                "{name}.{ext} differs from pandoc's:\n--- pandoc\n{expected}\n--- ours\n{actual}"
+            ));
         }
     } else {
         // Tags and markup aside, the words in order.
@@ -156,7 +166,9 @@ fn check_text(name: &str, format: OutputFormat, bytes: &[u8]) -> Result<(), Stri
         e.sort();
         a.sort();
         if e != a {
-            return Err(format!("{name}.{ext}: words differ from pandoc's:\n--- pandoc\n{e:?}\n--- ours\n{a:?}"));
+            return Err(format!(
+                "{name}.{ext}: words differ from pandoc's:\n--- pandoc\n{e:?}\n--- ours\n{a:?}"
+            ));
         }
     }
     Ok(())
@@ -173,30 +185,50 @@ fn regex_lite_strip_tags(s: &str) -> String {
             _ => {}
         }
     }
-    out.replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"")
+    out.replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
 }
 
 fn check_pdf(name: &str, bytes: &[u8], dir: &Path) -> Result<(), String> {
     let path = dir.join(format!("{name}.pdf"));
     std::fs::write(&path, bytes).map_err(|e| e.to_string())?;
-    let Some(pdftotext) = tool("pdftotext")? else { return Ok(()) };
+    let Some(pdftotext) = tool("pdftotext")? else {
+        return Ok(());
+    };
     let out = run(Command::new(pdftotext).arg("-layout").arg(&path).arg("-"))?;
     let text = String::from_utf8_lossy(&out.stdout).to_string();
-    let normalised: String = text.lines().map(str::trim_end).collect::<Vec<_>>().join("\n");
-    snapshot(&here().join(format!("golden/{name}.pdf.txt")), normalised.as_bytes())?;
+    let normalised: String = text
+        .lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n");
+    snapshot(
+        &here().join(format!("golden/{name}.pdf.txt")),
+        normalised.as_bytes(),
+    )?;
     if let Some(pdftoppm) = tool("pdftoppm")? {
         let prefix = dir.join(format!("{name}-page"));
-        run(Command::new(pdftoppm).args(["-png", "-r", "40", "-f", "1", "-l", "1"]).arg(&path).arg(&prefix))?;
+        run(Command::new(pdftoppm)
+            .args(["-png", "-r", "40", "-f", "1", "-l", "1"])
+            .arg(&path)
+            .arg(&prefix))?;
         let png = std::fs::read_dir(dir)
             .map_err(|e| e.to_string())?
             .flatten()
             .map(|e| e.path())
-            .find(|p| p.file_name().is_some_and(|f| f.to_string_lossy().starts_with(&format!("{name}-page"))))
+            .find(|p| {
+                p.file_name()
+                    .is_some_and(|f| f.to_string_lossy().starts_with(&format!("{name}-page")))
+            })
             .ok_or("pdftoppm wrote no page")?;
         let size = std::fs::metadata(&png).map_err(|e| e.to_string())?.len();
         // A blank Letter page at 40 dpi compresses to well under 1 KB.
         if size < 1500 {
-            return Err(format!("page 1 of {name}.pdf renders blank ({size} bytes of PNG)"));
+            return Err(format!(
+                "page 1 of {name}.pdf renders blank ({size} bytes of PNG)"
+            ));
         }
     }
     if let Some(pdfinfo) = tool("pdfinfo")? {
@@ -221,7 +253,8 @@ fn check_pdf(name: &str, bytes: &[u8], dir: &Path) -> Result<(), String> {
 
 fn check_docx(name: &str, bytes: &[u8], dir: &Path) -> Result<(), String> {
     // Parts after unzip.
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| e.to_string())?;
+    let mut archive =
+        zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| e.to_string())?;
     for i in 0..archive.len() {
         let mut file = archive.by_index(i).map_err(|e| e.to_string())?;
         let part = file.name().map_err(|e| e.to_string())?.to_string();
@@ -232,7 +265,10 @@ fn check_docx(name: &str, bytes: &[u8], dir: &Path) -> Result<(), String> {
         std::io::Read::read_to_end(&mut file, &mut content).map_err(|e| e.to_string())?;
         // One line per element, so a difference shows where it is.
         let pretty = String::from_utf8_lossy(&content).replace("><", ">\n<");
-        snapshot(&here().join(format!("golden/{name}.docx/{part}")), pretty.as_bytes())?;
+        snapshot(
+            &here().join(format!("golden/{name}.docx/{part}")),
+            pretty.as_bytes(),
+        )?;
     }
     let path = dir.join(format!("{name}.docx"));
     std::fs::write(&path, bytes).map_err(|e| e.to_string())
@@ -241,13 +277,24 @@ fn check_docx(name: &str, bytes: &[u8], dir: &Path) -> Result<(), String> {
 /// LibreOffice opens every DOCX (one process for all formats) and converts it to PDF (what a
 /// reader sees) and to text (the words it read, whatever the column widths did to the layout).
 fn libreoffice_converts(names: &[String], dir: &Path) -> Result<(), String> {
-    let Some(soffice) = tool("soffice")? else { return Ok(()) };
+    let Some(soffice) = tool("soffice")? else {
+        return Ok(());
+    };
     let profile = dir.join("lo-profile");
     for (target, out) in [("pdf", "lo-pdf"), ("txt:Text (encoded):UTF8", "lo-txt")] {
         let mut cmd = Command::new(soffice);
-        cmd.arg(format!("-env:UserInstallation=file://{}", profile.display()))
-            .args(["--headless", "--norestore", "--convert-to", target, "--outdir"])
-            .arg(dir.join(out));
+        cmd.arg(format!(
+            "-env:UserInstallation=file://{}",
+            profile.display()
+        ))
+        .args([
+            "--headless",
+            "--norestore",
+            "--convert-to",
+            target,
+            "--outdir",
+        ])
+        .arg(dir.join(out));
         for name in names {
             cmd.arg(dir.join(format!("{name}.docx")));
         }
@@ -270,7 +317,9 @@ fn libreoffice_converts(names: &[String], dir: &Path) -> Result<(), String> {
             .filter(|w| w.chars().all(|c| c.is_alphabetic()) && w.chars().count() > 1);
         for w in wanted {
             if !text.contains(&w) {
-                return Err(format!("LibreOffice's reading of {name}.docx lacks {w:?}:\n{text}"));
+                return Err(format!(
+                    "LibreOffice's reading of {name}.docx lacks {w:?}:\n{text}"
+                ));
             }
         }
     }
@@ -304,48 +353,72 @@ fn without_link_targets(source: &str) -> String {
 fn main() {
     let args = Arguments::from_args();
     let (timestamp, cases) = load_cases();
-    assert!(cases.len() >= 12, "issue 29 asks for at least 12 document cases");
+    assert!(
+        cases.len() >= 12,
+        "issue 29 asks for at least 12 document cases"
+    );
     let dir = out_dir();
     let mut trials = Vec::new();
     let mut docx_names = Vec::new();
     for (name, config) in cases {
-        let content = std::fs::read_to_string(here().join(format!("cases/{name}.md"))).unwrap_or_default();
+        let content =
+            std::fs::read_to_string(here().join(format!("cases/{name}.md"))).unwrap_or_default();
         for format in OutputFormat::ALL {
-            let (name, config, content, dir, timestamp) =
-                (name.clone(), config.clone(), content.clone(), dir.clone(), timestamp.clone());
+            let (name, config, content, dir, timestamp) = (
+                name.clone(),
+                config.clone(),
+                content.clone(),
+                dir.clone(),
+                timestamp.clone(),
+            );
             if format == OutputFormat::Docx && !content.is_empty() {
                 docx_names.push(name.clone());
             }
-            trials.push(Trial::test(format!("{name}::{}", format.name()), move || {
-                let options = options(&config, &timestamp);
-                let filename = config["filename"].as_str().unwrap_or_default();
-                let result = generator().generate(&content, format, filename, &options, now());
-                if content.is_empty() {
-                    // RAGFlow: pandoc writes nothing for the text formats (and xelatex no
-                    // page), so the component fails; pandoc's DOCX of nothing is a file.
-                    return match (format, result) {
-                        (OutputFormat::Docx, Ok(_)) => Ok(()),
-                        (OutputFormat::Pdf, Err(e)) if e == "PDF generation failed: Error producing PDF." => Ok(()),
-                        (_, Err(e)) if e == "Document file is empty" => Ok(()),
-                        (_, other) => Err(Failed::from(format!("empty content gave {other:?}"))),
+            trials.push(Trial::test(
+                format!("{name}::{}", format.name()),
+                move || {
+                    let options = options(&config, &timestamp);
+                    let filename = config["filename"].as_str().unwrap_or_default();
+                    let result = generator().generate(&content, format, filename, &options, now());
+                    if content.is_empty() {
+                        // RAGFlow: pandoc writes nothing for the text formats (and xelatex no
+                        // page), so the component fails; pandoc's DOCX of nothing is a file.
+                        return match (format, result) {
+                            (OutputFormat::Docx, Ok(_)) => Ok(()),
+                            (OutputFormat::Pdf, Err(e))
+                                if e == "PDF generation failed: Error producing PDF." =>
+                            {
+                                Ok(())
+                            }
+                            (_, Err(e)) if e == "Document file is empty" => Ok(()),
+                            (_, other) => {
+                                Err(Failed::from(format!("empty content gave {other:?}")))
+                            }
+                        };
+                    }
+                    let generated = result.map_err(Failed::from)?;
+                    let expected_name = match name.as_str() {
+                        "full" => format!("Quarterly report.{}", format.extension()),
+                        "sanitise_filename" => {
+                            format!("reports Q3 final v2.{}", format.extension())
+                        }
+                        _ => String::new(),
                     };
-                }
-                let generated = result.map_err(Failed::from)?;
-                let expected_name = match name.as_str() {
-                    "full" => format!("Quarterly report.{}", format.extension()),
-                    "sanitise_filename" => format!("reports Q3 final v2.{}", format.extension()),
-                    _ => String::new(),
-                };
-                if !expected_name.is_empty() && generated.filename != expected_name {
-                    return Err(format!("file name {:?}, expected {expected_name:?}", generated.filename).into());
-                }
-                match format {
-                    OutputFormat::Pdf => check_pdf(&name, &generated.bytes, &dir),
-                    OutputFormat::Docx => check_docx(&name, &generated.bytes, &dir),
-                    _ => check_text(&name, format, &generated.bytes),
-                }
-                .map_err(Failed::from)
-            }));
+                    if !expected_name.is_empty() && generated.filename != expected_name {
+                        return Err(format!(
+                            "file name {:?}, expected {expected_name:?}",
+                            generated.filename
+                        )
+                        .into());
+                    }
+                    match format {
+                        OutputFormat::Pdf => check_pdf(&name, &generated.bytes, &dir),
+                        OutputFormat::Docx => check_docx(&name, &generated.bytes, &dir),
+                        _ => check_text(&name, format, &generated.bytes),
+                    }
+                    .map_err(Failed::from)
+                },
+            ));
         }
     }
     let lo_dir = dir.clone();
@@ -355,10 +428,21 @@ fn main() {
             let path = lo_dir.join(format!("{name}.docx"));
             if !path.exists() {
                 let (ts, cases) = load_cases();
-                let config = cases.iter().find(|(n, _)| n == name).map(|(_, c)| c.clone()).unwrap_or_default();
-                let content = std::fs::read_to_string(here().join(format!("cases/{name}.md"))).unwrap_or_default();
+                let config = cases
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map(|(_, c)| c.clone())
+                    .unwrap_or_default();
+                let content = std::fs::read_to_string(here().join(format!("cases/{name}.md")))
+                    .unwrap_or_default();
                 let generated = generator()
-                    .generate(&content, OutputFormat::Docx, "", &options(&config, &ts), now())
+                    .generate(
+                        &content,
+                        OutputFormat::Docx,
+                        "",
+                        &options(&config, &ts),
+                        now(),
+                    )
                     .map_err(Failed::from)?;
                 std::fs::write(&path, &generated.bytes).map_err(|e| Failed::from(e.to_string()))?;
             }

@@ -31,16 +31,29 @@ fn outputs_of(case: &Value) -> Result<(Value, Outputs), String> {
         .filter_map(Value::as_str)
         .map(|name| InputFile {
             name: name.to_string(),
-            bytes: fixtures.iter().find(|(n, _)| *n == name).map(|(_, b)| b.clone()).unwrap_or_default(),
+            bytes: fixtures
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, b)| b.clone())
+                .unwrap_or_default(),
         })
         .collect();
     let data = case.as_object().and_then(|m| m.get("data"));
     let selection = param(case, "sheet_selection", "all");
     let outputs = match param(case, "operation", "read") {
         "read" => excel::read(&files, selection),
-        "merge" => excel::merge(&files, selection, param(case, "merge_strategy", "concat"), param(case, "join_on", ""))?,
+        "merge" => excel::merge(
+            &files,
+            selection,
+            param(case, "merge_strategy", "concat"),
+            param(case, "join_on", ""),
+        )?,
         "transform" => excel::transform(data),
-        "output" => excel::output(data, param(case, "output_format", "xlsx"), param(case, "output_filename", "output")),
+        "output" => excel::output(
+            data,
+            param(case, "output_format", "xlsx"),
+            param(case, "output_filename", "output"),
+        ),
         other => return Err(format!("unknown operation {other}")),
     };
     let mut shaped = Map::new();
@@ -73,7 +86,13 @@ fn check(name: &str, case: &Value) -> Result<(), String> {
     }
     // A written file reads back as the data it was written from.
     if let Some((file_name, bytes)) = &outputs.file {
-        let back = excel::read(&[InputFile { name: file_name.clone(), bytes: bytes.clone() }], "all");
+        let back = excel::read(
+            &[InputFile {
+                name: file_name.clone(),
+                bytes: bytes.clone(),
+            }],
+            "all",
+        );
         let summary = back.summary.unwrap_or_default();
         if summary == "No Excel files found" {
             return Err(format!("{file_name} does not read back"));
@@ -86,7 +105,11 @@ fn check(name: &str, case: &Value) -> Result<(), String> {
 }
 
 fn libreoffice_opens(name: &str, bytes: &[u8]) -> Result<(), String> {
-    let found = Command::new("sh").args(["-c", "command -v soffice"]).output().map(|o| o.status.success()).unwrap_or(false);
+    let found = Command::new("sh")
+        .args(["-c", "command -v soffice"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
     if !found {
         if std::env::var_os("CANVASC_REQUIRE_SHARED").is_some() {
             return Err("soffice (LibreOffice) is required (CANVASC_REQUIRE_SHARED is set) but not installed: apt-get install libreoffice-calc-nogui".into());
@@ -99,15 +122,27 @@ fn libreoffice_opens(name: &str, bytes: &[u8]) -> Result<(), String> {
     let input = dir.join(name);
     std::fs::write(&input, bytes).map_err(|e| e.to_string())?;
     let out = Command::new("soffice")
-        .arg(format!("-env:UserInstallation=file://{}", dir.join("profile").display()))
-        .args(["--headless", "--norestore", "--convert-to", "pdf", "--outdir"])
+        .arg(format!(
+            "-env:UserInstallation=file://{}",
+            dir.join("profile").display()
+        ))
+        .args([
+            "--headless",
+            "--norestore",
+            "--convert-to",
+            "pdf",
+            "--outdir",
+        ])
         .arg(&dir)
         .arg(&input)
         .output()
         .map_err(|e| e.to_string())?;
     let pdf = input.with_extension("pdf");
     if !out.status.success() || !pdf.exists() {
-        return Err(format!("LibreOffice could not open {name}: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "LibreOffice could not open {name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     Ok(())
 }
@@ -120,7 +155,9 @@ fn main() {
     let trials = cases
         .into_iter()
         .map(|(name, case)| {
-            Trial::test(name.clone(), move || check(&name, &case).map_err(Failed::from))
+            Trial::test(name.clone(), move || {
+                check(&name, &case).map_err(Failed::from)
+            })
         })
         .collect();
     libtest_mimic::run(&args, trials).exit();

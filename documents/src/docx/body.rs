@@ -125,7 +125,13 @@ impl Body {
         }
     }
 
-    fn paragraph(&mut self, style: &str, numbering: Option<(u32, u32)>, align: Align, inlines: &[Inline]) {
+    fn paragraph(
+        &mut self,
+        style: &str,
+        numbering: Option<(u32, u32)>,
+        align: Align,
+        inlines: &[Inline],
+    ) {
         let _ = write!(self.xml, "<w:p><w:pPr><w:pStyle w:val=\"{style}\"/>");
         if let Some((num_id, level)) = numbering {
             let _ = write!(
@@ -151,14 +157,22 @@ impl Body {
     fn inlines(&mut self, inlines: &[Inline]) {
         for inline in inlines {
             match inline {
-                Inline::Span { text, style, link: Some(url) } => {
+                Inline::Span {
+                    text,
+                    style,
+                    link: Some(url),
+                } => {
                     let rel_id = format!("rIdLink{}", self.links.len() + 1);
                     self.links.push((rel_id.clone(), url.clone()));
                     let _ = write!(self.xml, "<w:hyperlink r:id=\"{rel_id}\">");
                     self.run_styled(text, *style, Some("Hyperlink"));
                     self.xml.push_str("</w:hyperlink>");
                 }
-                Inline::Span { text, style, link: None } => self.run(text, *style),
+                Inline::Span {
+                    text,
+                    style,
+                    link: None,
+                } => self.run(text, *style),
                 Inline::SoftBreak => self.run(" ", Style::default()),
                 Inline::LineBreak => self.xml.push_str("<w:r><w:br/></w:r>"),
                 Inline::Image(image) => match &image.data {
@@ -192,7 +206,11 @@ impl Body {
             }
             self.xml.push_str("</w:rPr>");
         }
-        let _ = write!(self.xml, "<w:t xml:space=\"preserve\">{}</w:t></w:r>", escape(text));
+        let _ = write!(
+            self.xml,
+            "<w:t xml:space=\"preserve\">{}</w:t></w:r>",
+            escape(text)
+        );
     }
 
     fn picture(&mut self, data: &ImageData, alt: &str) {
@@ -267,7 +285,8 @@ impl Body {
         }
         self.xml.push_str("</w:tbl>");
         // Word needs a paragraph between a table and whatever follows.
-        self.xml.push_str("<w:p><w:pPr><w:pStyle w:val=\"BodyText\"/></w:pPr></w:p>");
+        self.xml
+            .push_str("<w:p><w:pPr><w:pStyle w:val=\"BodyText\"/></w:pPr></w:p>");
     }
 
     fn row(&mut self, row: &[Vec<Inline>], table: &Table, widths: &[u32], header: bool) {
@@ -276,7 +295,10 @@ impl Body {
             self.xml.push_str("<w:trPr><w:tblHeader/></w:trPr>");
         }
         for (c, width) in widths.iter().enumerate() {
-            let _ = write!(self.xml, "<w:tc><w:tcPr><w:tcW w:w=\"{width}\" w:type=\"dxa\"/></w:tcPr>");
+            let _ = write!(
+                self.xml,
+                "<w:tc><w:tcPr><w:tcW w:w=\"{width}\" w:type=\"dxa\"/></w:tcPr>"
+            );
             let align = table.aligns.get(c).copied().unwrap_or(Align::Default);
             let empty = Vec::new();
             let cell = row.get(c).unwrap_or(&empty);
@@ -286,7 +308,10 @@ impl Body {
                     .map(|inline| match inline {
                         Inline::Span { text, style, link } => Inline::Span {
                             text: text.clone(),
-                            style: Style { bold: true, ..*style },
+                            style: Style {
+                                bold: true,
+                                ..*style
+                            },
                             link: link.clone(),
                         },
                         other => other.clone(),

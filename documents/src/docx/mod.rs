@@ -28,7 +28,10 @@ pub fn parts(blocks: &[Block], options: &DocOptions) -> Vec<Part> {
         text_part("docProps/core.xml", parts::core()),
         text_part("docProps/app.xml", parts::app()),
         text_part("word/document.xml", parts::document(&body.xml)),
-        text_part("word/_rels/document.xml.rels", parts::document_rels(&body.links, &body.media)),
+        text_part(
+            "word/_rels/document.xml.rels",
+            parts::document_rels(&body.links, &body.media),
+        ),
         text_part("word/styles.xml", parts::styles(options)),
         text_part("word/numbering.xml", parts::numbering(&body.lists)),
         text_part("word/settings.xml", parts::settings()),
@@ -36,13 +39,19 @@ pub fn parts(blocks: &[Block], options: &DocOptions) -> Vec<Part> {
         text_part("word/footer1.xml", parts::footer(options)),
     ];
     for media in body.media {
-        parts.push(Part { name: format!("word/media/{}", media.file_name), bytes: media.bytes });
+        parts.push(Part {
+            name: format!("word/media/{}", media.file_name),
+            bytes: media.bytes,
+        });
     }
     parts
 }
 
 fn text_part(name: &str, xml: String) -> Part {
-    Part { name: name.to_string(), bytes: xml.into_bytes() }
+    Part {
+        name: name.to_string(),
+        bytes: xml.into_bytes(),
+    }
 }
 
 /// Writes `blocks` as a DOCX file.
@@ -53,9 +62,12 @@ pub fn write(blocks: &[Block], options: &DocOptions) -> Result<Vec<u8>, String> 
     for part in parts(blocks, options) {
         zip.start_file(part.name.as_str(), deflated)
             .map_err(|e| format!("cannot write {}: {e}", part.name))?;
-        zip.write_all(&part.bytes).map_err(|e| format!("cannot write {}: {e}", part.name))?;
+        zip.write_all(&part.bytes)
+            .map_err(|e| format!("cannot write {}: {e}", part.name))?;
     }
-    let cursor = zip.finish().map_err(|e| format!("cannot finish DOCX: {e}"))?;
+    let cursor = zip
+        .finish()
+        .map_err(|e| format!("cannot finish DOCX: {e}"))?;
     Ok(cursor.into_inner())
 }
 

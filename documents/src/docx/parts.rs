@@ -9,10 +9,12 @@ use std::fmt::Write;
 const XML_HEAD: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n";
 const W_NS: &str = "xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\" \
 xmlns:r=\"http://schemas.openxmlformats.org/officeDocument/2006/relationships\"";
-const DRAWING_NS: &str = "xmlns:wp=\"http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing\" \
+const DRAWING_NS: &str =
+    "xmlns:wp=\"http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing\" \
 xmlns:a=\"http://schemas.openxmlformats.org/drawingml/2006/main\" \
 xmlns:pic=\"http://schemas.openxmlformats.org/drawingml/2006/picture\"";
-const VML_NS: &str = "xmlns:v=\"urn:schemas-microsoft-com:vml\" xmlns:o=\"urn:schemas-microsoft-com:office:office\"";
+const VML_NS: &str =
+    "xmlns:v=\"urn:schemas-microsoft-com:vml\" xmlns:o=\"urn:schemas-microsoft-com:office:office\"";
 const REL: &str = "http://schemas.openxmlformats.org/officeDocument/2006/relationships";
 
 pub fn content_types(media: &[Media]) -> String {
@@ -25,7 +27,11 @@ pub fn content_types(media: &[Media]) -> String {
     for m in media {
         if !seen.contains(&m.extension) {
             seen.push(m.extension);
-            let _ = write!(xml, "<Default Extension=\"{}\" ContentType=\"{}\"/>", m.extension, m.content_type);
+            let _ = write!(
+                xml,
+                "<Default Extension=\"{}\" ContentType=\"{}\"/>",
+                m.extension, m.content_type
+            );
         }
     }
     let wml = "application/vnd.openxmlformats-officedocument.wordprocessingml";
@@ -36,10 +42,19 @@ pub fn content_types(media: &[Media]) -> String {
         ("/word/settings.xml", format!("{wml}.settings+xml")),
         ("/word/header1.xml", format!("{wml}.header+xml")),
         ("/word/footer1.xml", format!("{wml}.footer+xml")),
-        ("/docProps/core.xml", "application/vnd.openxmlformats-package.core-properties+xml".to_string()),
-        ("/docProps/app.xml", "application/vnd.openxmlformats-officedocument.extended-properties+xml".to_string()),
+        (
+            "/docProps/core.xml",
+            "application/vnd.openxmlformats-package.core-properties+xml".to_string(),
+        ),
+        (
+            "/docProps/app.xml",
+            "application/vnd.openxmlformats-officedocument.extended-properties+xml".to_string(),
+        ),
     ] {
-        let _ = write!(xml, "<Override PartName=\"{part}\" ContentType=\"{kind}\"/>");
+        let _ = write!(
+            xml,
+            "<Override PartName=\"{part}\" ContentType=\"{kind}\"/>"
+        );
     }
     xml.push_str("</Types>");
     xml
@@ -139,10 +154,34 @@ pub fn styles(options: &DocOptions) -> String {
             level - 1
         );
     }
-    paragraph_style(&mut xml, "BodyText", "Body Text", "<w:spacing w:before=\"120\" w:after=\"120\"/>", "");
-    paragraph_style(&mut xml, "Compact", "Compact", "<w:spacing w:before=\"36\" w:after=\"36\"/>", "");
-    paragraph_style(&mut xml, "ListParagraph", "List Paragraph", "<w:spacing w:after=\"60\"/>", "");
-    paragraph_style(&mut xml, "BlockText", "Block Text", "<w:spacing w:before=\"100\" w:after=\"100\"/><w:ind w:left=\"480\" w:right=\"480\"/>", "");
+    paragraph_style(
+        &mut xml,
+        "BodyText",
+        "Body Text",
+        "<w:spacing w:before=\"120\" w:after=\"120\"/>",
+        "",
+    );
+    paragraph_style(
+        &mut xml,
+        "Compact",
+        "Compact",
+        "<w:spacing w:before=\"36\" w:after=\"36\"/>",
+        "",
+    );
+    paragraph_style(
+        &mut xml,
+        "ListParagraph",
+        "List Paragraph",
+        "<w:spacing w:after=\"60\"/>",
+        "",
+    );
+    paragraph_style(
+        &mut xml,
+        "BlockText",
+        "Block Text",
+        "<w:spacing w:before=\"100\" w:after=\"100\"/><w:ind w:left=\"480\" w:right=\"480\"/>",
+        "",
+    );
     paragraph_style(
         &mut xml,
         "SourceCode",
@@ -187,7 +226,11 @@ pub fn numbering(lists: &[ListInstance]) -> String {
     }
     for list in lists {
         let abstract_id = u32::from(list.ordered);
-        let _ = write!(xml, "<w:num w:numId=\"{}\"><w:abstractNumId w:val=\"{abstract_id}\"/>", list.num_id);
+        let _ = write!(
+            xml,
+            "<w:num w:numId=\"{}\"><w:abstractNumId w:val=\"{abstract_id}\"/>",
+            list.num_id
+        );
         if list.ordered {
             for level in 0..9 {
                 let start = if level == 0 { list.start } else { 1 };
@@ -213,7 +256,10 @@ pub fn settings() -> String {
 }
 
 fn text_run(text: &str) -> String {
-    format!("<w:r><w:t xml:space=\"preserve\">{}</w:t></w:r>", escape(text))
+    format!(
+        "<w:r><w:t xml:space=\"preserve\">{}</w:t></w:r>",
+        escape(text)
+    )
 }
 
 /// The header: the header text, then the watermark (a VML text path rotated 315°, i.e. rising
@@ -253,7 +299,8 @@ mso-position-vertical:center;mso-position-vertical-relative:margin\" fillcolor=\
 /// The footer: footer text, a tab to the centre, the timestamp, a tab to the right margin and a
 /// `PAGE` field, as RAGFlow builds it.
 pub fn footer(options: &DocOptions) -> String {
-    let mut xml = format!("{XML_HEAD}<w:ftr {W_NS}><w:p><w:pPr><w:pStyle w:val=\"Footer\"/></w:pPr>");
+    let mut xml =
+        format!("{XML_HEAD}<w:ftr {W_NS}><w:p><w:pPr><w:pStyle w:val=\"Footer\"/></w:pPr>");
     if !options.footer_text.is_empty() {
         xml.push_str(&text_run(&options.footer_text));
     }

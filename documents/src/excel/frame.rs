@@ -40,7 +40,11 @@ pub struct Frame {
 impl Frame {
     /// Builds a frame and infers its dtypes as pandas does for parsed or constructed data.
     pub fn new(columns: Vec<String>, rows: Vec<Vec<Cell>>) -> Frame {
-        let mut frame = Frame { dtypes: Vec::new(), columns, rows };
+        let mut frame = Frame {
+            dtypes: Vec::new(),
+            columns,
+            rows,
+        };
         frame.infer();
         frame
     }
@@ -170,10 +174,17 @@ impl Frame {
         }
         let mut rows = Vec::new();
         for frame in frames {
-            let index: Vec<Option<usize>> =
-                columns.iter().map(|c| frame.columns.iter().position(|n| n == c)).collect();
+            let index: Vec<Option<usize>> = columns
+                .iter()
+                .map(|c| frame.columns.iter().position(|n| n == c))
+                .collect();
             for row in &frame.rows {
-                rows.push(index.iter().map(|i| i.map_or(Cell::Nan, |i| row[i].clone())).collect());
+                rows.push(
+                    index
+                        .iter()
+                        .map(|i| i.map_or(Cell::Nan, |i| row[i].clone()))
+                        .collect(),
+                );
             }
         }
         Frame::new(columns, rows)
@@ -183,20 +194,41 @@ impl Frame {
     /// rows paired with its right rows, a side without the key filled with NaN; other columns
     /// both sides have get `_x` and `_y`.
     pub fn outer_join(&self, right: &Frame, key: &str) -> Result<Frame, String> {
-        let lk = self.columns.iter().position(|c| c == key).ok_or_else(|| key.to_string())?;
-        let rk = right.columns.iter().position(|c| c == key).ok_or_else(|| key.to_string())?;
+        let lk = self
+            .columns
+            .iter()
+            .position(|c| c == key)
+            .ok_or_else(|| key.to_string())?;
+        let rk = right
+            .columns
+            .iter()
+            .position(|c| c == key)
+            .ok_or_else(|| key.to_string())?;
         let shared = |name: &String| name != key && right.columns.contains(name);
         let mut columns = Vec::new();
         for name in &self.columns {
-            columns.push(if shared(name) { format!("{name}_x") } else { name.clone() });
+            columns.push(if shared(name) {
+                format!("{name}_x")
+            } else {
+                name.clone()
+            });
         }
         let right_cols: Vec<usize> = (0..right.columns.len()).filter(|&i| i != rk).collect();
         for &i in &right_cols {
             let name = &right.columns[i];
-            columns.push(if self.columns.contains(name) { format!("{name}_y") } else { name.clone() });
+            columns.push(if self.columns.contains(name) {
+                format!("{name}_y")
+            } else {
+                name.clone()
+            });
         }
         let mut keys: Vec<Cell> = Vec::new();
-        for cell in self.rows.iter().map(|r| &r[lk]).chain(right.rows.iter().map(|r| &r[rk])) {
+        for cell in self
+            .rows
+            .iter()
+            .map(|r| &r[lk])
+            .chain(right.rows.iter().map(|r| &r[rk]))
+        {
             if !keys.iter().any(|k| k.same_key(cell)) {
                 keys.push(cell.clone());
             }
@@ -204,12 +236,26 @@ impl Frame {
         keys.sort_by(Cell::key_order);
         let mut rows = Vec::new();
         for key_cell in &keys {
-            let left_rows: Vec<&Vec<Cell>> = self.rows.iter().filter(|r| r[lk].same_key(key_cell)).collect();
-            let right_rows: Vec<&Vec<Cell>> = right.rows.iter().filter(|r| r[rk].same_key(key_cell)).collect();
-            let lefts: Vec<Option<&Vec<Cell>>> =
-                if left_rows.is_empty() { vec![None] } else { left_rows.into_iter().map(Some).collect() };
-            let rights: Vec<Option<&Vec<Cell>>> =
-                if right_rows.is_empty() { vec![None] } else { right_rows.into_iter().map(Some).collect() };
+            let left_rows: Vec<&Vec<Cell>> = self
+                .rows
+                .iter()
+                .filter(|r| r[lk].same_key(key_cell))
+                .collect();
+            let right_rows: Vec<&Vec<Cell>> = right
+                .rows
+                .iter()
+                .filter(|r| r[rk].same_key(key_cell))
+                .collect();
+            let lefts: Vec<Option<&Vec<Cell>>> = if left_rows.is_empty() {
+                vec![None]
+            } else {
+                left_rows.into_iter().map(Some).collect()
+            };
+            let rights: Vec<Option<&Vec<Cell>>> = if right_rows.is_empty() {
+                vec![None]
+            } else {
+                right_rows.into_iter().map(Some).collect()
+            };
             for l in &lefts {
                 for r in &rights {
                     let mut row: Vec<Cell> = match l {

@@ -38,7 +38,11 @@ pub fn read(files: &[InputFile], sheet_selection: &str) -> Outputs {
         let sheets = read::parse(&file.bytes, &file.name, sheet_selection);
         let several = sheets.len() > 1;
         for (sheet, frame) in sheets {
-            let key = if several { format!("{}_{sheet}", file.name) } else { file.name.clone() };
+            let key = if several {
+                format!("{}_{sheet}", file.name)
+            } else {
+                file.name.clone()
+            };
             data.insert(key.clone(), Value::Array(frame.records()));
             let shown: Vec<&str> = frame.columns.iter().take(5).map(String::as_str).collect();
             let more = if frame.columns.len() > 5 { "..." } else { "" };
@@ -48,13 +52,24 @@ pub fn read(files: &[InputFile], sheet_selection: &str) -> Outputs {
                 frame.columns.len(),
                 shown.join(", ")
             ));
-            parts.push(format!("### {key}\n\n{}\n", tabulate::to_markdown(&frame, Some(10))));
+            parts.push(format!(
+                "### {key}\n\n{}\n",
+                tabulate::to_markdown(&frame, Some(10))
+            ));
         }
     }
     Outputs {
         data: Some(Value::Object(data)),
-        summary: Some(if summaries.is_empty() { "No Excel files found".to_string() } else { summaries.join("\n") }),
-        markdown: Some(if parts.is_empty() { "No data".to_string() } else { parts.join("\n\n") }),
+        summary: Some(if summaries.is_empty() {
+            "No Excel files found".to_string()
+        } else {
+            summaries.join("\n")
+        }),
+        markdown: Some(if parts.is_empty() {
+            "No data".to_string()
+        } else {
+            parts.join("\n\n")
+        }),
         file: None,
     }
 }
@@ -62,10 +77,19 @@ pub fn read(files: &[InputFile], sheet_selection: &str) -> Outputs {
 /// `merge`: every sheet of every file, concatenated, or outer-joined on `join_on` (`join`
 /// without a column concatenates). A join column missing from a sheet is pandas' `KeyError`,
 /// whose text is the column's repr.
-pub fn merge(files: &[InputFile], sheet_selection: &str, strategy: &str, join_on: &str) -> Result<Outputs, String> {
+pub fn merge(
+    files: &[InputFile],
+    sheet_selection: &str,
+    strategy: &str,
+    join_on: &str,
+) -> Result<Outputs, String> {
     let frames: Vec<Frame> = files
         .iter()
-        .flat_map(|f| read::parse(&f.bytes, &f.name, sheet_selection).into_iter().map(|(_, frame)| frame))
+        .flat_map(|f| {
+            read::parse(&f.bytes, &f.name, sheet_selection)
+                .into_iter()
+                .map(|(_, frame)| frame)
+        })
         .collect();
     if frames.is_empty() {
         return Ok(Outputs {
@@ -102,8 +126,13 @@ pub fn merge(files: &[InputFile], sheet_selection: &str, strategy: &str, join_on
 
 /// `transform`: `data` is the reference's value, `None` when no reference is configured.
 pub fn transform(data: Option<&Value>) -> Outputs {
-    let summary = |s: &str| Outputs { summary: Some(s.to_string()), ..Outputs::default() };
-    let Some(data) = data else { return summary("No transform data reference provided") };
+    let summary = |s: &str| Outputs {
+        summary: Some(s.to_string()),
+        ..Outputs::default()
+    };
+    let Some(data) = data else {
+        return summary("No transform data reference provided");
+    };
     let mut out = match data {
         Value::Null => return summary("Transform data is empty"),
         Value::Object(map) if map.values().all(Value::is_array) => {
@@ -111,10 +140,17 @@ pub fn transform(data: Option<&Value>) -> Outputs {
                 .iter()
                 .map(|(name, rows)| {
                     let rows = rows.as_array().map(Vec::as_slice).unwrap_or_default();
-                    format!("### {name}\n\n{}", tabulate::to_markdown(&Frame::from_json_rows(rows), None))
+                    format!(
+                        "### {name}\n\n{}",
+                        tabulate::to_markdown(&Frame::from_json_rows(rows), None)
+                    )
                 })
                 .collect();
-            Outputs { data: Some(data.clone()), markdown: Some(parts.join("\n\n")), ..Outputs::default() }
+            Outputs {
+                data: Some(data.clone()),
+                markdown: Some(parts.join("\n\n")),
+                ..Outputs::default()
+            }
         }
         Value::Object(_) => table_outputs(&Frame::from_json_rows(std::slice::from_ref(data))),
         Value::Array(rows) => table_outputs(&Frame::from_json_rows(rows)),
@@ -122,7 +158,11 @@ pub fn transform(data: Option<&Value>) -> Outputs {
             let text = str_of(other);
             let mut raw = Map::new();
             raw.insert("raw".to_string(), Value::String(text.clone()));
-            Outputs { data: Some(Value::Object(raw)), markdown: Some(text), ..Outputs::default() }
+            Outputs {
+                data: Some(Value::Object(raw)),
+                markdown: Some(text),
+                ..Outputs::default()
+            }
         }
     };
     out.summary = Some("Transformed data ready for processing".to_string());
@@ -141,15 +181,28 @@ fn table_outputs(frame: &Frame) -> Outputs {
 /// `data` is the reference's value, `None` when no reference is configured. Failures become
 /// the summary, as RAGFlow reports them (no error).
 pub fn output(data: Option<&Value>, format: &str, filename: &str) -> Outputs {
-    let summary = |s: String| Outputs { summary: Some(s), ..Outputs::default() };
-    let Some(data) = data else { return summary("No data reference for output".to_string()) };
+    let summary = |s: String| Outputs {
+        summary: Some(s),
+        ..Outputs::default()
+    };
+    let Some(data) = data else {
+        return summary("No data reference for output".to_string());
+    };
     let sheets: Vec<(String, Frame)> = match data {
         Value::Null => return summary("No data to output".to_string()),
         Value::Object(map) if map.values().all(Value::is_array) => map
             .iter()
-            .map(|(k, v)| (k.clone(), Frame::from_json_rows(v.as_array().map(Vec::as_slice).unwrap_or_default())))
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    Frame::from_json_rows(v.as_array().map(Vec::as_slice).unwrap_or_default()),
+                )
+            })
             .collect(),
-        Value::Object(_) => vec![("Sheet1".to_string(), Frame::from_json_rows(std::slice::from_ref(data)))],
+        Value::Object(_) => vec![(
+            "Sheet1".to_string(),
+            Frame::from_json_rows(std::slice::from_ref(data)),
+        )],
         Value::Array(rows) => vec![("Sheet1".to_string(), Frame::from_json_rows(rows))],
         _ => return summary("Invalid data format for Excel output".to_string()),
     };
@@ -179,7 +232,10 @@ pub fn output(data: Option<&Value>, format: &str, filename: &str) -> Outputs {
     }
     Outputs {
         data: Some(Value::Object(data)),
-        summary: Some(format!("Generated {name} with {} sheet(s), {total_rows} total rows", sheets.len())),
+        summary: Some(format!(
+            "Generated {name} with {} sheet(s), {total_rows} total rows",
+            sheets.len()
+        )),
         markdown: None,
         file: Some((name, bytes)),
     }

@@ -10,13 +10,16 @@ use calamine::{Data, Reader};
 /// `sheet_selection`: `all`, `first`, or comma-separated names (unknown names are ignored).
 pub fn parse(bytes: &[u8], filename: &str, sheet_selection: &str) -> Vec<(String, Frame)> {
     if filename.to_lowercase().ends_with(".csv") {
-        return parse_csv(bytes).map(|f| vec![("Sheet1".to_string(), f)]).unwrap_or_default();
+        return parse_csv(bytes)
+            .map(|f| vec![("Sheet1".to_string(), f)])
+            .unwrap_or_default();
     }
     parse_workbook(bytes, sheet_selection).unwrap_or_default()
 }
 
 fn parse_workbook(bytes: &[u8], selection: &str) -> Option<Vec<(String, Frame)>> {
-    let mut workbook = calamine::open_workbook_auto_from_rs(std::io::Cursor::new(bytes.to_vec())).ok()?;
+    let mut workbook =
+        calamine::open_workbook_auto_from_rs(std::io::Cursor::new(bytes.to_vec())).ok()?;
     let names = workbook.sheet_names();
     let chosen: Vec<String> = match selection {
         "all" => names.clone(),
@@ -115,7 +118,13 @@ fn parse_csv(bytes: &[u8]) -> Option<Frame> {
     let header: Vec<Cell> = records
         .next()?
         .into_iter()
-        .map(|h| if h.is_empty() { Cell::Nan } else { Cell::Str(h) })
+        .map(|h| {
+            if h.is_empty() {
+                Cell::Nan
+            } else {
+                Cell::Str(h)
+            }
+        })
         .collect();
     let columns = column_names(&header);
     let body: Vec<Vec<String>> = records.collect();
@@ -123,20 +132,43 @@ fn parse_csv(bytes: &[u8]) -> Option<Frame> {
     for c in 0..columns.len() {
         let values: Vec<Option<&str>> = body
             .iter()
-            .map(|r| r.get(c).map(String::as_str).filter(|v| !NA_VALUES.contains(v)))
+            .map(|r| {
+                r.get(c)
+                    .map(String::as_str)
+                    .filter(|v| !NA_VALUES.contains(v))
+            })
             .collect();
         let present = || values.iter().flatten();
-        let cells: Vec<Cell> = if present().all(|v| v.trim().parse::<i64>().is_ok()) && values.iter().all(Option::is_some) {
-            values.iter().map(|v| v.and_then(|v| v.trim().parse().ok()).map_or(Cell::Nan, Cell::Int)).collect()
-        } else if present().all(|v| canvasc_runtime::value::py::parse_float(v.trim()).is_some()) && present().next().is_some() {
+        let cells: Vec<Cell> = if present().all(|v| v.trim().parse::<i64>().is_ok())
+            && values.iter().all(Option::is_some)
+        {
             values
                 .iter()
-                .map(|v| v.and_then(|v| canvasc_runtime::value::py::parse_float(v.trim())).map_or(Cell::Nan, Cell::Float))
+                .map(|v| {
+                    v.and_then(|v| v.trim().parse().ok())
+                        .map_or(Cell::Nan, Cell::Int)
+                })
+                .collect()
+        } else if present().all(|v| canvasc_runtime::value::py::parse_float(v.trim()).is_some())
+            && present().next().is_some()
+        {
+            values
+                .iter()
+                .map(|v| {
+                    v.and_then(|v| canvasc_runtime::value::py::parse_float(v.trim()))
+                        .map_or(Cell::Nan, Cell::Float)
+                })
                 .collect()
         } else if present().all(|v| csv_bool(v).is_some()) && present().next().is_some() {
-            values.iter().map(|v| v.and_then(csv_bool).map_or(Cell::Nan, Cell::Bool)).collect()
+            values
+                .iter()
+                .map(|v| v.and_then(csv_bool).map_or(Cell::Nan, Cell::Bool))
+                .collect()
         } else {
-            values.iter().map(|v| v.map_or(Cell::Nan, |v| Cell::Str(v.to_string()))).collect()
+            values
+                .iter()
+                .map(|v| v.map_or(Cell::Nan, |v| Cell::Str(v.to_string())))
+                .collect()
         };
         for (row, cell) in rows.iter_mut().zip(cells) {
             row.push(cell);

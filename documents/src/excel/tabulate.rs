@@ -17,7 +17,11 @@ enum ColumnType {
 
 /// Renders the first `limit` rows (all when `None`) as tabulate's pipe table.
 pub fn to_markdown(frame: &Frame, limit: Option<usize>) -> String {
-    let rows: Vec<&Vec<Cell>> = frame.rows.iter().take(limit.unwrap_or(usize::MAX)).collect();
+    let rows: Vec<&Vec<Cell>> = frame
+        .rows
+        .iter()
+        .take(limit.unwrap_or(usize::MAX))
+        .collect();
     let columns = frame.columns.len();
     let mut rendered: Vec<Vec<String>> = vec![Vec::new(); rows.len()];
     let mut header_cells = Vec::with_capacity(columns);
@@ -25,7 +29,11 @@ pub fn to_markdown(frame: &Frame, limit: Option<usize>) -> String {
     let mut widths = Vec::with_capacity(columns);
     for c in 0..columns {
         let cells: Vec<&Cell> = rows.iter().map(|r| &r[c]).collect();
-        let kind = cells.iter().map(|cell| cell_type(cell)).max().unwrap_or(ColumnType::None);
+        let kind = cells
+            .iter()
+            .map(|cell| cell_type(cell))
+            .max()
+            .unwrap_or(ColumnType::None);
         let mut texts: Vec<String> = cells.iter().map(|cell| format_cell(cell, kind)).collect();
         let align = match kind {
             ColumnType::Int => Align::Right,
@@ -41,7 +49,12 @@ pub fn to_markdown(frame: &Frame, limit: Option<usize>) -> String {
         }
         let header = frame.columns[c].clone();
         let min_width = width(&header) + 2;
-        let col_width = texts.iter().map(|t| width(t)).max().unwrap_or(0).max(min_width);
+        let col_width = texts
+            .iter()
+            .map(|t| width(t))
+            .max()
+            .unwrap_or(0)
+            .max(min_width);
         for (r, t) in texts.into_iter().enumerate() {
             rendered[r].push(pad(&t, col_width, align));
         }
@@ -184,7 +197,15 @@ mod tests {
 
     #[test]
     fn g_format_as_python() {
-        for (x, s) in [(3.0, "3"), (2.5, "2.5"), (1234567.0, "1.23457e+06"), (0.0001, "0.0001"), (0.00001, "1e-05"), (123456.0, "123456"), (-1.25, "-1.25")] {
+        for (x, s) in [
+            (3.0, "3"),
+            (2.5, "2.5"),
+            (1234567.0, "1.23457e+06"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (123456.0, "123456"),
+            (-1.25, "-1.25"),
+        ] {
             assert_eq!(format_g(x), s, "{x}");
         }
     }

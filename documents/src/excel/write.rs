@@ -19,7 +19,9 @@ pub fn xlsx(sheets: &[(String, Frame)]) -> Result<Vec<u8>, String> {
         sheet.set_name(name).map_err(|e| e.to_string())?;
         for (c, column) in frame.columns.iter().enumerate() {
             let c = u16::try_from(c).map_err(|_| "too many columns for a sheet".to_string())?;
-            sheet.write_string_with_format(0, c, column, &header).map_err(|e| e.to_string())?;
+            sheet
+                .write_string_with_format(0, c, column, &header)
+                .map_err(|e| e.to_string())?;
         }
         for (r, row) in frame.rows.iter().enumerate() {
             let r = u32::try_from(r + 1).map_err(|_| "too many rows for a sheet".to_string())?;
@@ -47,7 +49,9 @@ pub fn csv(frame: &Frame) -> Result<Vec<u8>, String> {
         .terminator(csv::Terminator::Any(b'\n'))
         .quote_style(csv::QuoteStyle::Necessary)
         .from_writer(Vec::new());
-    writer.write_record(&frame.columns).map_err(|e| e.to_string())?;
+    writer
+        .write_record(&frame.columns)
+        .map_err(|e| e.to_string())?;
     for row in &frame.rows {
         let fields: Vec<String> = row
             .iter()

@@ -89,7 +89,10 @@ fn lay_out(pieces: Vec<Piece>, base: TextStyle, width: f32) -> Vec<Line> {
                 if !line.glyphs.is_empty() {
                     lines.push(finish(std::mem::take(&mut line), base));
                 }
-                lines.push(Line { image: Some(image), ..Line::default() });
+                lines.push(Line {
+                    image: Some(image),
+                    ..Line::default()
+                });
                 pending_space = None;
             }
             Piece::Space(glyph) => {
@@ -142,7 +145,11 @@ fn pieces(inlines: &[Inline], base: TextStyle, faces: &Faces<'_>, keep_spaces: b
         match inline {
             Inline::Span { text, style, link } => {
                 let wanted = font_for(*style, base);
-                let size = if style.code && !base.mono { base.size * 0.9 } else { base.size };
+                let size = if style.code && !base.mono {
+                    base.size * 0.9
+                } else {
+                    base.size
+                };
                 for ch in text.chars() {
                     let ch = if ch == '\t' { ' ' } else { ch };
                     if ch.is_control() {
@@ -197,7 +204,10 @@ fn pieces(inlines: &[Inline], base: TextStyle, faces: &Faces<'_>, keep_spaces: b
                     // Not loaded: its alt text stands in, as pandoc prints it.
                     let alt = Inline::Span {
                         text: format!("[{}]", image.alt),
-                        style: Style { italic: true, ..Style::default() },
+                        style: Style {
+                            italic: true,
+                            ..Style::default()
+                        },
                         link: None,
                     };
                     pieces.extend(self::pieces(&[alt], base, faces, keep_spaces));
@@ -212,9 +222,10 @@ fn pieces(inlines: &[Inline], base: TextStyle, faces: &Faces<'_>, keep_spaces: b
 /// Reorders a line holding right-to-left characters into visual order.
 fn visual_order(line: &mut Line) {
     use unicode_bidi::{BidiClass, BidiInfo};
-    let rtl = line.glyphs.iter().any(|g| {
-        matches!(unicode_bidi::bidi_class(g.ch), BidiClass::R | BidiClass::AL)
-    });
+    let rtl = line
+        .glyphs
+        .iter()
+        .any(|g| matches!(unicode_bidi::bidi_class(g.ch), BidiClass::R | BidiClass::AL));
     if !rtl {
         return;
     }
@@ -227,12 +238,15 @@ fn visual_order(line: &mut Line) {
         at += g.ch.len_utf8();
     }
     let bidi = BidiInfo::new(&text, None);
-    let Some(para) = bidi.paragraphs.first() else { return };
+    let Some(para) = bidi.paragraphs.first() else {
+        return;
+    };
     let (levels, runs) = bidi.visual_runs(para, para.range.clone());
     let mut ordered = Vec::with_capacity(line.glyphs.len());
     for run in runs {
-        let mut indices: Vec<usize> =
-            (0..line.glyphs.len()).filter(|&i| run.contains(&starts[i])).collect();
+        let mut indices: Vec<usize> = (0..line.glyphs.len())
+            .filter(|&i| run.contains(&starts[i]))
+            .collect();
         if levels.get(run.start).is_some_and(|l| l.is_rtl()) {
             indices.reverse();
         }

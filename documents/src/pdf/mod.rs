@@ -54,7 +54,10 @@ pub fn write(blocks: &[Block], options: &DocOptions, fonts: &FontSet) -> Result<
     for block in blocks {
         writer.block(block, MARGIN, width, false)?;
     }
-    writer.doc.save_to_bytes().map_err(|e| format!("cannot write PDF: {e}"))
+    writer
+        .doc
+        .save_to_bytes()
+        .map_err(|e| format!("cannot write PDF: {e}"))
 }
 
 fn mm(pt: f32) -> Mm {
@@ -82,7 +85,11 @@ impl Writer<'_> {
     /// The embedded font for `id`, added to the document on first use (so a PDF carries only
     /// the fonts it draws with).
     fn font(&mut self, id: FontId) -> Result<IndirectFontRef, String> {
-        let id = if self.fonts.file(id).is_some() { id } else { FontId::Regular };
+        let id = if self.fonts.file(id).is_some() {
+            id
+        } else {
+            FontId::Regular
+        };
         if let Some(font) = self.refs.get(&id) {
             return Ok(font.clone());
         }
@@ -112,11 +119,19 @@ impl Writer<'_> {
     }
 
     fn grey(&self, level: f32) {
-        self.layer.set_fill_color(Color::Greyscale(Greyscale::new(level, None)));
+        self.layer
+            .set_fill_color(Color::Greyscale(Greyscale::new(level, None)));
     }
 
     /// Text in one style at a baseline, split into runs by the font each glyph falls back to.
-    fn text(&mut self, text: &str, size: f32, x: f32, y: f32, wanted: FontId) -> Result<f32, String> {
+    fn text(
+        &mut self,
+        text: &str,
+        size: f32,
+        x: f32,
+        y: f32,
+        wanted: FontId,
+    ) -> Result<f32, String> {
         let mut runs: Vec<(FontId, String, f32)> = Vec::new();
         for ch in text.chars().filter(|c| !c.is_control()) {
             let font = self.faces.pick(wanted, ch).unwrap_or(FontId::Regular);
@@ -161,19 +176,43 @@ impl Writer<'_> {
         let low = OVERLAY_MARGIN - 8.0;
         if !options.header_text.is_empty() {
             let y = PAGE_H - OVERLAY_MARGIN + 8.0;
-            self.text(&options.header_text, OVERLAY_SIZE, OVERLAY_MARGIN, y, FontId::Regular)?;
+            self.text(
+                &options.header_text,
+                OVERLAY_SIZE,
+                OVERLAY_MARGIN,
+                y,
+                FontId::Regular,
+            )?;
         }
         if !options.footer_text.is_empty() {
-            self.text(&options.footer_text, OVERLAY_SIZE, OVERLAY_MARGIN, low, FontId::Regular)?;
+            self.text(
+                &options.footer_text,
+                OVERLAY_SIZE,
+                OVERLAY_MARGIN,
+                low,
+                FontId::Regular,
+            )?;
         }
         if options.add_timestamp {
             let w = self.text_width(&options.timestamp_text, OVERLAY_SIZE, FontId::Regular);
-            self.text(&options.timestamp_text, OVERLAY_SIZE, PAGE_W / 2.0 - w / 2.0, low, FontId::Regular)?;
+            self.text(
+                &options.timestamp_text,
+                OVERLAY_SIZE,
+                PAGE_W / 2.0 - w / 2.0,
+                low,
+                FontId::Regular,
+            )?;
         }
         if options.add_page_numbers {
             let label = format!("Page {}", self.page);
             let w = self.text_width(&label, OVERLAY_SIZE, FontId::Regular);
-            self.text(&label, OVERLAY_SIZE, PAGE_W - OVERLAY_MARGIN - w, low, FontId::Regular)?;
+            self.text(
+                &label,
+                OVERLAY_SIZE,
+                PAGE_W - OVERLAY_MARGIN - w,
+                low,
+                FontId::Regular,
+            )?;
         }
         self.grey(0.0);
         Ok(())
@@ -186,15 +225,22 @@ impl Writer<'_> {
             .find(|c| !c.is_whitespace())
             .and_then(|c| self.faces.pick(FontId::Regular, c))
             .unwrap_or(FontId::Regular);
-        let width: f32 = text.chars().map(|c| self.faces.advance(wanted, c, WATERMARK_SIZE)).sum();
-        let (cos, sin) = (std::f32::consts::FRAC_1_SQRT_2, std::f32::consts::FRAC_1_SQRT_2);
+        let width: f32 = text
+            .chars()
+            .map(|c| self.faces.advance(wanted, c, WATERMARK_SIZE))
+            .sum();
+        let (cos, sin) = (
+            std::f32::consts::FRAC_1_SQRT_2,
+            std::f32::consts::FRAC_1_SQRT_2,
+        );
         let x = PAGE_W / 2.0 - width / 2.0 * cos;
         let y = PAGE_H / 2.0 - width / 2.0 * sin;
         let font = self.font(wanted)?;
         self.grey(0.9);
         self.layer.begin_text_section();
         self.layer.set_font(&font, WATERMARK_SIZE);
-        self.layer.set_text_matrix(TextMatrix::TranslateRotate(Pt(x), Pt(y), 45.0));
+        self.layer
+            .set_text_matrix(TextMatrix::TranslateRotate(Pt(x), Pt(y), 45.0));
         self.layer.write_text(text, &font);
         self.layer.end_text_section();
         self.grey(0.0);
@@ -212,7 +258,12 @@ impl Writer<'_> {
     fn rect(&self, x: f32, y: f32, w: f32, h: f32) {
         self.layer.set_outline_thickness(0.5);
         self.layer.add_line(printpdf::Line {
-            points: vec![point(x, y), point(x + w, y), point(x + w, y + h), point(x, y + h)],
+            points: vec![
+                point(x, y),
+                point(x + w, y),
+                point(x + w, y + h),
+                point(x, y + h),
+            ],
             is_closed: true,
         });
     }
@@ -233,7 +284,14 @@ impl Writer<'_> {
         Ok(())
     }
 
-    fn draw_line(&mut self, line: &Line, left: f32, width: f32, align: Align, baseline: f32) -> Result<(), String> {
+    fn draw_line(
+        &mut self,
+        line: &Line,
+        left: f32,
+        width: f32,
+        align: Align,
+        baseline: f32,
+    ) -> Result<(), String> {
         let mut x = match align {
             Align::Center => left + (width - line.width).max(0.0) / 2.0,
             Align::Right => left + (width - line.width).max(0.0),
@@ -246,7 +304,14 @@ impl Writer<'_> {
             let key = (glyph.font, glyph.size.to_bits(), glyph.grey.to_bits());
             if current != Some(key) {
                 if let Some((font, size, grey)) = current.take() {
-                    self.flush_run(&run, font, f32::from_bits(size), f32::from_bits(grey), run_start, baseline)?;
+                    self.flush_run(
+                        &run,
+                        font,
+                        f32::from_bits(size),
+                        f32::from_bits(grey),
+                        run_start,
+                        baseline,
+                    )?;
                 }
                 run.clear();
                 run_start = x;
@@ -254,18 +319,37 @@ impl Writer<'_> {
             }
             run.push(glyph.ch);
             if glyph.underline || glyph.strike {
-                let y = if glyph.strike { baseline + glyph.size * 0.3 } else { baseline - 1.5 };
+                let y = if glyph.strike {
+                    baseline + glyph.size * 0.3
+                } else {
+                    baseline - 1.5
+                };
                 self.rule(x, y, x + glyph.width, y, 0.5);
             }
             x += glyph.width;
         }
         if let Some((font, size, grey)) = current {
-            self.flush_run(&run, font, f32::from_bits(size), f32::from_bits(grey), run_start, baseline)?;
+            self.flush_run(
+                &run,
+                font,
+                f32::from_bits(size),
+                f32::from_bits(grey),
+                run_start,
+                baseline,
+            )?;
         }
         Ok(())
     }
 
-    fn flush_run(&mut self, run: &str, font: FontId, size: f32, grey: f32, x: f32, y: f32) -> Result<(), String> {
+    fn flush_run(
+        &mut self,
+        run: &str,
+        font: FontId,
+        size: f32,
+        grey: f32,
+        x: f32,
+        y: f32,
+    ) -> Result<(), String> {
         let font = self.font(font)?;
         if grey != 0.0 {
             self.grey(grey);
@@ -278,7 +362,9 @@ impl Writer<'_> {
     }
 
     fn image(&mut self, image: &Image, left: f32, width: f32) -> Result<(), String> {
-        let Some(data) = &image.data else { return Ok(()) };
+        let Some(data) = &image.data else {
+            return Ok(());
+        };
         // 96 pixels to the inch, as pandoc sizes an image without a density; never wider than
         // the text nor taller than 60 % of it.
         let mut w = (data.width as f32 * 0.75).min(width);
@@ -291,7 +377,8 @@ impl Writer<'_> {
         self.need(h + 6.0)?;
         let (pixels, filter) = match data.format {
             ImageFormat::Png => {
-                let (rgb, _, _) = image_data::png_to_rgb(&data.bytes).ok_or("cannot decode PNG image")?;
+                let (rgb, _, _) =
+                    image_data::png_to_rgb(&data.bytes).ok_or("cannot decode PNG image")?;
                 (rgb, None)
             }
             ImageFormat::Jpeg => (data.bytes.clone(), Some(printpdf::ImageFilter::DCT)),
@@ -327,7 +414,11 @@ impl Writer<'_> {
         match block {
             Block::Heading { level, inlines } => {
                 let size = self.options.heading_size(*level) as f32;
-                let style = TextStyle { size, bold: true, mono: false };
+                let style = TextStyle {
+                    size,
+                    bold: true,
+                    mono: false,
+                };
                 let lines = wrap(inlines, style, width, &self.faces);
                 // Keep a heading with the start of what follows it.
                 self.need(size * 1.25 * lines.len() as f32 + base * 3.0)?;
@@ -338,7 +429,11 @@ impl Writer<'_> {
                 self.y -= size * 0.4;
             }
             Block::Paragraph(inlines) => {
-                let style = TextStyle { size: base, bold: false, mono: false };
+                let style = TextStyle {
+                    size: base,
+                    bold: false,
+                    mono: false,
+                };
                 let lines = wrap(inlines, style, width, &self.faces);
                 self.lines(&lines, left, width, Align::Left)?;
                 self.y -= gap;
@@ -364,17 +459,30 @@ impl Writer<'_> {
                 for block in blocks {
                     self.block(block, left + QUOTE_INDENT, width - QUOTE_INDENT, tight)?;
                 }
-                let top = if page == self.page { top } else { PAGE_H - MARGIN };
-                self.layer.set_outline_color(Color::Greyscale(Greyscale::new(0.6, None)));
+                let top = if page == self.page {
+                    top
+                } else {
+                    PAGE_H - MARGIN
+                };
+                self.layer
+                    .set_outline_color(Color::Greyscale(Greyscale::new(0.6, None)));
                 self.rule(left + 4.0, top, left + 4.0, self.y + gap, 2.0);
-                self.layer.set_outline_color(Color::Greyscale(Greyscale::new(0.0, None)));
+                self.layer
+                    .set_outline_color(Color::Greyscale(Greyscale::new(0.0, None)));
             }
             Block::Code { text, .. } => {
-                let style = TextStyle { size: base * 0.9, bold: false, mono: true };
+                let style = TextStyle {
+                    size: base * 0.9,
+                    bold: false,
+                    mono: true,
+                };
                 for source_line in text.split('\n') {
                     let span = crate::model::Inline::Span {
                         text: source_line.to_string(),
-                        style: crate::model::Style { code: true, ..Default::default() },
+                        style: crate::model::Style {
+                            code: true,
+                            ..Default::default()
+                        },
                         link: None,
                     };
                     let lines = layout::wrap_chars(&[span], style, width - 10.0, &self.faces);
@@ -403,11 +511,16 @@ impl Writer<'_> {
             return Ok(());
         }
         let base = self.base;
-        let body = TextStyle { size: base, bold: false, mono: false };
+        let body = TextStyle {
+            size: base,
+            bold: false,
+            mono: false,
+        };
         let head = TextStyle { bold: true, ..body };
         // Natural width of each column: its widest cell on one line.
         let mut natural = vec![2.0 * CELL_PAD + base; columns];
-        let rows = std::iter::once((&table.header, head)).chain(table.rows.iter().map(|r| (r, body)));
+        let rows =
+            std::iter::once((&table.header, head)).chain(table.rows.iter().map(|r| (r, body)));
         for (row, style) in rows.clone() {
             for (c, cell) in row.iter().enumerate() {
                 let one_line = wrap(cell, style, f32::INFINITY, &self.faces);
@@ -440,7 +553,13 @@ impl Writer<'_> {
                 let align = table.aligns.get(c).copied().unwrap_or(Align::Default);
                 let mut y = top - CELL_PAD;
                 for line in lines {
-                    self.draw_line(line, x + CELL_PAD, widths[c] - 2.0 * CELL_PAD, align, y - line.size)?;
+                    self.draw_line(
+                        line,
+                        x + CELL_PAD,
+                        widths[c] - 2.0 * CELL_PAD,
+                        align,
+                        y - line.size,
+                    )?;
                     y -= line.size * 1.25;
                 }
                 self.rect(x, top - height, widths[c], height);

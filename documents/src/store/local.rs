@@ -23,10 +23,18 @@ impl LocalStore {
 }
 
 impl FileStore for LocalStore {
-    fn put<'a>(&'a self, bucket: &'a str, name: &'a str, bytes: Vec<u8>) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn put<'a>(
+        &'a self,
+        bucket: &'a str,
+        name: &'a str,
+        bytes: Vec<u8>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             let path = self.path(bucket, name)?;
-            let dir = path.parent().map(PathBuf::from).unwrap_or_else(|| self.root.clone());
+            let dir = path
+                .parent()
+                .map(PathBuf::from)
+                .unwrap_or_else(|| self.root.clone());
             tokio::fs::create_dir_all(&dir)
                 .await
                 .map_err(|e| StoreError(format!("cannot create {}: {e}", dir.display())))?;
@@ -41,7 +49,11 @@ impl FileStore for LocalStore {
         })
     }
 
-    fn get<'a>(&'a self, bucket: &'a str, name: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
+    fn get<'a>(
+        &'a self,
+        bucket: &'a str,
+        name: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
         Box::pin(async move {
             let path = self.path(bucket, name)?;
             match tokio::fs::read(&path).await {

@@ -24,9 +24,18 @@ impl std::error::Error for StoreError {}
 /// A blob store keyed by (bucket, name): RAGFlow's bucket is the tenant id, the name the
 /// document id.
 pub trait FileStore: Send + Sync + std::fmt::Debug {
-    fn put<'a>(&'a self, bucket: &'a str, name: &'a str, bytes: Vec<u8>) -> BoxFuture<'a, Result<(), StoreError>>;
+    fn put<'a>(
+        &'a self,
+        bucket: &'a str,
+        name: &'a str,
+        bytes: Vec<u8>,
+    ) -> BoxFuture<'a, Result<(), StoreError>>;
     /// The blob, or `None` when there is none under that name.
-    fn get<'a>(&'a self, bucket: &'a str, name: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>>;
+    fn get<'a>(
+        &'a self,
+        bucket: &'a str,
+        name: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>>;
 }
 
 /// A bucket or object name we accept: letters, digits, `_`, `-`, `.`, not starting with a dot,
@@ -36,10 +45,14 @@ pub(crate) fn check_name(kind: &str, name: &str) -> Result<(), StoreError> {
     let ok = !name.is_empty()
         && name.len() <= 128
         && !name.starts_with('.')
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
     if ok {
         Ok(())
     } else {
-        Err(StoreError(format!("invalid {kind} name for the file store: {name:?}")))
+        Err(StoreError(format!(
+            "invalid {kind} name for the file store: {name:?}"
+        )))
     }
 }

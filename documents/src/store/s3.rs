@@ -54,7 +54,12 @@ impl S3Store {
     }
 
     /// A signed request for `method` on the object `key`.
-    fn request(&self, method: reqwest::Method, key: &str, body: Vec<u8>) -> Result<reqwest::RequestBuilder, StoreError> {
+    fn request(
+        &self,
+        method: reqwest::Method,
+        key: &str,
+        body: Vec<u8>,
+    ) -> Result<reqwest::RequestBuilder, StoreError> {
         let base = self.config.endpoint.trim_end_matches('/');
         let url = reqwest::Url::parse(&format!("{base}/{}/{key}", self.config.bucket))
             .map_err(|e| StoreError(format!("invalid S3 endpoint {base:?}: {e}")))?;
@@ -72,8 +77,14 @@ impl S3Store {
             url.path()
         );
         let scope = format!("{date}/{}/s3/aws4_request", self.config.region);
-        let to_sign = format!("AWS4-HMAC-SHA256\n{amz_date}\n{scope}\n{}", hex(&Sha256::digest(canonical.as_bytes())));
-        let mut key_bytes = hmac(format!("AWS4{}", self.config.secret_key).as_bytes(), date.as_bytes());
+        let to_sign = format!(
+            "AWS4-HMAC-SHA256\n{amz_date}\n{scope}\n{}",
+            hex(&Sha256::digest(canonical.as_bytes()))
+        );
+        let mut key_bytes = hmac(
+            format!("AWS4{}", self.config.secret_key).as_bytes(),
+            date.as_bytes(),
+        );
         for part in [self.config.region.as_bytes(), b"s3", b"aws4_request"] {
             key_bytes = hmac(&key_bytes, part);
         }
@@ -108,7 +119,12 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 impl FileStore for S3Store {
-    fn put<'a>(&'a self, bucket: &'a str, name: &'a str, bytes: Vec<u8>) -> BoxFuture<'a, Result<(), StoreError>> {
+    fn put<'a>(
+        &'a self,
+        bucket: &'a str,
+        name: &'a str,
+        bytes: Vec<u8>,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
         Box::pin(async move {
             let key = self.key(bucket, name)?;
             let response = self
@@ -117,13 +133,20 @@ impl FileStore for S3Store {
                 .await
                 .map_err(|e| StoreError(format!("S3 put {key}: {e}")))?;
             if !response.status().is_success() {
-                return Err(StoreError(format!("S3 put {key}: HTTP {}", response.status())));
+                return Err(StoreError(format!(
+                    "S3 put {key}: HTTP {}",
+                    response.status()
+                )));
             }
             Ok(())
         })
     }
 
-    fn get<'a>(&'a self, bucket: &'a str, name: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
+    fn get<'a>(
+        &'a self,
+        bucket: &'a str,
+        name: &'a str,
+    ) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
         Box::pin(async move {
             let key = self.key(bucket, name)?;
             let response = self
@@ -135,9 +158,15 @@ impl FileStore for S3Store {
                 return Ok(None);
             }
             if !response.status().is_success() {
-                return Err(StoreError(format!("S3 get {key}: HTTP {}", response.status())));
+                return Err(StoreError(format!(
+                    "S3 get {key}: HTTP {}",
+                    response.status()
+                )));
             }
-            let bytes = response.bytes().await.map_err(|e| StoreError(format!("S3 get {key}: {e}")))?;
+            let bytes = response
+                .bytes()
+                .await
+                .map_err(|e| StoreError(format!("S3 get {key}: {e}")))?;
             Ok(Some(bytes.to_vec()))
         })
     }

@@ -71,11 +71,20 @@ pub fn files() -> Result<Vec<(&'static str, Vec<u8>)>, String> {
             vec![N(6.0), S("Flange"), N(8.0), S("APAC")],
         ],
     )])?;
-    let mut wide_rows = vec![["c1", "c2", "c3", "c4", "c5", "c6", "c7"].map(S).into_iter().collect::<Vec<C>>()];
+    let mut wide_rows = vec![["c1", "c2", "c3", "c4", "c5", "c6", "c7"]
+        .map(S)
+        .into_iter()
+        .collect::<Vec<C>>()];
     for r in 0..12 {
         wide_rows.push((0..7).map(|c| N((r * 7 + c) as f64 * 1.5)).collect());
     }
     let wide = book(&[("Wide", wide_rows)])?;
-    let csv = b"id,city,temp,flag\n1,Berlin,3.5,True\n2,\"Paris, FR\",,False\n3,Tokyo,12,True\n".to_vec();
-    Ok(vec![("sales.xlsx", sales), ("more.xlsx", more), ("wide.xlsx", wide), ("table.csv", csv)])
+    let csv =
+        b"id,city,temp,flag\n1,Berlin,3.5,True\n2,\"Paris, FR\",,False\n3,Tokyo,12,True\n".to_vec();
+    Ok(vec![
+        ("sales.xlsx", sales),
+        ("more.xlsx", more),
+        ("wide.xlsx", wide),
+        ("table.csv", csv),
+    ])
 }
