@@ -22,6 +22,7 @@ pub mod markdown;
 pub mod model;
 pub mod options;
 pub mod pdf;
+pub mod reasoning;
 pub mod store;
 pub mod text;
 

@@ -19,3 +19,20 @@ inputs = [
 out = [{"name": n, "extension": e, "sanitized": scope["sanitize_filename"](n, e)} for n, e in inputs]
 json.dump(out, open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "filenames.json"), "w"), ensure_ascii=False, indent=1)
 print(len(out), "names")
+
+# Message._strip_thinking (a static method of agent/component/message.py's Message), which
+# DocGenerator applies to its content: results to strip_thinking.json.
+msg = ast.parse(open(os.path.join(src_dir, "agent/component/message.py")).read())
+cls = next(n for n in msg.body if isinstance(n, ast.ClassDef) and n.name == "Message")
+st = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "_strip_thinking")
+st.decorator_list = []
+exec(compile(ast.Module(body=[st], type_ignores=[]), "message.py", "exec"), scope)
+texts = [
+    "", "plain", "<think>reasoning</think>Answer", "a<think>x\ny</think>b<think>c</think>d",
+    "before <think>never closed\nmore", "stray </think> tag <think>", "x\n\n\n\ny",
+    "  <think>a</think>\n\n\n# Title\n\nBody  ", "<THINK>upper</THINK>",
+]
+json.dump([{"content": t, "stripped": scope["_strip_thinking"](t)} for t in texts],
+          open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "strip_thinking.json"), "w"),
+          ensure_ascii=False, indent=1)
+print(len(texts), "texts")
