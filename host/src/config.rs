@@ -73,6 +73,19 @@ pub fn mcp_registry(explicit: Option<&Path>) -> Result<McpRegistry, ConfigError>
     }
 }
 
+/// What `parse` makes of the configuration file [`llm_config`] reads (`""` without a file),
+/// with the file's path on its error: the `[tools.*]` endpoints and keys.
+pub fn external_config<T>(
+    explicit: Option<&Path>,
+    parse: impl Fn(&str) -> Result<T, ConfigError>,
+) -> Result<T, ConfigError> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    match read_config_file(explicit, &process_env, &cwd)? {
+        None => parse(""),
+        Some((path, text)) => parse(&text).map_err(|e| e.at(&path)),
+    }
+}
+
 /// RAGFlow's process-wide settings, read as RAGFlow reads them: `ENABLE_TIMEOUT_ASSERTION` set
 /// to anything, `COMPONENT_EXEC_TIMEOUT` a whole number of seconds, `ALLOW_ANY_HOST` truthy.
 /// `var` is the raw environment (an empty value counts as set where RAGFlow counts it).

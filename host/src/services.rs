@@ -2,6 +2,7 @@
 //! environment ([`crate::config`]).
 
 use crate::config;
+use canvasc_runtime::exec::external::Registry as ExternalRegistry;
 use canvasc_runtime::exec::llm::config::ConfigError;
 use canvasc_runtime::exec::llm::openai::OpenAiProvider;
 use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
@@ -9,14 +10,38 @@ use canvasc_runtime::exec::Services;
 use std::path::Path;
 use std::sync::Arc;
 
-/// What every run of this process starts from: the shared HTTP client, RAGFlow's settings and
-/// the prompt texts the environment asks for; no model, no MCP servers.
+/// What every run of this process starts from: the shared HTTP client, RAGFlow's settings,
+/// the prompt texts the environment asks for and the tools (endpoints and keys from the
+/// environment); no model, no MCP servers.
 pub fn from_env() -> Services {
     Services {
         settings: config::settings(&config::raw_env),
         prompts: Arc::new(config::prompts(&config::raw_env)),
+        external: Arc::new(external_registry(None)),
         ..Services::default()
     }
+}
+
+/// The components and tools implemented outside the engine, configured from `text` (a
+/// `canvasc.toml`) and the environment. Only a configuration without a file cannot fail.
+#[cfg(feature = "tools")]
+fn external_with(text: &str) -> Result<ExternalRegistry, ConfigError> {
+    let tools = canvasc_tools::config::ToolsConfig::from_toml_str(text, &config::process_env)?;
+    let mut registry = ExternalRegistry::default();
+    canvasc_tools::register_all(&mut registry, &tools);
+    Ok(registry)
+}
+
+#[cfg(not(feature = "tools"))]
+fn external_with(_text: &str) -> Result<ExternalRegistry, ConfigError> {
+    Ok(ExternalRegistry::default())
+}
+
+/// [`external_with`] the environment alone, or the configuration file's `text` as well.
+fn external_registry(text: Option<&str>) -> ExternalRegistry {
+    // Without a file the only input is the environment; a malformed override variable there
+    // leaves that tool unconfigured, and its error surfaces through `assemble`.
+    external_with(text.unwrap_or("")).unwrap_or_default()
 }
 
 /// The services of a run: every LLM call answered from `script` when one is given, else by the
@@ -32,5 +57,26 @@ pub fn assemble(script: Option<Script>, config: Option<&Path>) -> Result<Service
         }
     });
     services.mcp = Arc::new(config::mcp_registry(config)?);
+    services.external = Arc::new(config::external_config(config, external_with)?);
     Ok(services)
+}
+
+#[cfg(all(test, feature = "tools"))]
+mod tests {
+    use canvasc_runtime::frontend::catalog::Kind;
+
+    /// The catalogue says which kinds run outside the engine (`external::Spec`), and the checker
+    /// tells users those kinds run; the host must register exactly those.
+    #[test]
+    fn every_external_kind_is_registered() {
+        let registry = super::external_registry(None);
+        for kind in Kind::ALL.iter().copied() {
+            let external = kind.implementation().module == "external";
+            assert_eq!(
+                registry.get(kind).is_some(),
+                external,
+                "{kind}: the catalogue says external = {external}"
+            );
+        }
+    }
 }

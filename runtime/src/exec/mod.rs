@@ -12,6 +12,7 @@ mod context;
 mod conversation;
 mod error;
 pub mod events;
+pub mod external;
 pub mod http;
 mod identity;
 pub mod interp;

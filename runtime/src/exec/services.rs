@@ -3,7 +3,7 @@
 //! `canvasc-host`) reads the configuration file and the environment and fills them in.
 
 use super::llm::prompts::Prompts;
-use super::{http, llm, mcp};
+use super::{external, http, llm, mcp};
 use std::sync::Arc;
 
 /// Process-wide settings RAGFlow reads from its environment.
@@ -32,9 +32,12 @@ pub struct Services {
     /// The instruction texts the LLM and Agent components add to prompts.
     pub prompts: Arc<Prompts>,
     pub settings: Settings,
+    /// Components and tools implemented outside the engine (web tools, document writers),
+    /// which the host registers; a kind without one fails when it runs.
+    pub external: Arc<external::Registry>,
 }
 
-/// No model, no MCP servers, canvasc's own prompt texts and RAGFlow's default settings (as
+/// No model, no MCP servers, no external components, canvasc's own prompt texts and RAGFlow's default settings (as
 /// with an empty environment).
 impl Default for Services {
     fn default() -> Self {
@@ -45,6 +48,7 @@ impl Default for Services {
             custom_header: Arc::new([]),
             prompts: Arc::default(),
             settings: Settings::default(),
+            external: Arc::default(),
         }
     }
 }

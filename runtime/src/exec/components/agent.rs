@@ -9,8 +9,10 @@ use super::llm::{
     split_system, structured_record, Llm, Outcome, Prepared, Role,
 };
 use super::Component;
+use crate::exec::clock::perf_counter;
 use crate::exec::context::{NodeCx, Shared};
 use crate::exec::error::RunError;
+use crate::exec::external::ToolCx;
 use crate::exec::llm::bundle::{Bundle, ToolSession, Tools};
 use crate::exec::llm::prompts::Prompts;
 use crate::exec::llm::{json_repair, ChatMessage};
@@ -18,6 +20,7 @@ use crate::exec::mcp::McpSession;
 use crate::exec::state::InputKeys;
 use crate::exec::val::LazyStream;
 use crate::frontend::binding::Resolve;
+use crate::frontend::catalog::defaults::merged_params;
 use crate::frontend::catalog::tool_meta::tool_meta;
 use crate::frontend::catalog::{resolve_name, Kind};
 use crate::frontend::ir::NodeId;
@@ -59,6 +62,9 @@ pub struct Tool {
     pub schema: Json,
     /// The Agent this tool is, for agent-as-tool.
     pub agent: Option<Box<Spec>>,
+    /// The entry's parameters merged with RAGFlow's defaults for its kind (the tool object's
+    /// `_param`), which an implementation outside the engine runs with.
+    pub params: Arc<Map<String, Json>>,
 }
 
 impl Spec {
@@ -166,12 +172,17 @@ impl Tool {
         if let Some(n) = schema.pointer_mut("/function/name") {
             *n = Json::String(name.clone());
         }
+        let params = match kind {
+            Some(k) if agent.is_none() => merged_params(k, &params),
+            _ => params,
+        };
         Tool {
             name,
             kind,
             component_name,
             schema,
             agent,
+            params: Arc::new(params),
         }
     }
 }
@@ -444,10 +455,7 @@ impl ToolSession for AgentTools {
                 return Ok(Json::String(server.call(&tool.original, args).await));
             };
             let Some(sub) = &tool.agent else {
-                return Ok(Json::String(format!(
-                    "canvasc cannot run {} tools yet",
-                    tool.component_name
-                )));
+                return Ok(self.call_external(tool, args).await);
             };
             let cx = NodeCx::new(self.node, &self.shared);
             let role = Role {
@@ -471,6 +479,45 @@ impl ToolSession for AgentTools {
                 _ => serde_json::json!({"content": null}),
             })
         })
+    }
+}
+
+impl AgentTools {
+    /// A tool implemented outside the engine, run as ToolBase's `invoke_async` and
+    /// `tool_call_async` do: an exception becomes `_ERROR` and the result text; a `None` result
+    /// falls back to the tool's `output()` (its `content` when set).
+    async fn call_external(&self, tool: &Tool, args: Map<String, Json>) -> Json {
+        let implementation = tool
+            .kind
+            .and_then(|k| Some((k, self.shared.services.external.get(k)?.clone())));
+        let Some((kind, implementation)) = implementation else {
+            return Json::String(format!(
+                "canvasc cannot run {} tools yet",
+                tool.component_name
+            ));
+        };
+        let cx = NodeCx::new(self.node, &self.shared);
+        let tcx = ToolCx::agent_tool(&cx, kind, &tool.params, &tool.name);
+        if tcx.check_canceled() {
+            return Json::Null;
+        }
+        tcx.set_output("_created_time", perf_counter().into());
+        let result = match implementation.invoke(&tcx, args).await {
+            Ok(v) => v,
+            Err(e) => {
+                let text = e.to_string();
+                tcx.set_output("_ERROR", Json::String(text.clone()));
+                Json::String(text)
+            }
+        };
+        if !result.is_null() {
+            return result;
+        }
+        let outputs = tcx.tool_outputs();
+        match outputs.get("content") {
+            Some(c) if !c.is_null() && c != "" => c.clone(),
+            _ => Json::Object(outputs),
+        }
     }
 }
 

@@ -5,6 +5,7 @@ pub mod agent;
 pub mod begin;
 pub mod categorize;
 pub mod data_operations;
+pub mod external;
 mod html_text;
 pub mod invoke;
 pub mod iteration;

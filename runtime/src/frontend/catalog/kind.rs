@@ -7,8 +7,10 @@ use std::fmt;
 /// name, RAGFlow's canonical `component_name`, the package RAGFlow files it under, and the type
 /// in `exec::components` that implements it, with what that type is built from: nothing (a
 /// unit struct), `(params)` (`from_params` of the node's parameters), `(parent)` (of its
-/// parent's, for Iteration and Loop items) or `(kind)` (`unsupported::Spec`, for kinds this
-/// build cannot run yet: running one fails with an error naming it).
+/// parent's, for Iteration and Loop items) or `(kind)`: `external::Spec`, for kinds implemented
+/// outside the engine (`exec::external`: the host registers them, e.g. the `canvasc-tools`
+/// crate's tools), or `unsupported::Spec`, for kinds canvasc cannot run yet (running one fails
+/// with an error naming it).
 ///
 /// A new kind is a row here plus its file under `exec/components/`: both back-ends read this
 /// table, so they cannot disagree about which type implements a kind. The table is a macro, not
@@ -52,7 +54,7 @@ macro_rules! catalogue {
             GitHub => "GitHub", Tool, unsupported::Spec(kind);
             Google => "Google", Tool, unsupported::Spec(kind);
             GoogleScholar => "GoogleScholar", Tool, unsupported::Spec(kind);
-            Jin10 => "Jin10", Tool, unsupported::Spec(kind);
+            Jin10 => "Jin10", Tool, external::Spec(kind);
             KeenableSearch => "KeenableSearch", Tool, unsupported::Spec(kind);
             PubMed => "PubMed", Tool, unsupported::Spec(kind);
             QueritSearch => "QueritSearch", Tool, unsupported::Spec(kind);
@@ -60,10 +62,10 @@ macro_rules! catalogue {
             QWeather => "QWeather", Tool, unsupported::Spec(kind);
             Retrieval => "Retrieval", Tool, unsupported::Spec(kind);
             SearXng => "SearXNG", Tool, unsupported::Spec(kind);
-            TavilySearch => "TavilySearch", Tool, unsupported::Spec(kind);
-            TavilyExtract => "TavilyExtract", Tool, unsupported::Spec(kind);
-            TuShare => "TuShare", Tool, unsupported::Spec(kind);
-            WenCai => "WenCai", Tool, unsupported::Spec(kind);
+            TavilySearch => "TavilySearch", Tool, external::Spec(kind);
+            TavilyExtract => "TavilyExtract", Tool, external::Spec(kind);
+            TuShare => "TuShare", Tool, external::Spec(kind);
+            WenCai => "WenCai", Tool, external::Spec(kind);
             Wikipedia => "Wikipedia", Tool, unsupported::Spec(kind);
             YahooFinance => "YahooFinance", Tool, unsupported::Spec(kind);
         }
@@ -134,7 +136,8 @@ pub enum BuiltFrom {
     Params,
     /// `from_params` of the parent's parameters: Iteration and Loop items read their parent's.
     ParentParams,
-    /// The kind itself: `unsupported::Spec(kind)`, which fails when it runs.
+    /// The kind itself: `external::Spec(kind)` (an implementation the host registers) or
+    /// `unsupported::Spec(kind)`, which fails when it runs.
     Kind,
 }
 

@@ -4,20 +4,24 @@
 //! "check passes in CI" means "it runs".
 
 use super::Cx;
+use crate::frontend::catalog::tool_meta::tool_meta;
 use crate::frontend::catalog::{resolve_name, Kind, NameResolution};
 use crate::frontend::diagnostic::{pointer_join, Code, Diagnostic};
 use serde_json::Value;
 
 /// Whether the runtime runs `kind` as a canvas node: the component table
-/// (`catalog/kind.rs`) names a real implementation for it, not `unsupported::Spec`.
+/// (`catalog/kind.rs`) names a real implementation for it, not `unsupported::Spec`. A kind
+/// implemented outside the engine (`external::Spec`) counts: the host registers every one of
+/// them (`canvasc-host`'s test `every_external_kind_is_registered` holds it to that).
 pub fn runs_as_node(kind: Kind) -> bool {
     kind.implementation().module != "unsupported"
 }
 
-/// Whether an Agent can call `kind` as a tool: only other Agents (MCP tools always run). Any
-/// other tool answers the model `canvasc cannot run <kind> tools yet`.
+/// Whether an Agent can call `kind` as a tool: other Agents (MCP tools always run) and every
+/// tool the runtime runs that has a function schema. Any other tool answers the model
+/// `canvasc cannot run <kind> tools yet`.
 pub fn runs_as_tool(kind: Kind) -> bool {
-    kind == Kind::Agent
+    kind == Kind::Agent || (kind.is_tool() && runs_as_node(kind) && tool_meta(kind).is_some())
 }
 
 pub(super) fn check(cx: &mut Cx) {

@@ -1,0 +1,212 @@
+//! Where each tool sends its requests, and the API keys configuration supplies (tools.md §31).
+//! RAGFlow hard-codes the production endpoints; canvasc lets configuration and the environment
+//! point every one of them elsewhere (a stub on 127.0.0.1 in tests, a proxy in production):
+//!
+//! ```toml
+//! [tools.tavily]
+//! base_url = "http://127.0.0.1:8080"
+//! api_key = "tvly-…"
+//! ```
+//!
+//! and `RAGFLOW_TOOL_TAVILY_BASE_URL`, `RAGFLOW_TOOL_TAVILY_API_KEY` (the environment wins over
+//! the file). A key from configuration is used only when the node's own key parameter is empty.
+
+use canvasc_runtime::exec::llm::config::{ConfigError, EnvFn};
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A secret text (an API key): never printed, in `Debug` or anywhere else.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn new(text: impl Into<String>) -> Self {
+        Secret(text.into())
+    }
+
+    /// The key itself, to put into a request.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.trim().is_empty()
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_empty() { "\"\"" } else { "\"***\"" })
+    }
+}
+
+/// One service's overrides.
+#[derive(Clone, Debug, Default)]
+pub struct ServiceConfig {
+    /// Replaces the production base URL (scheme, host, port and path prefix).
+    pub base_url: Option<String>,
+    /// Used when the node's key parameter is empty.
+    pub api_key: Option<Secret>,
+    /// QWeather's second endpoint (`geo_url`).
+    pub geo_url: Option<String>,
+}
+
+/// Every service's overrides, by service name (`tavily`, `duckduckgo`, `wikipedia`, …).
+#[derive(Clone, Debug, Default)]
+pub struct ToolsConfig {
+    services: BTreeMap<String, ServiceConfig>,
+}
+
+/// The service names tools use, for the environment variables read.
+pub const SERVICES: &[&str] = &[
+    "akshare",
+    "arxiv",
+    "bgpt",
+    "deepl",
+    "duckduckgo",
+    "github",
+    "google",
+    "googlescholar",
+    "keenable",
+    "pubmed",
+    "querit",
+    "qweather",
+    "tavily",
+    "wikipedia",
+    "yahoo",
+];
+
+impl ToolsConfig {
+    /// The `[tools.<service>]` tables of a `canvasc.toml` text (other sections are ignored), then
+    /// `RAGFLOW_TOOL_<SERVICE>_{BASE_URL,API_KEY,GEO_URL}` from `env`.
+    pub fn from_toml_str(text: &str, env: EnvFn<'_>) -> Result<ToolsConfig, ConfigError> {
+        let err = |message: String| ConfigError {
+            path: None,
+            message,
+        };
+        let table: toml::Table = toml::from_str(text).map_err(|e| err(e.to_string()))?;
+        let mut services = BTreeMap::new();
+        if let Some(tools) = table.get("tools") {
+            let Some(tools) = tools.as_table() else {
+                return Err(err(
+                    "[tools] must be a table of [tools.<service>] tables".into()
+                ));
+            };
+            for (name, entry) in tools {
+                let Some(entry) = entry.as_table() else {
+                    return Err(err(format!("[tools.{name}] must be a table")));
+                };
+                let mut service = ServiceConfig::default();
+                for (key, value) in entry {
+                    let Some(text) = value.as_str() else {
+                        return Err(err(format!("[tools.{name}] {key} must be a string")));
+                    };
+                    match key.as_str() {
+                        "base_url" => service.base_url = Some(checked_url(name, key, text)?),
+                        "geo_url" => service.geo_url = Some(checked_url(name, key, text)?),
+                        "api_key" => service.api_key = Some(Secret::new(text)),
+                        other => return Err(err(format!(
+                            "[tools.{name}] has no setting `{other}` (base_url, api_key, geo_url)"
+                        ))),
+                    }
+                }
+                services.insert(name.to_ascii_lowercase(), service);
+            }
+        }
+        for name in SERVICES {
+            let var = |what: &str| env(&format!("RAGFLOW_TOOL_{}_{what}", name.to_uppercase()));
+            let service: &mut ServiceConfig = services.entry(name.to_string()).or_default();
+            if let Some(url) = var("BASE_URL") {
+                service.base_url = Some(checked_url(name, "RAGFLOW_TOOL_…_BASE_URL", &url)?);
+            }
+            if let Some(url) = var("GEO_URL") {
+                service.geo_url = Some(checked_url(name, "RAGFLOW_TOOL_…_GEO_URL", &url)?);
+            }
+            if let Some(key) = var("API_KEY") {
+                service.api_key = Some(Secret::new(key));
+            }
+        }
+        Ok(ToolsConfig { services })
+    }
+
+    /// The base URL of `service`: the configured one, else `default`, without a trailing `/`.
+    pub fn base_url(&self, service: &str, default: &str) -> String {
+        self.services
+            .get(service)
+            .and_then(|s| s.base_url.as_deref())
+            .unwrap_or(default)
+            .trim_end_matches('/')
+            .to_string()
+    }
+
+    /// QWeather's geo endpoint base.
+    pub fn geo_url(&self, service: &str, default: &str) -> String {
+        self.services
+            .get(service)
+            .and_then(|s| s.geo_url.as_deref())
+            .unwrap_or(default)
+            .trim_end_matches('/')
+            .to_string()
+    }
+
+    /// The key to use: the node's parameter when it is set, else the configured one.
+    pub fn api_key(&self, service: &str, param: &str) -> Secret {
+        if !param.trim().is_empty() {
+            return Secret::new(param);
+        }
+        self.services
+            .get(service)
+            .and_then(|s| s.api_key.clone())
+            .unwrap_or_default()
+    }
+}
+
+fn checked_url(service: &str, key: &str, text: &str) -> Result<String, ConfigError> {
+    match url::Url::parse(text.trim()) {
+        Ok(u) if u.scheme() == "http" || u.scheme() == "https" => Ok(text.trim().to_string()),
+        _ => Err(ConfigError {
+            path: None,
+            message: format!("[tools.{service}] {key} `{text}` is not an http:// or https:// URL"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_then_environment() {
+        let text =
+            "[llm]\nx = 1\n[tools.tavily]\nbase_url = \"http://127.0.0.1:1/\"\napi_key = \"k1\"\n";
+        let env = |k: &str| {
+            (k == "RAGFLOW_TOOL_WIKIPEDIA_BASE_URL")
+                .then(|| "http://127.0.0.1:2/{lang}".to_string())
+        };
+        let c = ToolsConfig::from_toml_str(text, &env).unwrap_or_default();
+        assert_eq!(
+            c.base_url("tavily", "https://api.tavily.com"),
+            "http://127.0.0.1:1"
+        );
+        assert_eq!(c.base_url("wikipedia", "x"), "http://127.0.0.1:2/{lang}");
+        assert_eq!(
+            c.base_url("github", "https://api.github.com"),
+            "https://api.github.com"
+        );
+        assert_eq!(c.api_key("tavily", "").expose(), "k1");
+        assert_eq!(c.api_key("tavily", "node").expose(), "node");
+        assert_eq!(format!("{:?}", c.api_key("tavily", "")), "\"***\"");
+    }
+
+    #[test]
+    fn rejects_bad_settings() {
+        let none = |_: &str| None;
+        for text in [
+            "[tools.tavily]\nbase_url = \"ftp://x\"\n",
+            "[tools.tavily]\nkey = \"x\"\n",
+            "tools = 1\n",
+        ] {
+            assert!(ToolsConfig::from_toml_str(text, &none).is_err(), "{text}");
+        }
+    }
+}
