@@ -2,12 +2,13 @@
 //! RAGFlow's per-format error texts; and the `download` record RAGFlow reports.
 
 use crate::filename;
-use crate::fonts::{FontError, FontSet};
+use crate::fonts::{FontConfig, FontError, FontSet};
 use crate::markdown::{self, ImageSource};
 use crate::options::DocOptions;
 use crate::text::{self, TextFormat};
 use canvasc_runtime::value::py::json_dumps_ascii;
 use serde_json::{json, Value};
+use std::sync::OnceLock;
 
 /// DocGenerator's `output_format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,18 +89,37 @@ pub struct Generated {
 /// where images may be read from.
 #[derive(Debug, Clone)]
 pub struct Generator {
-    fonts: Result<FontSet, FontError>,
+    fonts: OnceLock<Result<FontSet, FontError>>,
+    font_config: FontConfig,
     images: ImageSource,
 }
 
 impl Generator {
     pub fn new(fonts: Result<FontSet, FontError>, images: ImageSource) -> Generator {
-        Generator { fonts, images }
+        let cell = OnceLock::new();
+        let _ = cell.set(fonts);
+        Generator {
+            fonts: cell,
+            font_config: FontConfig::default(),
+            images,
+        }
+    }
+
+    /// A generator that looks for its fonts when the first PDF is asked for (a process that
+    /// makes no PDF reads no font file).
+    pub fn with_font_config(font_config: FontConfig, images: ImageSource) -> Generator {
+        Generator {
+            fonts: OnceLock::new(),
+            font_config,
+            images,
+        }
     }
 
     /// The fonts, or why there are none (reported when a PDF is asked for).
     pub fn fonts(&self) -> Result<&FontSet, &FontError> {
-        self.fonts.as_ref()
+        self.fonts
+            .get_or_init(|| FontSet::discover(&self.font_config))
+            .as_ref()
     }
 
     /// Makes the document. `filename` is the parameter (empty: a generated name). The error is
@@ -139,7 +159,7 @@ impl Generator {
     ) -> Result<Vec<u8>, String> {
         let text_format = match format {
             OutputFormat::Pdf => {
-                let fonts = self.fonts.as_ref().map_err(|e| e.to_string())?;
+                let fonts = self.fonts().map_err(|e| e.to_string())?;
                 let blocks = markdown::parse(content, &self.images);
                 return crate::pdf::write(&blocks, options, fonts);
             }

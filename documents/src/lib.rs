@@ -12,6 +12,8 @@
 //! This crate is an edge crate: the engine (`canvasc-runtime`) does not depend on it; the host
 //! plugs its components in.
 
+#[cfg(feature = "components")]
+pub mod components;
 pub mod docx;
 pub mod excel;
 pub mod filename;
