@@ -113,7 +113,8 @@ async fn doc_generator_stores_the_file_and_a_message_reports_the_download() {
         "a DOCX (zip) is stored under {doc_id}"
     );
     assert_eq!(output(&saved, "size"), json!(stored.len()));
-    // The stored document holds the resolved content, not the reasoning.
+    // The stored document holds the resolved content, not the reasoning. RAGFlow's reference
+    // pattern (` *\{…\} *`) takes the spaces around a reference with it: `Topic:quarterly`.
     let mut zip = zip::ZipArchive::new(std::io::Cursor::new(stored.clone())).expect("zip");
     let mut body = String::new();
     std::io::Read::read_to_string(
@@ -122,7 +123,7 @@ async fn doc_generator_stores_the_file_and_a_message_reports_the_download() {
     )
     .expect("utf-8");
     assert!(
-        body.contains("Topic: quarterly sales")
+        body.contains("Topic:quarterly sales")
             && body.contains("Done.")
             && !body.contains("not for the reader"),
         "{body}"
