@@ -10,7 +10,7 @@ use base64::Engine;
 use canvasc_documents::components::{register, DocumentServices};
 use canvasc_documents::fonts::{FontConfig, FontSet};
 use canvasc_documents::markdown::ImageSource;
-use canvasc_documents::store::{FileStore, LocalStore};
+use canvasc_documents::store::LocalStore;
 use canvasc_documents::Generator;
 use canvasc_runtime::exec::external::Registry;
 use canvasc_runtime::exec::interp::Interpreter;
