@@ -189,6 +189,7 @@ pub mod outputs {
 enum Impl {
     Begin,
     Unsupported,
+    External,
     Agent,
     Message,
 }
@@ -197,7 +198,7 @@ const SLOTS: [(Impl, usize); 6] = [
     (Impl::Begin, 0),
     (Impl::Unsupported, 0),
     (Impl::Unsupported, 1),
-    (Impl::Unsupported, 2),
+    (Impl::External, 0),
     (Impl::Agent, 0),
     (Impl::Message, 0),
 ];
@@ -206,8 +207,10 @@ const SLOTS: [(Impl, usize); 6] = [
 pub struct Components {
     /// `begin`
     pub begin: Vec<c::begin::Spec>,
-    /// `YahooFinance:QuoteSheet`, `AkShare:ChinaNews`, `WenCai:Screener`
+    /// `YahooFinance:QuoteSheet`, `AkShare:ChinaNews`
     pub unsupported: Vec<c::unsupported::Spec>,
+    /// `WenCai:Screener`
+    pub external: Vec<c::external::Spec>,
     /// `Agent:MarketAnalyst`
     pub agent: Vec<c::agent::Spec>,
     /// `Message:Brief`
@@ -220,8 +223,8 @@ impl Components {
             unsupported: Vec::from([
                 component_yahoo_finance_quote_sheet(),
                 component_ak_share_china_news(),
-                component_wen_cai_screener(),
             ]),
+            external: Vec::from([component_wen_cai_screener()]),
             agent: Vec::from([component_agent_market_analyst()]),
             message: Vec::from([component_message_brief()]),
         }
@@ -448,8 +451,8 @@ fn meta_wen_cai_screener() -> NodeMeta {
     }
 }
 /// `WenCai:Screener` “WenCai screener” (WenCai)
-fn component_wen_cai_screener() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::WenCai)
+fn component_wen_cai_screener() -> c::external::Spec {
+    c::external::Spec(Kind::WenCai)
 }
 /// `Agent:MarketAnalyst` “Market analyst” (Agent)
 fn params_agent_market_analyst() -> Map<String, Json> {
@@ -686,6 +689,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].body(cx).await,
             Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::External => c.external[i].body(cx).await,
             Impl::Agent => c.agent[i].body(cx).await,
             Impl::Message => c.message[i].body(cx).await,
         }
@@ -700,6 +704,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].body_now(cx, s),
             Impl::Unsupported => c.unsupported[i].body_now(cx, s),
+            Impl::External => c.external[i].body_now(cx, s),
             Impl::Agent => c.agent[i].body_now(cx, s),
             Impl::Message => c.message[i].body_now(cx, s),
         }
@@ -710,6 +715,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].thoughts(cx),
             Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::External => c.external[i].thoughts(cx),
             Impl::Agent => c.agent[i].thoughts(cx),
             Impl::Message => c.message[i].thoughts(cx),
         }
@@ -723,6 +729,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].dependencies(cx),
             Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::External => c.external[i].dependencies(cx),
             Impl::Agent => c.agent[i].dependencies(cx),
             Impl::Message => c.message[i].dependencies(cx),
         }
@@ -733,6 +740,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].get_input(cx),
             Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::External => c.external[i].get_input(cx),
             Impl::Agent => c.agent[i].get_input(cx),
             Impl::Message => c.message[i].get_input(cx),
         }
@@ -743,6 +751,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].input_keys(cx),
             Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::External => c.external[i].input_keys(cx),
             Impl::Agent => c.agent[i].input_keys(cx),
             Impl::Message => c.message[i].input_keys(cx),
         }
@@ -753,6 +762,7 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].item_ended(cx),
             Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::External => c.external[i].item_ended(cx),
             Impl::Agent => c.agent[i].item_ended(cx),
             Impl::Message => c.message[i].item_ended(cx),
         }

@@ -137,14 +137,14 @@ pub mod outputs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Impl {
     Begin,
-    Unsupported,
+    External,
     Message,
 }
 /// Per node (in `Node` order): its implementation and its index in [`Components`].
 const SLOTS: [(Impl, usize); 4] = [
     (Impl::Begin, 0),
-    (Impl::Unsupported, 0),
-    (Impl::Unsupported, 1),
+    (Impl::External, 0),
+    (Impl::External, 1),
     (Impl::Message, 0),
 ];
 /// Every component with its typed parameters and its references bound, grouped by
@@ -153,7 +153,7 @@ pub struct Components {
     /// `begin`
     pub begin: Vec<c::begin::Spec>,
     /// `Jin10:FlashNews`, `TuShare:QuickNews`
-    pub unsupported: Vec<c::unsupported::Spec>,
+    pub external: Vec<c::external::Spec>,
     /// `Message:FeedStatus`
     pub message: Vec<c::message::Spec>,
 }
@@ -161,7 +161,7 @@ impl Components {
     pub fn new() -> Self {
         Components {
             begin: Vec::from([component_begin()]),
-            unsupported: Vec::from([
+            external: Vec::from([
                 component_jin10_flash_news(),
                 component_tu_share_quick_news(),
             ]),
@@ -275,8 +275,8 @@ fn meta_jin10_flash_news() -> NodeMeta {
     }
 }
 /// `Jin10:FlashNews` “Jin10 flash” (Jin10)
-fn component_jin10_flash_news() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::Jin10)
+fn component_jin10_flash_news() -> c::external::Spec {
+    c::external::Spec(Kind::Jin10)
 }
 /// `TuShare:QuickNews` “TuShare news” (TuShare)
 fn params_tu_share_quick_news() -> Map<String, Json> {
@@ -325,8 +325,8 @@ fn meta_tu_share_quick_news() -> NodeMeta {
     }
 }
 /// `TuShare:QuickNews` “TuShare news” (TuShare)
-fn component_tu_share_quick_news() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::TuShare)
+fn component_tu_share_quick_news() -> c::external::Spec {
+    c::external::Spec(Kind::TuShare)
 }
 /// `Message:FeedStatus` “Feed status” (Message)
 fn params_message_feed_status() -> Map<String, Json> {
@@ -409,7 +409,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].body(cx).await,
-            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::External => c.external[i].body(cx).await,
             Impl::Message => c.message[i].body(cx).await,
         }
     }
@@ -422,7 +422,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].body_now(cx, s),
-            Impl::Unsupported => c.unsupported[i].body_now(cx, s),
+            Impl::External => c.external[i].body_now(cx, s),
             Impl::Message => c.message[i].body_now(cx, s),
         }
     }
@@ -431,7 +431,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].thoughts(cx),
-            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::External => c.external[i].thoughts(cx),
             Impl::Message => c.message[i].thoughts(cx),
         }
     }
@@ -443,7 +443,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].dependencies(cx),
-            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::External => c.external[i].dependencies(cx),
             Impl::Message => c.message[i].dependencies(cx),
         }
     }
@@ -452,7 +452,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].get_input(cx),
-            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::External => c.external[i].get_input(cx),
             Impl::Message => c.message[i].get_input(cx),
         }
     }
@@ -461,7 +461,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].input_keys(cx),
-            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::External => c.external[i].input_keys(cx),
             Impl::Message => c.message[i].input_keys(cx),
         }
     }
@@ -470,7 +470,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].item_ended(cx),
-            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::External => c.external[i].item_ended(cx),
             Impl::Message => c.message[i].item_ended(cx),
         }
     }
