@@ -215,17 +215,17 @@ pub mod outputs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Impl {
     Begin,
-    Unsupported,
+    External,
     Llm,
     Message,
 }
 /// Per node (in `Node` order): its implementation and its index in [`Components`].
 const SLOTS: [(Impl, usize); 6] = [
     (Impl::Begin, 0),
-    (Impl::Unsupported, 0),
-    (Impl::Unsupported, 1),
+    (Impl::External, 0),
+    (Impl::External, 1),
     (Impl::Llm, 0),
-    (Impl::Unsupported, 2),
+    (Impl::External, 2),
     (Impl::Message, 0),
 ];
 /// Every component with its typed parameters and its references bound, grouped by
@@ -234,7 +234,7 @@ pub struct Components {
     /// `begin`
     pub begin: Vec<c::begin::Spec>,
     /// `ExcelProcessor:ReadSales`, `ExcelProcessor:ExportTable`, `DocGenerator:SalesReport`
-    pub unsupported: Vec<c::unsupported::Spec>,
+    pub external: Vec<c::external::Spec>,
     /// `LLM:WriteSummary`
     pub llm: Vec<c::llm::Spec>,
     /// `Message:Deliver`
@@ -244,7 +244,7 @@ impl Components {
     pub fn new() -> Self {
         Components {
             begin: Vec::from([component_begin()]),
-            unsupported: Vec::from([
+            external: Vec::from([
                 component_excel_processor_read_sales(),
                 component_excel_processor_export_table(),
                 component_doc_generator_sales_report(),
@@ -381,8 +381,8 @@ fn meta_excel_processor_read_sales() -> NodeMeta {
     }
 }
 /// `ExcelProcessor:ReadSales` “Read workbook” (ExcelProcessor)
-fn component_excel_processor_read_sales() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::ExcelProcessor)
+fn component_excel_processor_read_sales() -> c::external::Spec {
+    c::external::Spec(Kind::ExcelProcessor)
 }
 /// `ExcelProcessor:ExportTable` “Export sheet” (ExcelProcessor)
 fn params_excel_processor_export_table() -> Map<String, Json> {
@@ -441,8 +441,8 @@ fn meta_excel_processor_export_table() -> NodeMeta {
     }
 }
 /// `ExcelProcessor:ExportTable` “Export sheet” (ExcelProcessor)
-fn component_excel_processor_export_table() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::ExcelProcessor)
+fn component_excel_processor_export_table() -> c::external::Spec {
+    c::external::Spec(Kind::ExcelProcessor)
 }
 /// `LLM:WriteSummary` “Write summary” (LLM)
 fn params_llm_write_summary() -> Map<String, Json> {
@@ -604,8 +604,8 @@ fn meta_doc_generator_sales_report() -> NodeMeta {
     }
 }
 /// `DocGenerator:SalesReport` “Sales report” (DocGenerator)
-fn component_doc_generator_sales_report() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::DocGenerator)
+fn component_doc_generator_sales_report() -> c::external::Spec {
+    c::external::Spec(Kind::DocGenerator)
 }
 /// `Message:Deliver` “Deliver report” (Message)
 fn params_message_deliver() -> Map<String, Json> {
@@ -704,7 +704,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].body(cx).await,
-            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::External => c.external[i].body(cx).await,
             Impl::Llm => c.llm[i].body(cx).await,
             Impl::Message => c.message[i].body(cx).await,
         }
@@ -718,7 +718,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].body_now(cx, s),
-            Impl::Unsupported => c.unsupported[i].body_now(cx, s),
+            Impl::External => c.external[i].body_now(cx, s),
             Impl::Llm => c.llm[i].body_now(cx, s),
             Impl::Message => c.message[i].body_now(cx, s),
         }
@@ -728,7 +728,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].thoughts(cx),
-            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::External => c.external[i].thoughts(cx),
             Impl::Llm => c.llm[i].thoughts(cx),
             Impl::Message => c.message[i].thoughts(cx),
         }
@@ -741,7 +741,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].dependencies(cx),
-            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::External => c.external[i].dependencies(cx),
             Impl::Llm => c.llm[i].dependencies(cx),
             Impl::Message => c.message[i].dependencies(cx),
         }
@@ -751,7 +751,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].get_input(cx),
-            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::External => c.external[i].get_input(cx),
             Impl::Llm => c.llm[i].get_input(cx),
             Impl::Message => c.message[i].get_input(cx),
         }
@@ -761,7 +761,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].input_keys(cx),
-            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::External => c.external[i].input_keys(cx),
             Impl::Llm => c.llm[i].input_keys(cx),
             Impl::Message => c.message[i].input_keys(cx),
         }
@@ -771,7 +771,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].item_ended(cx),
-            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::External => c.external[i].item_ended(cx),
             Impl::Llm => c.llm[i].item_ended(cx),
             Impl::Message => c.message[i].item_ended(cx),
         }

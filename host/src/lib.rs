@@ -9,6 +9,8 @@
 
 pub mod cli;
 pub mod config;
+#[cfg(feature = "documents")]
+pub mod documents;
 pub mod serve;
 pub mod services;
 pub mod source_map;

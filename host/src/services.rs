@@ -31,13 +31,27 @@ fn external_with(text: &str) -> Result<ExternalRegistry, ConfigError> {
     let tools = canvasc_tools::config::ToolsConfig::from_toml_str(text, &config::process_env)?;
     let mut registry = ExternalRegistry::default();
     canvasc_tools::register_all(&mut registry, &tools);
+    register_documents(&mut registry);
     Ok(registry)
 }
 
 #[cfg(not(feature = "tools"))]
 fn external_with(_text: &str) -> Result<ExternalRegistry, ConfigError> {
-    Ok(ExternalRegistry::default())
+    let mut registry = ExternalRegistry::default();
+    register_documents(&mut registry);
+    Ok(registry)
 }
+
+/// DocGenerator and ExcelProcessor, with the fonts, image directory and file store the
+/// environment names ([`crate::documents`]).
+#[cfg(feature = "documents")]
+fn register_documents(registry: &mut ExternalRegistry) {
+    let services = crate::documents::services(&config::raw_env);
+    canvasc_documents::components::register(registry, &services);
+}
+
+#[cfg(not(feature = "documents"))]
+fn register_documents(_registry: &mut ExternalRegistry) {}
 
 /// [`external_with`] the environment alone, or the configuration file's `text` as well.
 fn external_registry(text: Option<&str>) -> ExternalRegistry {

@@ -38,8 +38,8 @@ macro_rules! catalogue {
             StringTransform => "StringTransform", Component, string_transform::Spec(params);
             VariableAggregator => "VariableAggregator", Component, variable_aggregator::Spec(params);
             VariableAssigner => "VariableAssigner", Component, variable_assigner::Spec(params);
-            DocGenerator => "DocGenerator", Component, unsupported::Spec(kind);
-            ExcelProcessor => "ExcelProcessor", Component, unsupported::Spec(kind);
+            DocGenerator => "DocGenerator", Component, external::Spec(kind);
+            ExcelProcessor => "ExcelProcessor", Component, external::Spec(kind);
             /// The v1 interactive wait (removed from RAGFlow in Aug 2025), kept for old DSLs.
             Answer => "Answer", Component, unsupported::Spec(kind);
             AkShare => "AkShare", Tool, unsupported::Spec(kind);

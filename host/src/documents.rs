@@ -1,0 +1,64 @@
+//! The machine-side settings of DocGenerator and ExcelProcessor, from the environment:
+//!
+//! * `CANVASC_FONTS_DIR`: a directory searched first for the fonts PDFs embed (DejaVu, a CJK
+//!   fallback such as `DroidSansFallbackFull.ttf`); the system font directories follow.
+//! * `CANVASC_DOC_IMAGES_DIR`: the one directory images named by path may be read from (unset:
+//!   only `data:` URLs are embedded).
+//! * `CANVASC_FILES_DIR`: where generated files are stored (default `canvasc-files` in the
+//!   system's temporary directory), unless `CANVASC_S3_ENDPOINT` and `CANVASC_S3_BUCKET` name an
+//!   S3-compatible bucket (`CANVASC_S3_REGION`, default `us-east-1`; `CANVASC_S3_PREFIX`;
+//!   keys from `CANVASC_S3_ACCESS_KEY`/`CANVASC_S3_SECRET_KEY` or `AWS_ACCESS_KEY_ID`/
+//!   `AWS_SECRET_ACCESS_KEY`).
+//! * `CANVASC_FILES_BUCKET`: the bucket (RAGFlow's tenant id) files go under (default `canvasc`).
+
+use canvasc_documents::components::DocumentServices;
+use canvasc_documents::fonts::FontConfig;
+use canvasc_documents::markdown::ImageSource;
+use canvasc_documents::store::{FileStore, LocalStore, S3Config, S3Store};
+use canvasc_documents::Generator;
+use canvasc_runtime::exec::llm::config::EnvFn;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The documents' services as the environment `var` configures them.
+pub fn services(var: EnvFn<'_>) -> DocumentServices {
+    let set = |name: &str| var(name).filter(|v| !v.is_empty());
+    let fonts = FontConfig {
+        dirs: set("CANVASC_FONTS_DIR")
+            .map(PathBuf::from)
+            .into_iter()
+            .collect(),
+        ..FontConfig::default()
+    };
+    let images = match set("CANVASC_DOC_IMAGES_DIR") {
+        Some(dir) => ImageSource::Directory(PathBuf::from(dir)),
+        None => ImageSource::DataUrlsOnly,
+    };
+    let store: Arc<dyn FileStore> = match (set("CANVASC_S3_ENDPOINT"), set("CANVASC_S3_BUCKET")) {
+        (Some(endpoint), Some(bucket)) => Arc::new(S3Store::new(
+            S3Config {
+                endpoint,
+                bucket,
+                region: set("CANVASC_S3_REGION").unwrap_or_else(|| "us-east-1".to_string()),
+                prefix: set("CANVASC_S3_PREFIX").unwrap_or_default(),
+                access_key: set("CANVASC_S3_ACCESS_KEY")
+                    .or_else(|| set("AWS_ACCESS_KEY_ID"))
+                    .unwrap_or_default(),
+                secret_key: set("CANVASC_S3_SECRET_KEY")
+                    .or_else(|| set("AWS_SECRET_ACCESS_KEY"))
+                    .unwrap_or_default(),
+            },
+            canvasc_runtime::exec::http::shared_client(),
+        )),
+        _ => Arc::new(LocalStore::new(
+            set("CANVASC_FILES_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| std::env::temp_dir().join("canvasc-files")),
+        )),
+    };
+    DocumentServices {
+        generator: Arc::new(Generator::with_font_config(fonts, images)),
+        store,
+        bucket: set("CANVASC_FILES_BUCKET").unwrap_or_else(|| "canvasc".to_string()),
+    }
+}
