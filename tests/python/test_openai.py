@@ -37,14 +37,7 @@ def clients(served, agent_id: str) -> dict[str, tuple[OpenAI, dict]]:
 
 
 # RAGFlow's completion_openai (api/db/services/canvas_service.py) builds the non-streaming
-# answer from the `message` deltas alone, so a think block's markers add no text; canvasc's
-# server answers the native form's `<think>…</think>` text instead (server/src/api/openai.rs
-# takes `summary.content`). Listed here until the server follows RAGFlow.
-@pytest.mark.xfail(
-    raises=AssertionError,
-    strict=False,
-    reason="canvasc's non-streaming OpenAI answer keeps <think> tags that RAGFlow's drops",
-)
+# answer from the `message` deltas alone, so a think block's markers add no text.
 @pytest.mark.parametrize("route", ["agents_openai", "unified"])
 def test_non_streaming(served, golden, agent_id, route):
     client, extra = clients(served, agent_id)[route]

@@ -128,7 +128,7 @@ impl OpenAiFraming {
                     "type": "invalid_request_error"}, "id": self.id});
                 return json_response(StatusCode::CONFLICT, &body);
             }
-            _ => (ended.summary.content.clone(), "stop"),
+            _ => (ended.summary.deltas.clone(), "stop"),
         };
         self.completion_tokens = self.app.runner.count_tokens(&content);
         let mut message = json!({"role": "assistant", "content": content});

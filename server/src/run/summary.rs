@@ -8,6 +8,9 @@ use serde_json::{json, Map, Value};
 pub(crate) struct Summary {
     /// Every `message` delta, with `<think>`/`</think>` where the think markers were.
     pub content: String,
+    /// The `message` deltas alone: RAGFlow's OpenAI-compatible whole answer joins these and
+    /// adds no think markers (`canvas_service.completion_openai`).
+    pub deltas: String,
     /// All references seen, merged (`chunks`, `doc_aggs`).
     pub reference: Map<String, Value>,
     pub usage: Option<Value>,
@@ -31,6 +34,7 @@ impl Summary {
             "message" => {
                 if let Some(text) = data.get("content").and_then(Value::as_str) {
                     self.content.push_str(text);
+                    self.deltas.push_str(text);
                 }
                 if data.get("start_to_think").is_some_and(truthy) {
                     self.content.push_str("<think>");
