@@ -1,9 +1,31 @@
 //! Loading an image a document names: a `data:` URL or a file inside the allowed directory,
 //! PNG or JPEG, with its pixel size (which the PDF and DOCX writers lay it out by).
 
-use crate::markdown::{contained_path, ImageSource};
 use crate::model::{ImageData, ImageFormat};
 use base64::Engine;
+use std::path::{Component, Path, PathBuf};
+
+/// Where images named by a path may be read from.
+#[derive(Debug, Clone, Default)]
+pub enum ImageSource {
+    /// Only `data:` URLs.
+    #[default]
+    DataUrlsOnly,
+    /// `data:` URLs, and relative paths inside this directory.
+    Directory(PathBuf),
+}
+
+/// A relative path that stays inside `root` (no `..`, no absolute path).
+fn contained_path(root: &Path, relative: &str) -> Option<PathBuf> {
+    let relative = Path::new(relative);
+    if relative
+        .components()
+        .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return None;
+    }
+    Some(root.join(relative))
+}
 
 /// Largest image a document embeds (bytes): a canvas's text must not make the writer hold an
 /// unbounded picture.

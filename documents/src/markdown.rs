@@ -7,19 +7,9 @@
 //! outbound request the SSRF guard has not vetted). An image that is not loaded keeps its alt text.
 
 use crate::image_data;
+pub use crate::image_data::ImageSource;
 use crate::model::{Align, Block, Image, Inline, Style, Table};
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
-use std::path::{Component, Path, PathBuf};
-
-/// Where images named by a path may be read from.
-#[derive(Debug, Clone, Default)]
-pub enum ImageSource {
-    /// Only `data:` URLs.
-    #[default]
-    DataUrlsOnly,
-    /// `data:` URLs, and relative paths inside this directory.
-    Directory(PathBuf),
-}
 
 /// Parses markdown into the document model.
 pub fn parse(markdown: &str, images: &ImageSource) -> Vec<Block> {
@@ -395,16 +385,4 @@ fn align(alignment: Alignment) -> Align {
 fn is_page_break(inlines: &[Inline]) -> bool {
     let text = crate::model::plain_text(inlines);
     matches!(text.trim(), "\\newpage" | "\\pagebreak" | "\\clearpage")
-}
-
-/// A relative path that stays inside `root` (no `..`, no absolute path).
-pub(crate) fn contained_path(root: &Path, relative: &str) -> Option<PathBuf> {
-    let relative = Path::new(relative);
-    if relative
-        .components()
-        .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
-    {
-        return None;
-    }
-    Some(root.join(relative))
 }

@@ -10,6 +10,7 @@ pub(crate) mod reset;
 pub(crate) mod run_logs;
 pub(crate) mod sessions;
 pub(crate) mod tasks;
+mod turn_start;
 pub(crate) mod versions;
 
 use serde_json::{Map, Value};

@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Map, Value};
 
-use super::completions::{begin, with_program};
+use super::turn_start::{begin, with_program};
 use crate::clock::now_ms;
 use crate::envelope::{json_response, ApiError};
 use crate::run::Ended;

@@ -1,0 +1,262 @@
+//! Starting a turn for the chat-completions endpoints, native and OpenAI-compatible alike:
+//! the §7.2 checks, the session, the uploaded files, and the response header naming the program.
+
+use crate::clock::{new_id, now_ms};
+use crate::envelope::ApiError;
+use crate::request::{string, truthy, type_name};
+use crate::run::{self, Launched, TurnContext};
+use crate::shared::Shared;
+use crate::sse::PROGRAM_HEADER;
+use crate::store::NewSession;
+use crate::turn::TurnRequest;
+use axum::http::HeaderValue;
+use axum::response::Response;
+use base64::Engine as _;
+use serde_json::{json, Map, Value};
+
+/// Longest session name taken from a query.
+const NAME_CHARS: usize = 250;
+
+pub(crate) fn with_program(mut response: Response, program: crate::turn::ProgramKind) -> Response {
+    response
+        .headers_mut()
+        .insert(PROGRAM_HEADER, HeaderValue::from_static(program.as_str()));
+    response
+}
+
+/// Validates the request against the session or the agent (§7.2), creates the session when
+/// none is named, appends the user message and starts the turn. Returns the turn and its
+/// session id.
+pub(crate) async fn begin(
+    app: &Shared,
+    tenant: &str,
+    agent_id: &str,
+    session_id: Option<String>,
+    query: String,
+    body: &Map<String, Value>,
+    return_trace: bool,
+) -> Result<(Launched, String), ApiError> {
+    let inputs = match body.get("inputs") {
+        None => None,
+        Some(Value::Object(inputs)) => Some(Value::Object(inputs.clone())),
+        Some(other) => {
+            return Err(ApiError::argument(format!(
+                "`inputs` must be an object of Begin fields, not {}.",
+                type_name(other)
+            )))
+        }
+    };
+    let custom_header = match body.get("custom_header") {
+        None => Map::new(),
+        Some(Value::Object(h)) => h.clone(),
+        Some(Value::String(s)) if s.is_empty() => Map::new(),
+        Some(other) => {
+            return Err(ApiError::argument(format!(
+                "`custom_header` must be an object of header names and values, not {}.",
+                type_name(other)
+            )))
+        }
+    };
+    let chat_template_kwargs = match body.get("chat_template_kwargs") {
+        None => None,
+        Some(v @ Value::Object(_)) => Some(v.clone()),
+        Some(other) => {
+            return Err(ApiError::argument(format!(
+                "`chat_template_kwargs` must be an object, not {}.",
+                type_name(other)
+            )))
+        }
+    };
+    let descriptors = file_descriptors(body.get("files"))?;
+    let user_given = string(body, "user_id")?;
+    let (session_id, state, user_id) = match session_id {
+        Some(id) => {
+            let (owner_agent, owner_tenant) = app
+                .store
+                .session_owner(&id)
+                .await?
+                .ok_or_else(|| ApiError::data("Session not found!"))?;
+            if owner_agent != agent_id {
+                return Err(ApiError::operating(
+                    "Session does not belong to the requested agent.",
+                ));
+            }
+            let accessible =
+                owner_tenant == tenant && app.store.agent(tenant, agent_id).await?.is_some();
+            if !accessible {
+                return Err(ApiError::operating(
+                    "Only authorized users can access this agent session.",
+                ));
+            }
+            let record = app
+                .store
+                .session(agent_id, &id)
+                .await?
+                .ok_or_else(|| ApiError::data("Session not found!"))?;
+            let user = user_given.unwrap_or(record.user_id);
+            (id, record.state, user)
+        }
+        None => {
+            let agent = app
+                .store
+                .agent(tenant, agent_id)
+                .await?
+                .ok_or_else(ApiError::no_access)?;
+            if agent.summary.canvas_type == "dataflow_canvas" {
+                return Err(ApiError::data(
+                    "This agent is an ingestion pipeline (dataflow canvas); canvasc serve runs agent canvases only.",
+                ));
+            }
+            let release = truthy(body.get("release"));
+            let (mut dsl, version_title) = if release {
+                let version = app
+                    .store
+                    .newest_release(agent_id)
+                    .await?
+                    .ok_or_else(|| ApiError::data("No available published version"))?;
+                (version.dsl, Some(version.summary.title))
+            } else {
+                let newest = app.store.versions(agent_id).await?.into_iter().next();
+                (agent.dsl, newest.map(|v| v.title))
+            };
+            canvasc_runtime::frontend::reset::reset(&mut dsl);
+            let user = user_given.unwrap_or_else(|| tenant.to_string());
+            let name = match string(body, "name")? {
+                Some(name) => name,
+                None => query.chars().take(NAME_CHARS).collect(),
+            };
+            let state = json!({
+                "message": [], "reference": [], "dsl": dsl, "released": release,
+                "round": 0, "tokens": 0, "duration": 0.0, "thumb_up": 0, "errors": null,
+            });
+            let session = NewSession {
+                id: new_id(),
+                agent_id: agent_id.to_string(),
+                tenant_id: tenant.to_string(),
+                user_id: user.clone(),
+                name,
+                source: "workflow".into(),
+                version_title,
+                state: state.clone(),
+                create_time: now_ms(),
+            };
+            app.store.insert_session(&session).await?;
+            (session.id, state, user)
+        }
+    };
+    if app.is_running(&session_id) {
+        return Err(ApiError::operating(
+            "This agent session is already running.",
+        ));
+    }
+    let files = file_contents(app, tenant, &descriptors).await?;
+    let message_id = new_id();
+    let now = now_ms();
+    let mut state = state;
+    if let Some(object) = state.as_object_mut() {
+        let user = json!({"role": "user", "content": query, "id": message_id,
+            "files": descriptors, "created_at": now as f64 / 1000.0});
+        match object.get_mut("message") {
+            Some(Value::Array(list)) => list.push(user),
+            _ => {
+                object.insert("message".into(), Value::from(vec![user]));
+            }
+        }
+    }
+    let round = state.get("round").and_then(Value::as_i64).unwrap_or(0);
+    let turn = TurnRequest {
+        agent_id: agent_id.to_string(),
+        session_id: session_id.clone(),
+        dsl: state.get("dsl").cloned().unwrap_or(Value::Null),
+        released: state
+            .get("released")
+            .is_some_and(|r| r == &Value::Bool(true)),
+        fresh: round == 0,
+        query,
+        inputs,
+        files,
+        user_id,
+        custom_header,
+        chat_template_kwargs,
+    };
+    let running = app
+        .runner
+        .start(turn)
+        .map_err(|e| ApiError::data(format!("The agent cannot run: {e}")))?;
+    if !app.claim(&session_id, running.cancel.clone()) {
+        (running.cancel)();
+        return Err(ApiError::operating(
+            "This agent session is already running.",
+        ));
+    }
+    let ctx = TurnContext {
+        tenant: tenant.to_string(),
+        agent_id: agent_id.to_string(),
+        session_id: session_id.clone(),
+        message_id,
+        created_at: now / 1000,
+        state,
+        return_trace,
+    };
+    Ok((run::launch(app.clone(), ctx, running), session_id))
+}
+
+/// `files`: upload descriptors, or one list of them wrapped in another (Go's form).
+fn file_descriptors(files: Option<&Value>) -> Result<Vec<Value>, ApiError> {
+    let list = match files {
+        None => return Ok(Vec::new()),
+        Some(Value::Array(list)) => list,
+        Some(other) => {
+            return Err(ApiError::argument(format!(
+                "`files` must be a list of upload descriptors, not {}.",
+                type_name(other)
+            )))
+        }
+    };
+    let flat: Vec<Value> = match list.as_slice() {
+        [Value::Array(inner)] => inner.clone(),
+        _ => list.clone(),
+    };
+    for descriptor in &flat {
+        if !descriptor.get("id").is_some_and(Value::is_string) {
+            return Err(ApiError::argument(
+                "Each of `files` must be an upload descriptor with a string `id`.",
+            ));
+        }
+    }
+    Ok(flat)
+}
+
+/// The uploads as the run reads them (`sys.files`): images as data URLs, text as text.
+/// Other documents need a parser this server does not carry; they are refused by name.
+async fn file_contents(
+    app: &Shared,
+    tenant: &str,
+    descriptors: &[Value],
+) -> Result<Vec<Value>, ApiError> {
+    let mut out = Vec::with_capacity(descriptors.len());
+    for descriptor in descriptors {
+        let id = descriptor
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let file = app
+            .store
+            .file(tenant, id)
+            .await?
+            .ok_or_else(|| ApiError::data(format!("File {id} not found.")))?;
+        let mime = file.file.mime_type.as_str();
+        if mime.starts_with("image/") {
+            let data = base64::engine::general_purpose::STANDARD.encode(&file.content);
+            out.push(Value::String(format!("data:{mime};base64,{data}")));
+        } else if let Ok(text) = String::from_utf8(file.content) {
+            out.push(Value::String(text));
+        } else {
+            return Err(ApiError::argument(format!(
+                "File {} ({mime}) is neither text nor an image; canvasc serve cannot read it into `sys.files`.",
+                file.file.name
+            )));
+        }
+    }
+    Ok(out)
+}
