@@ -9,9 +9,10 @@
 //! page is not retried.
 
 use crate::common::{
-    finish, param_int, param_text, retrieve_chunks, send, text, with_query, with_retries, Found,
+    finish, param_int, param_text, retrieve_chunks, send, with_query, with_retries, Found,
     DEFAULT_TIMEOUT,
 };
+use crate::common::{keyword_thoughts, query_arg};
 use crate::config::ToolsConfig;
 use canvasc_runtime::exec::external::{External, ToolCx};
 use canvasc_runtime::exec::RunError;
@@ -69,14 +70,10 @@ impl External for ArXiv {
         args: Map<String, Json>,
     ) -> BoxFuture<'a, Result<Json, RunError>> {
         Box::pin(async move {
-            if cx.check_canceled() {
-                return Ok(Json::Null);
-            }
-            let Some(query) = args.get("query").filter(|q| py::truthy(q)) else {
-                cx.set_output("formalized_content", Json::String(String::new()));
-                return Ok(Json::String(String::new()));
+            let query = match query_arg(cx, &args, "query") {
+                Ok(query) => query,
+                Err(early) => return Ok(early),
             };
-            let query = text(Some(query));
             let url = format!("{}/api/query", self.config.base_url(SERVICE, DEFAULT_BASE));
             let top_n = usize::try_from(param_int(cx, "top_n", 12)).unwrap_or(0);
             let sort_by = param_text(cx, "sort_by");
@@ -115,12 +112,10 @@ impl External for ArXiv {
     }
 
     fn thoughts(&self, _params: &Map<String, Json>, input: &Map<String, Json>) -> Option<String> {
-        let q = input
-            .get("query")
-            .map(py::str_of)
-            .unwrap_or_else(|| "-_-!".into());
-        Some(format!(
-            "\nKeywords: {q}\nLooking for the most relevant articles.\n                "
+        Some(keyword_thoughts(
+            input,
+            "Looking for the most relevant articles.",
+            16,
         ))
     }
 }

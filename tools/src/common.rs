@@ -340,3 +340,29 @@ pub fn form_body(pairs: &[(&str, &str)]) -> String {
     }
     s.finish()
 }
+
+/// The opening every query-taking tool shares (`if self.check_if_canceled(): return` and
+/// `if not kwargs.get("query"): self.set_output("formalized_content", ""); return ""`): the
+/// argument as text, or the value the tool returns at once (`Null` when the run was canceled).
+pub fn query_arg(cx: &ToolCx<'_>, args: &Map<String, Json>, key: &str) -> Result<String, Json> {
+    if cx.check_canceled() {
+        return Err(Json::Null);
+    }
+    match args.get(key).filter(|q| py::truthy(q)) {
+        Some(query) => Ok(text(Some(query))),
+        None => {
+            cx.set_output("formalized_content", Json::String(String::new()));
+            Err(Json::String(String::new()))
+        }
+    }
+}
+
+/// The search tools' `thoughts()`: the keywords, then what the tool does, then the trailing
+/// indentation of RAGFlow's triple-quoted f-string (it reaches the stream, so it is kept).
+pub fn keyword_thoughts(input: &Map<String, Json>, doing: &str, indent: usize) -> String {
+    let q = input
+        .get("query")
+        .map(py::str_of)
+        .unwrap_or_else(|| "-_-!".into());
+    format!("\nKeywords: {q}\n{doing}\n{:indent$}", "")
+}

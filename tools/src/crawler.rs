@@ -8,12 +8,13 @@
 //! Differences from crawl4ai: no JavaScript runs, and the Markdown differs in detail
 //! (tools.md: byte equality with crawl4ai is not achievable). `proxy` is not supported.
 
+use crate::common::query_arg;
 use crate::common::text;
 use crate::html;
 use canvasc_runtime::exec::external::{External, ToolCx};
 use canvasc_runtime::exec::outbound::{self, Request};
 use canvasc_runtime::exec::{ssrf, RunError};
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_runtime::value::{Json, Map};
 use futures::future::BoxFuture;
 use std::time::Duration;
 
@@ -29,14 +30,10 @@ impl External for Crawler {
         args: Map<String, Json>,
     ) -> BoxFuture<'a, Result<Json, RunError>> {
         Box::pin(async move {
-            if cx.check_canceled() {
-                return Ok(Json::Null);
-            }
-            let Some(url) = args.get("query").filter(|q| py::truthy(q)) else {
-                cx.set_output("formalized_content", Json::String(String::new()));
-                return Ok(Json::String(String::new()));
+            let url = match query_arg(cx, &args, "query") {
+                Ok(url) => url,
+                Err(early) => return Ok(early),
             };
-            let url = text(Some(url));
             let guard = cx.services().guard();
             if ssrf::assert_url_is_safe(&url, &guard).await.is_err() {
                 let msg = "URL not valid";

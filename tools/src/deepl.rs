@@ -5,6 +5,7 @@
 //! Errors are worded as the client words them for 403 and 456; other statuses as its generic
 //! `Unexpected status code`.
 
+use crate::common::query_arg;
 use crate::common::{param_text, send_raw, text};
 use crate::config::ToolsConfig;
 use canvasc_runtime::exec::external::{External, ToolCx};
@@ -77,14 +78,11 @@ impl External for DeepL {
         args: Map<String, Json>,
     ) -> BoxFuture<'a, Result<Json, RunError>> {
         Box::pin(async move {
-            if cx.check_canceled() {
-                return Ok(Json::Null);
-            }
-            let Some(query) = args.get("query").filter(|q| py::truthy(q)) else {
-                cx.set_output("formalized_content", Json::String(String::new()));
-                return Ok(Json::String(String::new()));
+            let query = match query_arg(cx, &args, "query") {
+                Ok(query) => query,
+                Err(early) => return Ok(early),
             };
-            match self.translate(cx, &text(Some(query))).await {
+            match self.translate(cx, &query).await {
                 Ok(res) => {
                     if cx.check_canceled() {
                         return Ok(Json::Null);

@@ -15,11 +15,12 @@
 use crate::common::{
     finish, form_body, param_int, retrieve_chunks, send, text, with_retries, Found, DEFAULT_TIMEOUT,
 };
+use crate::common::{keyword_thoughts, query_arg};
 use crate::config::ToolsConfig;
 use crate::html::{normalize, unescape};
 use canvasc_runtime::exec::external::{External, ToolCx};
 use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_runtime::value::{Json, Map};
 use futures::future::BoxFuture;
 use regex::Regex;
 use std::sync::{Arc, LazyLock};
@@ -117,14 +118,10 @@ impl External for DuckDuckGo {
         args: Map<String, Json>,
     ) -> BoxFuture<'a, Result<Json, RunError>> {
         Box::pin(async move {
-            if cx.check_canceled() {
-                return Ok(Json::Null);
-            }
-            let Some(query) = args.get("query").filter(|q| py::truthy(q)) else {
-                cx.set_output("formalized_content", Json::String(String::new()));
-                return Ok(Json::String(String::new()));
+            let query = match query_arg(cx, &args, "query") {
+                Ok(query) => query,
+                Err(early) => return Ok(early),
             };
-            let query = text(Some(query));
             let url = format!("{}/html", self.config.base_url(SERVICE, DEFAULT_BASE));
             let top_n = usize::try_from(param_int(cx, "top_n", 10)).unwrap_or(0);
             let outcome = with_retries(cx, true, || async {
@@ -157,12 +154,10 @@ impl External for DuckDuckGo {
     }
 
     fn thoughts(&self, _params: &Map<String, Json>, input: &Map<String, Json>) -> Option<String> {
-        let q = input
-            .get("query")
-            .map(py::str_of)
-            .unwrap_or_else(|| "-_-!".into());
-        Some(format!(
-            "\nKeywords: {q}\nLooking for the most relevant articles.\n                "
+        Some(keyword_thoughts(
+            input,
+            "Looking for the most relevant articles.",
+            16,
         ))
     }
 }

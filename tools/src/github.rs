@@ -2,6 +2,7 @@
 //! API. RAGFlow concatenates the query into the URL without encoding it; canvasc keeps that, so
 //! the same query text reaches GitHub (the client only escapes what a URL cannot hold).
 
+use crate::common::query_arg;
 use crate::common::{
     finish, param_int, retrieve_chunks, send_raw, text, with_retries, Found, DEFAULT_TIMEOUT,
 };
@@ -32,14 +33,10 @@ impl External for GitHub {
         args: Map<String, Json>,
     ) -> BoxFuture<'a, Result<Json, RunError>> {
         Box::pin(async move {
-            if cx.check_canceled() {
-                return Ok(Json::Null);
-            }
-            let Some(query) = args.get("query").filter(|q| py::truthy(q)) else {
-                cx.set_output("formalized_content", Json::String(String::new()));
-                return Ok(Json::String(String::new()));
+            let query = match query_arg(cx, &args, "query") {
+                Ok(query) => query,
+                Err(early) => return Ok(early),
             };
-            let query = text(Some(query));
             let base = format!(
                 "{}/search/repositories",
                 self.config.base_url(SERVICE, DEFAULT_BASE)

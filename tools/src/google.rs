@@ -6,10 +6,11 @@
 use crate::common::{
     finish, param_text, retrieve_chunks, send_raw, text, with_query, with_retries, Found,
 };
+use crate::common::{keyword_thoughts, query_arg};
 use crate::config::ToolsConfig;
 use canvasc_runtime::exec::external::{External, ToolCx};
 use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_runtime::value::{Json, Map};
 use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::time::Duration;
@@ -43,19 +44,16 @@ impl External for Google {
         args: Map<String, Json>,
     ) -> BoxFuture<'a, Result<Json, RunError>> {
         Box::pin(async move {
-            if cx.check_canceled() {
-                return Ok(Json::Null);
-            }
-            let Some(q) = args.get("q").filter(|q| py::truthy(q)) else {
-                cx.set_output("formalized_content", Json::String(String::new()));
-                return Ok(Json::String(String::new()));
+            let q = match query_arg(cx, &args, "q") {
+                Ok(q) => q,
+                Err(early) => return Ok(early),
             };
             let key = self.config.api_key(SERVICE, &param_text(cx, "api_key"));
             let base = format!("{}/search", self.config.base_url(SERVICE, DEFAULT_BASE));
             let query: Vec<(&str, String)> = vec![
                 ("api_key", key.expose().to_string()),
                 ("engine", "google".into()),
-                ("q", text(Some(q))),
+                ("q", q.clone()),
                 ("google_domain", "google.com".into()),
                 ("gl", param_text(cx, "country")),
                 ("hl", param_text(cx, "language")),
@@ -95,12 +93,10 @@ impl External for Google {
     }
 
     fn thoughts(&self, _params: &Map<String, Json>, input: &Map<String, Json>) -> Option<String> {
-        let q = input
-            .get("query")
-            .map(py::str_of)
-            .unwrap_or_else(|| "-_-!".into());
-        Some(format!(
-            "\nKeywords: {q}\nLooking for the most relevant articles.\n        "
+        Some(keyword_thoughts(
+            input,
+            "Looking for the most relevant articles.",
+            8,
         ))
     }
 }

@@ -3,6 +3,7 @@
 //! the configured one (`[tools.keenable] base_url`, `RAGFLOW_TOOL_KEENABLE_BASE_URL`, or
 //! RAGFlow's own `KEENABLE_API_URL`), which must be https, or http to a loopback host.
 
+use crate::common::keyword_thoughts;
 use crate::common::{
     finish, param_int, param_text, retrieve_chunks, send, text, with_retries, Attempts, Found,
 };
@@ -70,6 +71,7 @@ impl External for KeenableSearch {
             if cx.check_canceled() {
                 return Ok(Json::Null);
             }
+            // The query goes into the JSON body as the value it is, not as its text.
             let Some(query) = args.get("query").filter(|q| py::truthy(q)) else {
                 cx.set_output("formalized_content", Json::String(String::new()));
                 return Ok(Json::String(String::new()));
@@ -131,12 +133,10 @@ impl External for KeenableSearch {
     }
 
     fn thoughts(&self, _params: &Map<String, Json>, input: &Map<String, Json>) -> Option<String> {
-        let q = input
-            .get("query")
-            .map(py::str_of)
-            .unwrap_or_else(|| "-_-!".into());
-        Some(format!(
-            "\nKeywords: {q}\nLooking for the most relevant articles.\n                "
+        Some(keyword_thoughts(
+            input,
+            "Looking for the most relevant articles.",
+            16,
         ))
     }
 }

@@ -4,8 +4,9 @@
 //! with `<b>`/`<i>` tags removed before parsing. canvasc sends the same two requests and reads
 //! the XML with an XML parser, formatting each article as `_format_pubmed_content` does.
 
+use crate::common::query_arg;
 use crate::common::{
-    finish, param_int, param_text, retrieve_chunks, send, text, with_query, with_retries, Found,
+    finish, param_int, param_text, retrieve_chunks, send, with_query, with_retries, Found,
     DEFAULT_TIMEOUT,
 };
 use crate::config::ToolsConfig;
@@ -150,14 +151,10 @@ impl External for PubMed {
         args: Map<String, Json>,
     ) -> BoxFuture<'a, Result<Json, RunError>> {
         Box::pin(async move {
-            if cx.check_canceled() {
-                return Ok(Json::Null);
-            }
-            let Some(query) = args.get("query").filter(|q| py::truthy(q)) else {
-                cx.set_output("formalized_content", Json::String(String::new()));
-                return Ok(Json::String(String::new()));
+            let query = match query_arg(cx, &args, "query") {
+                Ok(query) => query,
+                Err(early) => return Ok(early),
             };
-            let query = text(Some(query));
             let base = self.config.base_url(SERVICE, DEFAULT_BASE);
             let email = param_text(cx, "email");
             let top_n = param_int(cx, "top_n", 12).to_string();

@@ -3,6 +3,7 @@
 //! outbound layer (`exec::outbound`; RAGFlow pins only the first hop's address, canvasc checks
 //! and pins each redirect too).
 
+use crate::common::keyword_thoughts;
 use crate::common::{param_int, retrieve_chunks, text, Found};
 use canvasc_runtime::exec::external::{External, ToolCx};
 use canvasc_runtime::exec::outbound::{self, Request};
@@ -118,12 +119,10 @@ impl External for SearXng {
     }
 
     fn thoughts(&self, _params: &Map<String, Json>, input: &Map<String, Json>) -> Option<String> {
-        let q = input
-            .get("query")
-            .map(py::str_of)
-            .unwrap_or_else(|| "-_-!".into());
-        Some(format!(
-            "\nKeywords: {q}\nSearching with SearXNG for relevant results...\n                "
+        Some(keyword_thoughts(
+            input,
+            "Searching with SearXNG for relevant results...",
+            16,
         ))
     }
 }

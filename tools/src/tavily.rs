@@ -3,6 +3,7 @@
 //! `https://api.tavily.com/{search,extract}` with the key as a bearer token. canvasc sends the
 //! same request itself.
 
+use crate::common::keyword_thoughts;
 use crate::common::{
     finish, raise_for_status, retrieve_chunks, send_raw, text, with_retries, Found,
 };
@@ -151,12 +152,10 @@ impl External for TavilySearch {
     }
 
     fn thoughts(&self, _params: &Map<String, Json>, input: &Map<String, Json>) -> Option<String> {
-        let q = input
-            .get("query")
-            .map(py::str_of)
-            .unwrap_or_else(|| "-_-!".into());
-        Some(format!(
-            "\nKeywords: {q}\nLooking for the most relevant articles.\n                "
+        Some(keyword_thoughts(
+            input,
+            "Looking for the most relevant articles.",
+            16,
         ))
     }
 }

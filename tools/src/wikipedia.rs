@@ -10,6 +10,7 @@
 use crate::common::{
     finish, get_json, retrieve_chunks, text, with_retries, Found, DEFAULT_TIMEOUT,
 };
+use crate::common::{keyword_thoughts, query_arg};
 use crate::config::ToolsConfig;
 use canvasc_runtime::exec::external::{External, ToolCx};
 use canvasc_runtime::exec::RunError;
@@ -155,14 +156,10 @@ impl External for Wikipedia {
         args: Map<String, Json>,
     ) -> BoxFuture<'a, Result<Json, RunError>> {
         Box::pin(async move {
-            if cx.check_canceled() {
-                return Ok(Json::Null);
-            }
-            let Some(query) = args.get("query").filter(|q| py::truthy(q)) else {
-                cx.set_output("formalized_content", Json::String(String::new()));
-                return Ok(Json::String(String::new()));
+            let query = match query_arg(cx, &args, "query") {
+                Ok(query) => query,
+                Err(early) => return Ok(early),
             };
-            let query = text(Some(query));
             let language = text(cx.param("language"));
             // The language becomes part of the host name: only a wiki code may.
             if language.is_empty()
@@ -205,12 +202,10 @@ impl External for Wikipedia {
     }
 
     fn thoughts(&self, _params: &Map<String, Json>, input: &Map<String, Json>) -> Option<String> {
-        let q = input
-            .get("query")
-            .map(py::str_of)
-            .unwrap_or_else(|| "-_-!".into());
-        Some(format!(
-            "\nKeywords: {q}\nLooking for the most relevant articles.\n        "
+        Some(keyword_thoughts(
+            input,
+            "Looking for the most relevant articles.",
+            8,
         ))
     }
 }
