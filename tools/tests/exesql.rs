@@ -25,7 +25,13 @@ fn expected(db: &str) -> Json {
     serde_json::from_str(&text).expect("expected outputs are JSON")
 }
 
-async fn mariadb() {
+/// The tests of one database share its `exesql_people` table, and libtest runs them at once:
+/// each holds its database's lock from set-up to the end of its run.
+static MARIADB: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+static POSTGRES: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+async fn mariadb() -> tokio::sync::MutexGuard<'static, ()> {
+    let table = MARIADB.lock().await;
     let mut conn = sqlx::MySqlConnection::connect("mysql://root@127.0.0.1:3306/")
         .await
         .expect("MariaDB on 127.0.0.1:3306 (root, no password)");
@@ -37,9 +43,11 @@ async fn mariadb() {
     ] {
         conn.execute(stmt).await.expect(stmt);
     }
+    table
 }
 
-async fn postgres() {
+async fn postgres() -> tokio::sync::MutexGuard<'static, ()> {
+    let table = POSTGRES.lock().await;
     let mut admin = sqlx::PgConnection::connect("postgres://postgres@127.0.0.1:5432/postgres")
         .await
         .expect("PostgreSQL on 127.0.0.1:5432 (postgres, trust)");
@@ -62,6 +70,7 @@ async fn postgres() {
     ] {
         conn.execute(stmt).await.expect(stmt);
     }
+    table
 }
 
 fn params(db_type: &str) -> Json {
@@ -81,7 +90,7 @@ async fn run_sql(db_type: &str, config: &str, query: &str) -> support::Ran {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mariadb_rows_match_ragflow() {
-    mariadb().await;
+    let _table = mariadb().await;
     let ran = run_sql("mariadb", ALLOW, QUERY).await;
     let want = expected("mysql");
     assert_eq!(ran.output("Tool:T", "_ERROR"), Json::Null);
@@ -94,7 +103,7 @@ async fn mariadb_rows_match_ragflow() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_rows_match_ragflow() {
-    postgres().await;
+    let _table = postgres().await;
     let ran = run_sql("postgres", ALLOW, QUERY).await;
     let want = expected("postgres");
     assert_eq!(ran.output("Tool:T", "_ERROR"), Json::Null);
@@ -110,7 +119,7 @@ async fn postgres_rows_match_ragflow() {
 /// oracle fakes its database, so these texts are the reference's literals, tools.md §9.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn statements_run_one_by_one_on_mariadb() {
-    mariadb().await;
+    let _table = mariadb().await;
     let sql = "```\nDELETE FROM exesql_people; SELECT name FROM exesql_people WHERE id = 1 [ID:7];\
                SELECT * FROM exesql_missing; SELECT name FROM exesql_people WHERE id = 99; SELECT 1";
     let ran = run_sql("mysql", ALLOW, sql).await;
@@ -135,7 +144,7 @@ async fn statements_run_one_by_one_on_mariadb() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_error_text_and_rollback() {
-    postgres().await;
+    let _table = postgres().await;
     let sql = "SELECT nope FROM exesql_people; SELECT count(*) AS n FROM exesql_people";
     let ran = run_sql("postgres", ALLOW, sql).await;
     assert_eq!(
