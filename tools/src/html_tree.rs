@@ -62,18 +62,10 @@ impl Doc {
         }];
         let mut stack = vec![0usize];
         let mut pos = 0;
-        let mut raw_until: Option<String> = None;
         for m in TOKEN.captures_iter(html) {
             let whole = m.get(0).map_or(0..0, |w| w.range());
-            if let Some(end) = &raw_until {
-                // Inside `script`/`style`: everything up to the matching end tag is text.
-                let closes = m.get(1).is_some_and(|s| s.as_str() == "/")
-                    && m.get(2)
-                        .is_some_and(|t| t.as_str().eq_ignore_ascii_case(end));
-                if !closes {
-                    continue;
-                }
-                raw_until = None;
+            if whole.start < pos {
+                continue; // inside a `script` or `style` already taken as text
             }
             let current = *stack.last().unwrap_or(&0);
             if whole.start > pos {
@@ -114,11 +106,22 @@ impl Doc {
             });
             elements[current].children.push(Child::Element(id));
             let self_closing = rest.trim_end().ends_with('/');
-            if !VOID.contains(&tag.as_str()) && !self_closing {
+            if tag == "script" || tag == "style" {
+                // Raw text up to the matching end tag.
+                let lower = html[pos..].to_ascii_lowercase();
+                let (text_end, next) = match lower.find(&format!("</{tag}")) {
+                    Some(k) => {
+                        let close = lower[k..].find('>').map_or(lower.len(), |g| k + g + 1);
+                        (pos + k, pos + close)
+                    }
+                    None => (html.len(), html.len()),
+                };
+                elements[id]
+                    .children
+                    .push(Child::Text(html[pos..text_end].to_string()));
+                pos = next;
+            } else if !VOID.contains(&tag.as_str()) && !self_closing {
                 stack.push(id);
-                if tag == "script" || tag == "style" {
-                    raw_until = Some(tag);
-                }
             }
         }
         if pos < html.len() {

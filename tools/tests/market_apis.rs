@@ -63,7 +63,7 @@ async fn akshare_searches_east_money_and_formats_the_news() {
     assert_eq!(pairs[2], ("_".into(), "1668256937996".into()));
     assert_eq!(
         ran.output("Tool:T", "formalized_content"),
-        json!("<a href=\"http://finance.eastmoney.com/a/202405103071111111.html\">贵州茅台发布公告</a>\n 新闻内容: 贵州茅台公告内容 第二段 \n发布时间:2024-05-10 19:31:09 \n文章来源: 东方财富网\n\n<a href=\"http://finance.eastmoney.com/a/202405092222222222.html\">白酒板块走强</a>\n 新闻内容: 板块 \n发布时间:2024-05-09 08:00:00 \n文章来源: 证券时报")
+        json!("<a href=\"http://finance.eastmoney.com/a/202405103071111111.html\">贵州茅台600519发布公告</a>\n 新闻内容: 贵州茅台公告内容 第二段 \n发布时间:2024-05-10 19:31:09 \n文章来源: 东方财富网\n\n<a href=\"http://finance.eastmoney.com/a/202405092222222222.html\">白酒板块走强</a>\n 新闻内容: 板块 \n发布时间:2024-05-09 08:00:00 \n文章来源: 证券时报")
     );
 }
 

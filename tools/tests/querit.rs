@@ -98,7 +98,7 @@ async fn querit_errors_name_the_field_and_never_the_key() {
 
     // A key that reaches an error text is redacted.
     stub.on(
-        "/v1/search",
+        "/v1/qk-node/search",
         vec![Answer::status(400, &json!({"error": "bad"}))],
     );
     let toml = format!("[tools.querit]\nbase_url = \"{}/v1/qk-node\"\n", stub.base);

@@ -68,7 +68,11 @@ async fn bgpt_posts_the_search_and_formats_the_evidence() {
     );
     assert_eq!(ran.output("Tool:T", "json"), results);
     let refs = ran.references();
-    assert_eq!(refs["chunks"].as_array().map(Vec::len), Some(2), "{refs}");
+    assert_eq!(
+        refs["chunks"].as_object().map(|c| c.len()),
+        Some(2),
+        "{refs}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -146,10 +150,15 @@ const SCHOLAR_PAGE_2: &str = r#"<!doctype html><html><body><div id="gs_res_ccl_m
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn google_scholar_reads_result_pages_as_scholarly_does() {
     let stub = Stub::start().await;
+    // The citation row given a link, so that every result has a `pub_url`.
+    let page_1 = SCHOLAR_PAGE_1.replace(
+        "</span> A survey of RAG</h3>",
+        "</span> <a href=\"https://example.org/survey\">A survey of RAG</a></h3>",
+    );
     stub.on(
         "/scholar",
         vec![
-            Answer::text("text/html; charset=UTF-8", SCHOLAR_PAGE_1),
+            Answer::text("text/html; charset=UTF-8", &page_1),
             Answer::text("text/html; charset=UTF-8", SCHOLAR_PAGE_2),
         ],
     );
@@ -194,15 +203,30 @@ async fn google_scholar_reads_result_pages_as_scholarly_does() {
     );
     assert_eq!(results[0]["gsrank"], json!(1));
     assert_eq!(results[1]["bib"]["title"], json!("A survey of RAG"));
-    assert!(results[1].get("pub_url").is_none());
+    assert_eq!(results[1]["bib"]["venue"], json!("NA"));
     assert_eq!(results[2]["bib"]["title"], json!("Dense passage retrieval"));
     assert_eq!(
         results[2]["bib"]["author"],
         json!(["V Karpukhin", "B Oğuz"])
     );
     assert_eq!(results[2]["bib"]["venue"], json!("Proceedings of EMNLP"));
-    // The citation has no link: `r["pub_url"]` raises, so the whole attempt fails as in
-    // RAGFlow.
+    let text = ran.output("Tool:T", "formalized_content");
+    assert!(
+        text.as_str()
+            .unwrap_or_default()
+            .contains("├── URL: https://example.org/survey"),
+        "{text}"
+    );
+
+    // A citation without a link: `r["pub_url"]` raises, so the attempt fails as in RAGFlow.
+    let stub = Stub::start().await;
+    stub.on(
+        "/scholar",
+        vec![Answer::text("text/html; charset=UTF-8", SCHOLAR_PAGE_1)],
+    );
+    let toml = format!("[tools.googlescholar]\nbase_url = \"{}\"\n", stub.base);
+    let dsl = node_canvas("GoogleScholar", json!({"top_n": 2}), "formalized_content");
+    let ran = run(&dsl, &json!({"default": "x"}), registry(&toml), "rag").await;
     assert_eq!(ran.output("Tool:T", "_ERROR"), json!("'pub_url'"));
 }
 
