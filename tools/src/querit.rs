@@ -118,11 +118,11 @@ async fn wait_before_retry(cx: &ToolCx<'_>) -> Result<(), Stop> {
 
 /// `_validate_search_inputs`.
 fn validate_search(v: &Map<String, Json>) -> Result<(), String> {
-    if !as_int(&v["count"]).is_some_and(|c| c >= 1) {
+    if as_int(&v["count"]).is_none_or(|c| c < 1) {
         return Err("Querit count must be an integer greater than or equal to 1.".into());
     }
     let chunks = &v["chunks_per_doc"];
-    if !chunks.is_null() && !as_int(chunks).is_some_and(|c| (1..=3).contains(&c)) {
+    if !chunks.is_null() && as_int(chunks).is_none_or(|c| !(1..=3).contains(&c)) {
         return Err("Querit chunks_per_doc must be an integer from 1 to 3.".into());
     }
     let Json::String(range) = &v["time_range"] else {
@@ -353,7 +353,7 @@ fn validate_contents(v: &Map<String, Json>) -> Result<(), String> {
     if !(1..=10).contains(&urls.len())
         || urls
             .iter()
-            .any(|u| !u.as_str().is_some_and(|s| !py::strip(s).is_empty()))
+            .any(|u| u.as_str().is_none_or(|s| py::strip(s).is_empty()))
     {
         return Err(URLS.into());
     }
@@ -369,7 +369,7 @@ fn validate_contents(v: &Map<String, Json>) -> Result<(), String> {
         Json::String(s) if matches!(s.as_str(), "text" | "markdown" | "html") => {}
         _ => return Err("Querit format must be text, markdown, or html.".into()),
     }
-    if !as_int(&v["crawl_timeout"]).is_some_and(|t| (1..=60).contains(&t)) {
+    if as_int(&v["crawl_timeout"]).is_none_or(|t| !(1..=60).contains(&t)) {
         return Err("Querit crawl_timeout must be an integer from 1 to 60.".into());
     }
     if !v["extras_meta"].is_boolean() {
