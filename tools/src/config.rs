@@ -47,7 +47,7 @@ pub struct ServiceConfig {
     pub base_url: Option<String>,
     /// Used when the node's key parameter is empty.
     pub api_key: Option<Secret>,
-    /// QWeather's second endpoint (`geo_url`).
+    /// A service's second endpoint (`geo_url`): QWeather's GeoAPI, Yahoo's session-cookie host.
     pub geo_url: Option<String>,
     /// Private hosts or addresses the SSRF guard lets this tool reach (`allowed_hosts`, comma
     /// separated): ExeSQL's and Email's servers named by a canvas.

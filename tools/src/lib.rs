@@ -5,7 +5,9 @@
 //!
 //! Endpoints and API keys come from [`config::ToolsConfig`] (tools.md §31).
 
+pub mod akshare;
 pub mod arxiv;
+pub mod bgpt;
 pub mod code_exec;
 pub mod common;
 pub mod config;
@@ -16,15 +18,21 @@ pub mod email;
 pub mod exesql;
 pub mod github;
 pub mod google;
+pub mod googlescholar;
 pub mod host_guard;
 pub mod html;
+pub mod html_tree;
 pub mod keenable;
 pub mod legacy;
 pub mod pubmed;
+pub mod querit;
+pub mod qweather;
 pub mod searxng;
+pub mod tabulate;
 pub mod tavily;
 pub mod wencai;
 pub mod wikipedia;
+pub mod yahoofinance;
 
 use canvasc_runtime::exec::external::Registry;
 use canvasc_runtime::frontend::catalog::Kind;
@@ -90,5 +98,30 @@ pub fn register_all(registry: &mut Registry, config: &ToolsConfig) {
     registry.register(
         Kind::KeenableSearch,
         Arc::new(keenable::KeenableSearch::new(Arc::clone(&config))),
+    );
+    registry.register(Kind::Bgpt, Arc::new(bgpt::Bgpt::new(Arc::clone(&config))));
+    registry.register(
+        Kind::QueritSearch,
+        Arc::new(querit::QueritSearch::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::QueritContents,
+        Arc::new(querit::QueritContents::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::QWeather,
+        Arc::new(qweather::QWeather::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::AkShare,
+        Arc::new(akshare::AkShare::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::GoogleScholar,
+        Arc::new(googlescholar::GoogleScholar::new(Arc::clone(&config))),
+    );
+    registry.register(
+        Kind::YahooFinance,
+        Arc::new(yahoofinance::YahooFinance::new(Arc::clone(&config))),
     );
 }

@@ -78,3 +78,50 @@ async fn agent_calls_tavily_as_ragflow_does() {
     let ours = ran.saved["history"][1][1]["content"].clone();
     assert_eq!(ours, state["data"]["history"][1][1]["content"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agent_calls_yahoo_finance_as_ragflow_does() {
+    let case = "agent_yahoo";
+    let stub = Stub::start().await;
+    // Yahoo's session cookie, crumb, quoteSummary and search answers; the oracle's fake
+    // `Ticker` was given what `yfinance` makes of the same answers (`COMMAND`).
+    stub.on("/", vec![Answer::text("text/html", "")]);
+    stub.on(
+        "/v1/test/getcrumb",
+        vec![Answer::text("text/plain", "Xy1.crumb")],
+    );
+    stub.on(
+        "/v10/finance/quoteSummary/MSFT",
+        vec![Answer::json(&json(case, "quote_summary.json"))],
+    );
+    stub.on(
+        "/v1/finance/search",
+        vec![Answer::json(&json(case, "search.json"))],
+    );
+    let toml = format!(
+        "[tools.yahoo]\nbase_url = \"{0}\"\ngeo_url = \"{0}/\"\n",
+        stub.base
+    );
+    let script = json(case, "script.json")["llm"].clone();
+    let ran = run(
+        &json(case, "canvas.json"),
+        &script,
+        registry(&toml),
+        "How is Microsoft doing?",
+    )
+    .await;
+    let paths: Vec<String> = stub.requests().iter().map(|r| r.path.clone()).collect();
+    assert_eq!(
+        paths,
+        [
+            "/",
+            "/v1/test/getcrumb",
+            "/v10/finance/quoteSummary/MSFT",
+            "/v1/finance/search"
+        ]
+    );
+    assert_eq!(ran.tool_results(), oracle_tool_messages(case));
+    let state = oracle_state(case);
+    let ours = ran.saved["history"][1][1]["content"].clone();
+    assert_eq!(ours, state["data"]["history"][1][1]["content"]);
+}

@@ -42,9 +42,9 @@ macro_rules! catalogue {
             ExcelProcessor => "ExcelProcessor", Component, external::Spec(kind);
             /// The v1 interactive wait (removed from RAGFlow in Aug 2025), kept for old DSLs.
             Answer => "Answer", Component, unsupported::Spec(kind);
-            AkShare => "AkShare", Tool, unsupported::Spec(kind);
+            AkShare => "AkShare", Tool, external::Spec(kind);
             ArXiv => "ArXiv", Tool, external::Spec(kind);
-            Bgpt => "BGPT", Tool, unsupported::Spec(kind);
+            Bgpt => "BGPT", Tool, external::Spec(kind);
             CodeExec => "CodeExec", Tool, external::Spec(kind);
             Crawler => "Crawler", Tool, external::Spec(kind);
             DeepL => "DeepL", Tool, external::Spec(kind);
@@ -53,13 +53,13 @@ macro_rules! catalogue {
             ExeSql => "ExeSQL", Tool, external::Spec(kind);
             GitHub => "GitHub", Tool, external::Spec(kind);
             Google => "Google", Tool, external::Spec(kind);
-            GoogleScholar => "GoogleScholar", Tool, unsupported::Spec(kind);
+            GoogleScholar => "GoogleScholar", Tool, external::Spec(kind);
             Jin10 => "Jin10", Tool, external::Spec(kind);
             KeenableSearch => "KeenableSearch", Tool, external::Spec(kind);
             PubMed => "PubMed", Tool, external::Spec(kind);
-            QueritSearch => "QueritSearch", Tool, unsupported::Spec(kind);
-            QueritContents => "QueritContents", Tool, unsupported::Spec(kind);
-            QWeather => "QWeather", Tool, unsupported::Spec(kind);
+            QueritSearch => "QueritSearch", Tool, external::Spec(kind);
+            QueritContents => "QueritContents", Tool, external::Spec(kind);
+            QWeather => "QWeather", Tool, external::Spec(kind);
             Retrieval => "Retrieval", Tool, unsupported::Spec(kind);
             SearXng => "SearXNG", Tool, external::Spec(kind);
             TavilySearch => "TavilySearch", Tool, external::Spec(kind);
@@ -67,7 +67,7 @@ macro_rules! catalogue {
             TuShare => "TuShare", Tool, external::Spec(kind);
             WenCai => "WenCai", Tool, external::Spec(kind);
             Wikipedia => "Wikipedia", Tool, external::Spec(kind);
-            YahooFinance => "YahooFinance", Tool, unsupported::Spec(kind);
+            YahooFinance => "YahooFinance", Tool, external::Spec(kind);
         }
     };
 }
