@@ -113,18 +113,13 @@ fn check_names_what_this_build_cannot_run() {
         &fixture("valid/support-triage.json"),
     ]);
     let found: Vec<Value> = serde_json::from_slice(&tools.stdout).expect("json");
-    let tool = found
-        .iter()
-        .find(|d| {
-            d["code"] == "unsupported-kind"
-                && d["pointer"].as_str().is_some_and(|p| p.contains("/tools/"))
-        })
-        .expect("the Agent's Retrieval tool is named");
+    // The Agent's Retrieval tool runs (the local knowledge base or a RAGFlow server).
     assert!(
-        tool["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("Retrieval tools")),
-        "{tool}"
+        !found.iter().any(|d| d["code"] == "unsupported-kind"
+            && d["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("Retrieval"))),
+        "{found:?}"
     );
 
     let answer = ECHO.replace(
