@@ -330,7 +330,12 @@ async fn full_text_only_datasets_and_failed_adds_leave_nothing() {
     let datasets = dir.join("datasets");
     let store = DatasetStore::new(&datasets);
     let meta = store
-        .add("plain", &[docs.clone()], None, &mut |_: &str| {})
+        .add(
+            "plain",
+            std::slice::from_ref(&docs),
+            None,
+            &mut |_: &str| {},
+        )
         .await
         .expect("dataset");
     assert_eq!((meta.embd_id.as_str(), meta.dim), ("", 0));

@@ -417,7 +417,7 @@ impl DatasetStore {
                 None => aggs.push((h.chunk.docnm.clone(), h.chunk.doc_id.clone(), 1)),
             }
         }
-        aggs.sort_by(|a, b| b.2.cmp(&a.2));
+        aggs.sort_by_key(|a| std::cmp::Reverse(a.2));
         scored.truncate(search.top_n);
         Ok(Found {
             hits: scored,
