@@ -7,8 +7,8 @@
 //! ```
 //!
 //! The corpus is synthetic and deterministic: documents of paragraphs of 70 words drawn from
-//! a 5,000-word vocabulary with a skewed (Zipf-like) frequency; the naive chunker puts two
-//! paragraphs in a chunk. Queries are 3 to 5 words drawn the same way.
+//! a 5,000-word vocabulary with a skewed (Zipf-like) frequency; a paragraph is over the
+//! chunker's 128 tokens, so each is one chunk. Queries are 3 to 5 words drawn the same way.
 
 use axum::routing::post;
 use axum::{Json as AxJson, Router};
@@ -81,7 +81,7 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 fn write_corpus(dir: &Path, chunks: usize, rng: &mut Rng) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    let paragraphs = chunks * 2;
+    let paragraphs = chunks;
     let docs = paragraphs.div_ceil(PARAGRAPHS_PER_DOC);
     for d in 0..docs {
         let mut text = String::new();
