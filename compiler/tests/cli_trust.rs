@@ -92,14 +92,14 @@ fn check_reports_a_diagnostic_far_along_one_line() {
 /// `--deny-warnings`; the legacy `Answer` is no longer said to run.
 #[test]
 fn check_names_what_this_build_cannot_run() {
-    let file = fixture("broken/unsupported-kind-retrieval-node.json");
+    let file = fixture("broken/unsupported-kind-browser-node.json");
     let o = canvasc(&["check", &file]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(err.contains("warning[unsupported-kind]"), "{err}");
-    assert!(err.contains("Retrieval:HelpCenter"), "{err}");
+    assert!(err.contains("Browser:Checkout"), "{err}");
     assert!(
-        err.contains("/components/Retrieval:HelpCenter/obj/component_name"),
+        err.contains("/components/Browser:Checkout/obj/component_name"),
         "{err}"
     );
     let denied = canvasc(&["check", "--deny-warnings", &file]);
@@ -113,18 +113,13 @@ fn check_names_what_this_build_cannot_run() {
         &fixture("valid/support-triage.json"),
     ]);
     let found: Vec<Value> = serde_json::from_slice(&tools.stdout).expect("json");
-    let tool = found
-        .iter()
-        .find(|d| {
-            d["code"] == "unsupported-kind"
-                && d["pointer"].as_str().is_some_and(|p| p.contains("/tools/"))
-        })
-        .expect("the Agent's Retrieval tool is named");
+    // The Agent's Retrieval tool runs (the local knowledge base or a RAGFlow server).
     assert!(
-        tool["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("Retrieval tools")),
-        "{tool}"
+        !found.iter().any(|d| d["code"] == "unsupported-kind"
+            && d["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("Retrieval"))),
+        "{found:?}"
     );
 
     let answer = ECHO.replace(

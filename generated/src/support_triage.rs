@@ -267,21 +267,20 @@ pub mod outputs {
 enum Impl {
     Begin,
     Categorize,
-    Unsupported,
+    External,
     Llm,
     Message,
     Agent,
-    External,
 }
 /// Per node (in `Node` order): its implementation and its index in [`Components`].
 const SLOTS: [(Impl, usize); 9] = [
     (Impl::Begin, 0),
     (Impl::Categorize, 0),
-    (Impl::Unsupported, 0),
+    (Impl::External, 0),
     (Impl::Llm, 0),
     (Impl::Message, 0),
     (Impl::Agent, 0),
-    (Impl::External, 0),
+    (Impl::External, 1),
     (Impl::Message, 1),
     (Impl::Message, 2),
 ];
@@ -292,23 +291,24 @@ pub struct Components {
     pub begin: Vec<c::begin::Spec>,
     /// `Categorize:TriageIntent`
     pub categorize: Vec<c::categorize::Spec>,
-    /// `Retrieval:HelpCenter`
-    pub unsupported: Vec<c::unsupported::Spec>,
+    /// `Retrieval:HelpCenter`, `Email:NotifyQuality`
+    pub external: Vec<c::external::Spec>,
     /// `LLM:DocAnswer`
     pub llm: Vec<c::llm::Spec>,
     /// `Message:DocReply`, `Message:ComplaintReply`, `Message:SmallTalk`
     pub message: Vec<c::message::Spec>,
     /// `Agent:ComplaintDesk`
     pub agent: Vec<c::agent::Spec>,
-    /// `Email:NotifyQuality`
-    pub external: Vec<c::external::Spec>,
 }
 impl Components {
     pub fn new() -> Self {
         Components {
             begin: Vec::from([component_begin()]),
             categorize: Vec::from([component_categorize_triage_intent()]),
-            unsupported: Vec::from([component_retrieval_help_center()]),
+            external: Vec::from([
+                component_retrieval_help_center(),
+                component_email_notify_quality(),
+            ]),
             llm: Vec::from([component_llm_doc_answer()]),
             message: Vec::from([
                 component_message_doc_reply(),
@@ -316,7 +316,6 @@ impl Components {
                 component_message_small_talk(),
             ]),
             agent: Vec::from([component_agent_complaint_desk()]),
-            external: Vec::from([component_email_notify_quality()]),
         }
     }
 }
@@ -543,8 +542,8 @@ fn meta_retrieval_help_center() -> NodeMeta {
     }
 }
 /// `Retrieval:HelpCenter` “Help center search” (Retrieval)
-fn component_retrieval_help_center() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::Retrieval)
+fn component_retrieval_help_center() -> c::external::Spec {
+    c::external::Spec(Kind::Retrieval)
 }
 /// `LLM:DocAnswer` “Answer from docs” (LLM)
 fn params_llm_doc_answer() -> Map<String, Json> {
@@ -975,11 +974,10 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].body(cx).await,
             Impl::Categorize => c.categorize[i].body(cx).await,
-            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::External => c.external[i].body(cx).await,
             Impl::Llm => c.llm[i].body(cx).await,
             Impl::Message => c.message[i].body(cx).await,
             Impl::Agent => c.agent[i].body(cx).await,
-            Impl::External => c.external[i].body(cx).await,
         }
     }
     fn body_now(
@@ -992,11 +990,10 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].body_now(cx, s),
             Impl::Categorize => c.categorize[i].body_now(cx, s),
-            Impl::Unsupported => c.unsupported[i].body_now(cx, s),
+            Impl::External => c.external[i].body_now(cx, s),
             Impl::Llm => c.llm[i].body_now(cx, s),
             Impl::Message => c.message[i].body_now(cx, s),
             Impl::Agent => c.agent[i].body_now(cx, s),
-            Impl::External => c.external[i].body_now(cx, s),
         }
     }
     fn thoughts<'a>(&'a self, cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
@@ -1005,11 +1002,10 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].thoughts(cx),
             Impl::Categorize => c.categorize[i].thoughts(cx),
-            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::External => c.external[i].thoughts(cx),
             Impl::Llm => c.llm[i].thoughts(cx),
             Impl::Message => c.message[i].thoughts(cx),
             Impl::Agent => c.agent[i].thoughts(cx),
-            Impl::External => c.external[i].thoughts(cx),
         }
     }
     fn dependencies<'a>(
@@ -1021,11 +1017,10 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].dependencies(cx),
             Impl::Categorize => c.categorize[i].dependencies(cx),
-            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::External => c.external[i].dependencies(cx),
             Impl::Llm => c.llm[i].dependencies(cx),
             Impl::Message => c.message[i].dependencies(cx),
             Impl::Agent => c.agent[i].dependencies(cx),
-            Impl::External => c.external[i].dependencies(cx),
         }
     }
     fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
@@ -1034,11 +1029,10 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].get_input(cx),
             Impl::Categorize => c.categorize[i].get_input(cx),
-            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::External => c.external[i].get_input(cx),
             Impl::Llm => c.llm[i].get_input(cx),
             Impl::Message => c.message[i].get_input(cx),
             Impl::Agent => c.agent[i].get_input(cx),
-            Impl::External => c.external[i].get_input(cx),
         }
     }
     fn input_keys<'a>(&'a self, cx: &NodeCx<'_>) -> InputKeys<'a> {
@@ -1047,11 +1041,10 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].input_keys(cx),
             Impl::Categorize => c.categorize[i].input_keys(cx),
-            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::External => c.external[i].input_keys(cx),
             Impl::Llm => c.llm[i].input_keys(cx),
             Impl::Message => c.message[i].input_keys(cx),
             Impl::Agent => c.agent[i].input_keys(cx),
-            Impl::External => c.external[i].input_keys(cx),
         }
     }
     fn item_ended(&self, cx: &NodeCx<'_>) -> Result<bool, RunError> {
@@ -1060,11 +1053,10 @@ impl Program for Canvas {
         match implementation {
             Impl::Begin => c.begin[i].item_ended(cx),
             Impl::Categorize => c.categorize[i].item_ended(cx),
-            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::External => c.external[i].item_ended(cx),
             Impl::Llm => c.llm[i].item_ended(cx),
             Impl::Message => c.message[i].item_ended(cx),
             Impl::Agent => c.agent[i].item_ended(cx),
-            Impl::External => c.external[i].item_ended(cx),
         }
     }
 }

@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod config;
+pub mod datasets;
 #[cfg(feature = "documents")]
 pub mod documents;
 pub mod serve;

@@ -17,7 +17,7 @@ pub fn from_env() -> Services {
     Services {
         settings: config::settings(&config::raw_env),
         prompts: Arc::new(config::prompts(&config::raw_env)),
-        external: Arc::new(external_registry(None)),
+        external: Arc::new(external_registry(None, &config::data_dir())),
         // A malformed `CANVASC_OUTBOUND_ALLOW` admits nothing extra here; `assemble` reports it.
         outbound_allow: config::outbound_allow("", &config::process_env).unwrap_or_default(),
         ..Services::default()
@@ -25,10 +25,12 @@ pub fn from_env() -> Services {
 }
 
 /// The components and tools implemented outside the engine, configured from `text` (a
-/// `canvasc.toml`) and the environment. Only a configuration without a file cannot fail.
+/// `canvasc.toml`) and the environment, with the local datasets under `data_dir`. Only a
+/// configuration without a file cannot fail.
 #[cfg(feature = "tools")]
-fn external_with(text: &str) -> Result<ExternalRegistry, ConfigError> {
-    let tools = canvasc_tools::config::ToolsConfig::from_toml_str(text, &config::process_env)?;
+fn external_with(text: &str, data_dir: &Path) -> Result<ExternalRegistry, ConfigError> {
+    let tools = canvasc_tools::config::ToolsConfig::from_toml_str(text, &config::process_env)?
+        .with_datasets_dir(config::datasets_dir(data_dir));
     let mut registry = ExternalRegistry::default();
     canvasc_tools::register_all(&mut registry, &tools);
     register_documents(&mut registry);
@@ -36,7 +38,7 @@ fn external_with(text: &str) -> Result<ExternalRegistry, ConfigError> {
 }
 
 #[cfg(not(feature = "tools"))]
-fn external_with(_text: &str) -> Result<ExternalRegistry, ConfigError> {
+fn external_with(_text: &str, _data_dir: &Path) -> Result<ExternalRegistry, ConfigError> {
     let mut registry = ExternalRegistry::default();
     register_documents(&mut registry);
     Ok(registry)
@@ -54,16 +56,25 @@ fn register_documents(registry: &mut ExternalRegistry) {
 fn register_documents(_registry: &mut ExternalRegistry) {}
 
 /// [`external_with`] the environment alone, or the configuration file's `text` as well.
-fn external_registry(text: Option<&str>) -> ExternalRegistry {
+fn external_registry(text: Option<&str>, data_dir: &Path) -> ExternalRegistry {
     // Without a file the only input is the environment; a malformed override variable there
     // leaves that tool unconfigured, and its error surfaces through `assemble`.
-    external_with(text.unwrap_or("")).unwrap_or_default()
+    external_with(text.unwrap_or(""), data_dir).unwrap_or_default()
 }
 
 /// The services of a run: every LLM call answered from `script` when one is given, else by the
 /// models of the configuration (`config`, else `$CANVASC_CONFIG`, else `./canvasc.toml`, else
 /// the environment); the MCP servers of that configuration.
 pub fn assemble(script: Option<Script>, config: Option<&Path>) -> Result<Services, ConfigError> {
+    assemble_in(script, config, &config::data_dir())
+}
+
+/// [`assemble`] with the local knowledge base's datasets under `data_dir` (`serve --data-dir`).
+pub fn assemble_in(
+    script: Option<Script>,
+    config: Option<&Path>,
+    data_dir: &Path,
+) -> Result<Services, ConfigError> {
     let mut services = from_env();
     services.llm = Some(match script {
         Some(script) => Arc::new(ScriptedProvider::new(script)),
@@ -73,7 +84,9 @@ pub fn assemble(script: Option<Script>, config: Option<&Path>) -> Result<Service
         }
     });
     services.mcp = Arc::new(config::mcp_registry(config)?);
-    services.external = Arc::new(config::external_config(config, external_with)?);
+    services.external = Arc::new(config::external_config(config, |text| {
+        external_with(text, data_dir)
+    })?);
     services.outbound_allow = config::external_config(config, |text| {
         config::outbound_allow(text, &config::process_env)
     })?;
@@ -88,7 +101,7 @@ mod tests {
     /// tells users those kinds run; the host must register exactly those.
     #[test]
     fn every_external_kind_is_registered() {
-        let registry = super::external_registry(None);
+        let registry = super::external_registry(None, std::path::Path::new("canvasc-data"));
         for kind in Kind::ALL.iter().copied() {
             let external = kind.implementation().module == "external";
             assert_eq!(

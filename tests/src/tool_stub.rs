@@ -2,12 +2,14 @@
 //! `tavily`, …), served over HTTP on 127.0.0.1 in the shapes the real services answer, so
 //! canvasc's tools send real requests and RAGFlow's canned data comes back. The tools are
 //! pointed here through their configuration (`[tools.<service>] base_url`), the way a
-//! deployment points them at a proxy.
+//! deployment points them at a proxy. The oracle's canned retriever (`retrieval`) is served as
+//! a RAGFlow server's retrieval API, the Retrieval tool's production store.
 
+use axum::extract::Query;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::IntoResponse;
-use axum::routing::post;
+use axum::routing::{get, post};
 use axum::{Json as AxJson, Router};
 use canvasc_runtime::exec::ssrf::Resolver;
 use futures::future::BoxFuture;
@@ -47,6 +49,87 @@ pub fn default_tavily() -> Json {
     })
 }
 
+/// `DEFAULTS["retrieval"]` of the oracle's `fixtures.py`: the chunks its canned retriever
+/// returns when a case's script gives none.
+pub fn default_retrieval() -> Json {
+    json!({
+        "chunks": [
+            {"chunk_id": "chunk-0001", "content_with_weight": "RAGFlow is an open-source RAG engine based on deep document understanding.",
+             "doc_id": "doc-0001", "docnm_kwd": "ragflow_intro.md", "kb_id": "kb-0001", "important_kwd": [], "image_id": "",
+             "similarity": 0.91, "vector_similarity": 0.88, "term_similarity": 0.95, "positions": []},
+            {"chunk_id": "chunk-0002", "content_with_weight": "The Agent Canvas executes a DSL graph of components such as Begin, LLM and Message.",
+             "doc_id": "doc-0002", "docnm_kwd": "agent_canvas.md", "kb_id": "kb-0001", "important_kwd": [], "image_id": "",
+             "similarity": 0.85, "vector_similarity": 0.8, "term_similarity": 0.9, "positions": []}
+        ],
+        "doc_aggs": [
+            {"doc_name": "ragflow_intro.md", "doc_id": "doc-0001", "count": 1},
+            {"doc_name": "agent_canvas.md", "doc_id": "doc-0002", "count": 1}
+        ]
+    })
+}
+
+/// The retriever's chunk keys RAGFlow's HTTP API renames (`retrieval_test`'s `key_mapping`).
+const KEY_MAPPING: &[(&str, &str)] = &[
+    ("chunk_id", "id"),
+    ("content_with_weight", "content"),
+    ("doc_id", "document_id"),
+    ("important_kwd", "important_keywords"),
+    ("question_kwd", "questions"),
+    ("docnm_kwd", "document_keyword"),
+    ("kb_id", "dataset_id"),
+];
+
+/// `POST /api/v1/retrieval` as a RAGFlow server answers it when its retriever returns the
+/// oracle's canned chunks (`_Retriever.retrieval`: the first `page_size` of them).
+async fn ragflow_retrieval(
+    State(data): State<Arc<Json>>,
+    AxJson(body): AxJson<Json>,
+) -> impl IntoResponse {
+    let size = body
+        .get("page_size")
+        .and_then(Json::as_f64)
+        .map_or(1024, |n| n.max(0.0) as usize);
+    let chunks: Vec<Json> = data["chunks"]
+        .as_array()
+        .map(|c| c.iter().take(size).cloned().collect())
+        .unwrap_or_default();
+    let chunks: Vec<Json> = chunks
+        .into_iter()
+        .map(|c| match c {
+            Json::Object(m) => Json::Object(
+                m.into_iter()
+                    .map(|(k, v)| {
+                        let key = KEY_MAPPING
+                            .iter()
+                            .find(|(from, _)| *from == k)
+                            .map_or(k, |(_, to)| to.to_string());
+                        (key, v)
+                    })
+                    .collect(),
+            ),
+            other => other,
+        })
+        .collect();
+    let total = chunks.len();
+    let doc_aggs = data.get("doc_aggs").cloned().unwrap_or_else(|| json!([]));
+    AxJson(
+        json!({"code": 0, "message": "", "data": {"total": total, "chunks": chunks, "doc_aggs": doc_aggs}}),
+    )
+}
+
+/// `GET /api/v1/datasets?name=…` (or `?id=…`): the oracle's `KnowledgebaseService` finds every
+/// name, as a dataset whose id is that name.
+async fn ragflow_datasets(
+    Query(q): Query<std::collections::BTreeMap<String, String>>,
+) -> impl IntoResponse {
+    let id = q
+        .get("name")
+        .or_else(|| q.get("id"))
+        .cloned()
+        .unwrap_or_default();
+    AxJson(json!({"code": 0, "data": [{"id": id, "name": id}], "total_datasets": 1}))
+}
+
 /// A running stub; dropping it stops the server.
 pub struct ToolStub {
     addr: SocketAddr,
@@ -76,13 +159,23 @@ impl ToolStub {
             .and_then(|s| s.get("tavily"))
             .cloned()
             .unwrap_or_else(default_tavily);
+        let retrieval = script
+            .and_then(|s| s.get("retrieval"))
+            .cloned()
+            .unwrap_or_else(default_retrieval);
         let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
         let app = Router::new()
             .route("/tavily/search", post(tavily_search))
             .route("/tavily/extract", post(tavily_extract))
-            .with_state(Arc::new(tavily));
+            .with_state(Arc::new(tavily))
+            .merge(
+                Router::new()
+                    .route("/ragflow/api/v1/retrieval", post(ragflow_retrieval))
+                    .route("/ragflow/api/v1/datasets", get(ragflow_datasets))
+                    .with_state(Arc::new(retrieval)),
+            );
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -109,7 +202,7 @@ impl ToolStub {
     /// The tools' configuration pointing every stubbed service here.
     pub fn config_toml(&self) -> String {
         format!(
-            "[tools.tavily]\nbase_url = \"http://{}/tavily\"\n",
+            "[tools.tavily]\nbase_url = \"http://{0}/tavily\"\n[tools.retrieval]\nbase_url = \"http://{0}/ragflow\"\n",
             self.addr
         )
     }

@@ -30,28 +30,8 @@ const NOT_RUN: &[(&str, &str)] = &[
         "RAGFlow refuses to build it (no `Bing` tool)",
     ),
     (
-        "ex_retrieval_and_generate",
-        "uses Retrieval (no knowledge base in this build)",
-    ),
-    (
-        "ex_retrieval_categorize_and_generate",
-        "uses Retrieval (no knowledge base in this build)",
-    ),
-    (
-        "td_all_retrieval",
-        "uses Retrieval (no knowledge base in this build)",
-    ),
-    (
-        "tpl_smart_customer_service_comparison",
-        "uses Retrieval (no knowledge base in this build)",
-    ),
-    (
-        "tpl_smart_customer_service_usage",
-        "uses Retrieval (no knowledge base in this build)",
-    ),
-    (
         "tpl_text2sql_data_expert",
-        "uses Retrieval and ExeSQL (no knowledge base or database)",
+        "uses ExeSQL on the oracle's stubbed pymysql cursor (no database answers its canned rows)",
     ),
     ("td_all_code", "uses CodeExec (RAGFlow's local sandbox)"),
     (
@@ -101,6 +81,7 @@ const SUPPORTED: &[&str] = &[
     "tpl_trip_planner",
     "tpl_user_interaction",
     "ex_tavily_and_generate",
+    "ex_retrieval_and_generate",
 ];
 
 /// Replays one case interpreted, with every reference bound as a compiled program binds it,

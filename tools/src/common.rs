@@ -150,17 +150,20 @@ pub fn retrieve_chunks(cx: &ToolCx<'_>, found: impl IntoIterator<Item = Found>) 
     text
 }
 
-/// `kb_prompt(kbinfos, max_tokens, hash_id=True)` over chunks `_retrieve_chunks` made.
-fn kb_prompt(chunks: &[Json], max_tokens: usize) -> Vec<String> {
-    let text_of = |v: Option<&Json>| match v {
-        None | Some(Json::Null) => String::new(),
-        Some(Json::String(s)) => s.clone(),
-        Some(other) => py::str_of(other),
-    };
+/// `d.get(k1, d.get(k2))`.
+fn get_value<'a>(chunk: &'a Json, k1: &str, k2: &str) -> Option<&'a Json> {
+    chunk.get(k1).or_else(|| chunk.get(k2))
+}
+
+/// `kb_prompt(kbinfos, max_tokens, hash_id=True)`: one text per chunk (`ID: <sha1(id) mod
+/// 500>`, title, URL, the document's metadata, content), as many chunks as fit 97% of
+/// `max_tokens` (the chunk that passes the budget included, as RAGFlow counts).
+pub fn kb_prompt(chunks: &[Json], max_tokens: usize) -> Vec<String> {
+    let content_of = |c: &Json| text(get_value(c, "content", "content_with_weight"));
     let mut used = 0usize;
     let mut taken = 0usize;
     for c in chunks {
-        let content = text_of(c.get("content"));
+        let content = content_of(c);
         if content.is_empty() {
             continue;
         }
@@ -182,12 +185,17 @@ fn kb_prompt(chunks: &[Json], max_tokens: usize) -> Vec<String> {
         .iter()
         .take(taken)
         .map(|c| {
-            let id = text_of(c.get("chunk_id"));
+            let id = text(get_value(c, "id", "chunk_id"));
             let mut cnt = format!("\nID: {}", hash_str2int(&id, 500));
-            cnt += &node("Title", text_of(c.get("docnm_kwd")));
-            cnt += &node("URL", text_of(c.get("url")));
+            cnt += &node("Title", text(get_value(c, "docnm_kwd", "document_name")));
+            cnt += &node("URL", text(c.get("url")));
+            if let Some(Json::Object(meta)) = c.get("document_metadata") {
+                for (k, v) in meta {
+                    cnt += &node(k, text(Some(v)));
+                }
+            }
             cnt += "\n└── Content:\n";
-            cnt += &text_of(c.get("content"));
+            cnt += &content_of(c);
             cnt
         })
         .collect()

@@ -54,12 +54,28 @@ pub struct ServiceConfig {
     pub allowed_hosts: Vec<String>,
     /// A PEM file of a private CA the tool's TLS connections trust (Email's SMTP server).
     pub ca_file: Option<String>,
+    /// Where the service runs: `executor` (the default) or `local` (`[tools.sandbox]`:
+    /// CodeExec in a local subprocess, for development).
+    pub backend: Option<String>,
 }
 
-/// Every service's overrides, by service name (`tavily`, `duckduckgo`, `wikipedia`, …).
+/// Every service's overrides, by service name (`tavily`, `duckduckgo`, `wikipedia`, …), and
+/// the local knowledge base's settings.
 #[derive(Clone, Debug, Default)]
 pub struct ToolsConfig {
     services: BTreeMap<String, ServiceConfig>,
+    /// `[embedding]`: the OpenAI-compatible endpoint local datasets are embedded with.
+    embedding: Option<EmbeddingSettings>,
+    /// Where the local datasets live (the host sets it: `<data dir>/datasets`).
+    datasets_dir: Option<std::path::PathBuf>,
+}
+
+/// `[embedding]` of `canvasc.toml` (`CANVASC_EMBEDDING_{BASE_URL,MODEL,API_KEY}` win).
+#[derive(Clone, Debug)]
+pub struct EmbeddingSettings {
+    pub base_url: String,
+    pub model: String,
+    pub api_key: Secret,
 }
 
 /// The service names tools use, for the environment variables read.
@@ -78,6 +94,7 @@ pub const SERVICES: &[&str] = &[
     "pubmed",
     "querit",
     "qweather",
+    "retrieval",
     "sandbox",
     "tavily",
     "wikipedia",
@@ -115,8 +132,9 @@ impl ToolsConfig {
                         "api_key" => service.api_key = Some(Secret::new(text)),
                         "allowed_hosts" => service.allowed_hosts = host_list(text),
                         "ca_file" => service.ca_file = Some(text.to_string()),
+                        "backend" => service.backend = Some(checked_backend(name, text)?),
                         other => return Err(err(format!(
-                            "[tools.{name}] has no setting `{other}` (base_url, api_key, geo_url, allowed_hosts, ca_file)"
+                            "[tools.{name}] has no setting `{other}` (base_url, api_key, geo_url, allowed_hosts, ca_file, backend)"
                         ))),
                     }
                 }
@@ -138,6 +156,9 @@ impl ToolsConfig {
             if let Some(hosts) = var("ALLOWED_HOSTS") {
                 service.allowed_hosts = host_list(&hosts);
             }
+            if let Some(backend) = var("BACKEND") {
+                service.backend = Some(checked_backend(name, &backend)?);
+            }
         }
         // RAGFlow's own variables, where it has them (tools.md §31).
         if let Some(url) = env("KEENABLE_API_URL") {
@@ -152,7 +173,36 @@ impl ToolsConfig {
                 querit.api_key = Some(Secret::new(key));
             }
         }
-        Ok(ToolsConfig { services })
+        let embedding = embedding_settings(&table, env)?;
+        Ok(ToolsConfig {
+            services,
+            embedding,
+            datasets_dir: None,
+        })
+    }
+
+    /// The same configuration with the local datasets under `dir`.
+    pub fn with_datasets_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.datasets_dir = Some(dir.into());
+        self
+    }
+
+    /// Where the local datasets live, when the host said.
+    pub fn datasets_dir(&self) -> Option<&std::path::Path> {
+        self.datasets_dir.as_deref()
+    }
+
+    /// The `[embedding]` endpoint, when one is configured.
+    pub fn embedding(&self) -> Option<&EmbeddingSettings> {
+        self.embedding.as_ref()
+    }
+
+    /// The base URL configured for `service`, if any (no production default).
+    pub fn configured_base_url(&self, service: &str) -> Option<String> {
+        self.services
+            .get(service)
+            .and_then(|s| s.base_url.as_deref())
+            .map(|u| u.trim_end_matches('/').to_string())
     }
 
     /// The base URL of `service`: the configured one, else `default`, without a trailing `/`.
@@ -171,6 +221,14 @@ impl ToolsConfig {
             .get(service)
             .map(|s| s.allowed_hosts.as_slice())
             .unwrap_or_default()
+    }
+
+    /// Whether `service` runs locally (`backend = "local"`).
+    pub fn local_backend(&self, service: &str) -> bool {
+        self.services
+            .get(service)
+            .and_then(|s| s.backend.as_deref())
+            == Some("local")
     }
 
     /// The private CA `service` trusts, when configured.
@@ -199,6 +257,75 @@ impl ToolsConfig {
             .get(service)
             .and_then(|s| s.api_key.clone())
             .unwrap_or_default()
+    }
+}
+
+/// `[embedding]` (`base_url`, `model`, `api_key`), then the environment's
+/// `CANVASC_EMBEDDING_*`; `None` when neither names an endpoint.
+fn embedding_settings(
+    table: &toml::Table,
+    env: EnvFn<'_>,
+) -> Result<Option<EmbeddingSettings>, ConfigError> {
+    let err = |message: String| ConfigError {
+        path: None,
+        message,
+    };
+    let (mut base_url, mut model, mut api_key) = (None, None, None);
+    if let Some(section) = table.get("embedding") {
+        let Some(section) = section.as_table() else {
+            return Err(err("[embedding] must be a table".into()));
+        };
+        for (key, value) in section {
+            let Some(text) = value.as_str() else {
+                return Err(err(format!("[embedding] {key} must be a string")));
+            };
+            match key.as_str() {
+                "base_url" => base_url = Some(checked_url("embedding", key, text)?),
+                "model" => model = Some(text.trim().to_string()),
+                "api_key" => api_key = Some(Secret::new(text)),
+                other => {
+                    return Err(err(format!(
+                        "[embedding] has no setting `{other}` (base_url, model, api_key)"
+                    )))
+                }
+            }
+        }
+    }
+    if let Some(url) = env("CANVASC_EMBEDDING_BASE_URL") {
+        base_url = Some(checked_url(
+            "embedding",
+            "CANVASC_EMBEDDING_BASE_URL",
+            &url,
+        )?);
+    }
+    if let Some(m) = env("CANVASC_EMBEDDING_MODEL") {
+        model = Some(m.trim().to_string());
+    }
+    if let Some(k) = env("CANVASC_EMBEDDING_API_KEY") {
+        api_key = Some(Secret::new(k));
+    }
+    match (base_url, model) {
+        (None, None) => Ok(None),
+        (Some(base_url), Some(model)) if !model.is_empty() => Ok(Some(EmbeddingSettings {
+            base_url,
+            model,
+            api_key: api_key.unwrap_or_default(),
+        })),
+        _ => Err(err(
+            "[embedding] needs both base_url and model (or CANVASC_EMBEDDING_BASE_URL and CANVASC_EMBEDDING_MODEL)".into(),
+        )),
+    }
+}
+
+fn checked_backend(service: &str, text: &str) -> Result<String, ConfigError> {
+    match text.trim() {
+        b @ ("executor" | "local") => Ok(b.to_string()),
+        other => Err(ConfigError {
+            path: None,
+            message: format!(
+                "[tools.{service}] backend `{other}` is neither `executor` nor `local`"
+            ),
+        }),
     }
 }
 

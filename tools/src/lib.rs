@@ -22,11 +22,14 @@ pub mod googlescholar;
 pub mod host_guard;
 pub mod html;
 pub mod html_tree;
+#[cfg(feature = "kb")]
+pub mod kb;
 pub mod keenable;
 pub mod legacy;
 pub mod pubmed;
 pub mod querit;
 pub mod qweather;
+pub mod retrieval;
 pub mod searxng;
 pub mod tabulate;
 pub mod tavily;
@@ -89,6 +92,10 @@ pub fn register_all(registry: &mut Registry, config: &ToolsConfig) {
         Kind::PubMed,
         Arc::new(pubmed::PubMed::new(Arc::clone(&config))),
     );
+    registry.register(
+        Kind::Retrieval,
+        Arc::new(retrieval::Retrieval::new(retrieval_store(&config))),
+    );
     registry.register(Kind::SearXng, Arc::new(searxng::SearXng));
     registry.register(Kind::Crawler, Arc::new(crawler::Crawler));
     registry.register(
@@ -124,4 +131,33 @@ pub fn register_all(registry: &mut Registry, config: &ToolsConfig) {
         Kind::YahooFinance,
         Arc::new(yahoofinance::YahooFinance::new(Arc::clone(&config))),
     );
+}
+
+/// The Retrieval tool's store: a RAGFlow server when `[tools.retrieval] base_url` names one,
+/// else the local knowledge base under the configured datasets folder (feature `kb`), else
+/// none.
+fn retrieval_store(config: &ToolsConfig) -> Arc<dyn retrieval::service::RetrievalService> {
+    if let Some(base) = config.configured_base_url("retrieval") {
+        return Arc::new(retrieval::ragflow_api::RagflowApi::new(
+            &base,
+            config.api_key("retrieval", ""),
+        ));
+    }
+    local_store(config)
+}
+
+#[cfg(feature = "kb")]
+fn local_store(config: &ToolsConfig) -> Arc<dyn retrieval::service::RetrievalService> {
+    match config.datasets_dir() {
+        Some(dir) => Arc::new(retrieval::local::LocalStore::new(
+            Arc::new(kb::DatasetStore::new(dir)),
+            config.embedding().cloned(),
+        )),
+        None => Arc::new(retrieval::service::NoStore),
+    }
+}
+
+#[cfg(not(feature = "kb"))]
+fn local_store(_config: &ToolsConfig) -> Arc<dyn retrieval::service::RetrievalService> {
+    Arc::new(retrieval::service::NoStore)
 }

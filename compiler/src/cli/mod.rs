@@ -5,6 +5,7 @@
 mod build;
 mod check;
 mod convert;
+mod dataset;
 mod graph;
 mod progress;
 mod serve;
@@ -42,6 +43,8 @@ enum Command {
     Graph(graph::Args),
     /// Serve RAGFlow's agent HTTP API (work in progress: no agent runs yet).
     Serve(serve::Args),
+    /// Manage the local knowledge base Retrieval searches: `add NAME PATH…`, `list`, `rm NAME`.
+    Dataset(dataset::Args),
 }
 
 pub fn main() -> ExitCode {
@@ -54,5 +57,6 @@ pub fn main() -> ExitCode {
         Command::Build(args) => build::run(args),
         Command::Graph(args) => graph::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Dataset(args) => dataset::run(args),
     }
 }

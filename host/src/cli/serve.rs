@@ -18,8 +18,9 @@ pub struct Args {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:9380")]
     pub addr: SocketAddr,
-    /// Where the SQLite database lives when `DATABASE_URL` names no PostgreSQL or MySQL server.
-    #[arg(long, default_value = "canvasc-data")]
+    /// Where the SQLite database lives when `DATABASE_URL` names no PostgreSQL or MySQL server,
+    /// and the local knowledge base's datasets (`<data dir>/datasets`, `canvasc dataset`).
+    #[arg(long, env = "CANVASC_DATA_DIR", default_value = "canvasc-data")]
     pub data_dir: PathBuf,
     /// The host configuration (`llm_id` → endpoint, MCP servers); default `$CANVASC_CONFIG`,
     /// else `./canvasc.toml` when present, else the environment alone.
@@ -48,7 +49,7 @@ pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>)
         },
         None => None,
     };
-    let mut services = match services::assemble(script, args.config.as_deref()) {
+    let mut services = match services::assemble_in(script, args.config.as_deref(), &args.data_dir) {
         Ok(services) => services,
         Err(e) => return super::run::fail(e.to_string()),
     };

@@ -8,10 +8,14 @@
 //! base_url`, `RAGFLOW_TOOL_SANDBOX_BASE_URL`; RAGFlow's default
 //! `http://sandbox-executor-manager:9385`), not something a canvas names.
 //!
+//! For development, `[tools.sandbox] backend = "local"` runs the script in a local subprocess
+//! instead (`local.rs`), with the executor's runner, limits and answers.
+//!
 //! canvasc has no artifact store yet: files a script produces are reported the way RAGFlow
 //! reports artifacts it could neither store nor parse (`Artifact generated but parse failed.`).
 
 pub mod contract;
+pub mod local;
 
 use crate::config::ToolsConfig;
 use base64::Engine;
@@ -83,6 +87,30 @@ fn language(lang: &str) -> Option<&'static str> {
 }
 
 impl CodeExec {
+    /// The configured backend: RAGFlow's sandbox executor, or the local subprocess.
+    async fn run_code(
+        &self,
+        cx: &ToolCx<'_>,
+        lang: &str,
+        code: &str,
+        arguments: Map<String, Json>,
+        timeout: u64,
+    ) -> Result<Executed, Failed> {
+        if !self.config.local_backend(SERVICE) {
+            return self.run_sandbox(cx, lang, code, arguments, timeout).await;
+        }
+        let language = language(lang)
+            .ok_or_else(|| Failed::Request(format!("Unsupported language: {lang}")))?;
+        let limits = local::Limits {
+            // The executor's own limit (`SANDBOX_TIMEOUT`, 10 s) within the component's.
+            time: Duration::from_secs(timeout.clamp(1, 10)),
+            ..local::Limits::default()
+        };
+        local::run(language, code, &arguments, limits)
+            .await
+            .map_err(Failed::Provider)
+    }
+
     async fn run_sandbox(
         &self,
         cx: &ToolCx<'_>,
@@ -313,10 +341,7 @@ impl External for CodeExec {
                 .settings
                 .component_exec_timeout
                 .unwrap_or(DEFAULT_TIMEOUT);
-            match self
-                .run_sandbox(cx, &lang, &script, arguments, timeout)
-                .await
-            {
+            match self.run_code(cx, &lang, &script, arguments, timeout).await {
                 _ if cx.check_canceled() => return Ok(Json::Null),
                 Ok(ex) => process(&mut out, &outputs, ex),
                 Err(Failed::Provider(e)) => out.set(

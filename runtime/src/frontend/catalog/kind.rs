@@ -60,7 +60,7 @@ macro_rules! catalogue {
             QueritSearch => "QueritSearch", Tool, external::Spec(kind);
             QueritContents => "QueritContents", Tool, external::Spec(kind);
             QWeather => "QWeather", Tool, external::Spec(kind);
-            Retrieval => "Retrieval", Tool, unsupported::Spec(kind);
+            Retrieval => "Retrieval", Tool, external::Spec(kind);
             SearXng => "SearXNG", Tool, external::Spec(kind);
             TavilySearch => "TavilySearch", Tool, external::Spec(kind);
             TavilyExtract => "TavilyExtract", Tool, external::Spec(kind);
