@@ -188,7 +188,6 @@ pub mod outputs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Impl {
     Begin,
-    Unsupported,
     External,
     Agent,
     Message,
@@ -196,9 +195,9 @@ enum Impl {
 /// Per node (in `Node` order): its implementation and its index in [`Components`].
 const SLOTS: [(Impl, usize); 6] = [
     (Impl::Begin, 0),
-    (Impl::Unsupported, 0),
-    (Impl::Unsupported, 1),
     (Impl::External, 0),
+    (Impl::External, 1),
+    (Impl::External, 2),
     (Impl::Agent, 0),
     (Impl::Message, 0),
 ];
@@ -207,9 +206,7 @@ const SLOTS: [(Impl, usize); 6] = [
 pub struct Components {
     /// `begin`
     pub begin: Vec<c::begin::Spec>,
-    /// `YahooFinance:QuoteSheet`, `AkShare:ChinaNews`
-    pub unsupported: Vec<c::unsupported::Spec>,
-    /// `WenCai:Screener`
+    /// `YahooFinance:QuoteSheet`, `AkShare:ChinaNews`, `WenCai:Screener`
     pub external: Vec<c::external::Spec>,
     /// `Agent:MarketAnalyst`
     pub agent: Vec<c::agent::Spec>,
@@ -220,11 +217,11 @@ impl Components {
     pub fn new() -> Self {
         Components {
             begin: Vec::from([component_begin()]),
-            unsupported: Vec::from([
+            external: Vec::from([
                 component_yahoo_finance_quote_sheet(),
                 component_ak_share_china_news(),
+                component_wen_cai_screener(),
             ]),
-            external: Vec::from([component_wen_cai_screener()]),
             agent: Vec::from([component_agent_market_analyst()]),
             message: Vec::from([component_message_brief()]),
         }
@@ -359,8 +356,8 @@ fn meta_yahoo_finance_quote_sheet() -> NodeMeta {
     }
 }
 /// `YahooFinance:QuoteSheet` “Quote sheet” (YahooFinance)
-fn component_yahoo_finance_quote_sheet() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::YahooFinance)
+fn component_yahoo_finance_quote_sheet() -> c::external::Spec {
+    c::external::Spec(Kind::YahooFinance)
 }
 /// `AkShare:ChinaNews` “A-share news” (AkShare)
 fn params_ak_share_china_news() -> Map<String, Json> {
@@ -409,8 +406,8 @@ fn meta_ak_share_china_news() -> NodeMeta {
     }
 }
 /// `AkShare:ChinaNews` “A-share news” (AkShare)
-fn component_ak_share_china_news() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::AkShare)
+fn component_ak_share_china_news() -> c::external::Spec {
+    c::external::Spec(Kind::AkShare)
 }
 /// `WenCai:Screener` “WenCai screener” (WenCai)
 fn params_wen_cai_screener() -> Map<String, Json> {
@@ -688,7 +685,6 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].body(cx).await,
-            Impl::Unsupported => c.unsupported[i].body(cx).await,
             Impl::External => c.external[i].body(cx).await,
             Impl::Agent => c.agent[i].body(cx).await,
             Impl::Message => c.message[i].body(cx).await,
@@ -703,7 +699,6 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].body_now(cx, s),
-            Impl::Unsupported => c.unsupported[i].body_now(cx, s),
             Impl::External => c.external[i].body_now(cx, s),
             Impl::Agent => c.agent[i].body_now(cx, s),
             Impl::Message => c.message[i].body_now(cx, s),
@@ -714,7 +709,6 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].thoughts(cx),
-            Impl::Unsupported => c.unsupported[i].thoughts(cx),
             Impl::External => c.external[i].thoughts(cx),
             Impl::Agent => c.agent[i].thoughts(cx),
             Impl::Message => c.message[i].thoughts(cx),
@@ -728,7 +722,6 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].dependencies(cx),
-            Impl::Unsupported => c.unsupported[i].dependencies(cx),
             Impl::External => c.external[i].dependencies(cx),
             Impl::Agent => c.agent[i].dependencies(cx),
             Impl::Message => c.message[i].dependencies(cx),
@@ -739,7 +732,6 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].get_input(cx),
-            Impl::Unsupported => c.unsupported[i].get_input(cx),
             Impl::External => c.external[i].get_input(cx),
             Impl::Agent => c.agent[i].get_input(cx),
             Impl::Message => c.message[i].get_input(cx),
@@ -750,7 +742,6 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].input_keys(cx),
-            Impl::Unsupported => c.unsupported[i].input_keys(cx),
             Impl::External => c.external[i].input_keys(cx),
             Impl::Agent => c.agent[i].input_keys(cx),
             Impl::Message => c.message[i].input_keys(cx),
@@ -761,7 +752,6 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].item_ended(cx),
-            Impl::Unsupported => c.unsupported[i].item_ended(cx),
             Impl::External => c.external[i].item_ended(cx),
             Impl::Agent => c.agent[i].item_ended(cx),
             Impl::Message => c.message[i].item_ended(cx),

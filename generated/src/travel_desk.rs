@@ -188,7 +188,6 @@ pub mod outputs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Impl {
     Begin,
-    Unsupported,
     External,
     Llm,
     Message,
@@ -196,10 +195,10 @@ enum Impl {
 /// Per node (in `Node` order): its implementation and its index in [`Components`].
 const SLOTS: [(Impl, usize); 6] = [
     (Impl::Begin, 0),
-    (Impl::Unsupported, 0),
     (Impl::External, 0),
-    (Impl::Llm, 0),
     (Impl::External, 1),
+    (Impl::Llm, 0),
+    (Impl::External, 2),
     (Impl::Message, 0),
 ];
 /// Every component with its typed parameters and its references bound, grouped by
@@ -207,9 +206,7 @@ const SLOTS: [(Impl, usize); 6] = [
 pub struct Components {
     /// `begin`
     pub begin: Vec<c::begin::Spec>,
-    /// `QWeather:CityWeather`
-    pub unsupported: Vec<c::unsupported::Spec>,
-    /// `Crawler:CityGuide`, `DeepL:TranslatePlan`
+    /// `QWeather:CityWeather`, `Crawler:CityGuide`, `DeepL:TranslatePlan`
     pub external: Vec<c::external::Spec>,
     /// `LLM:PlanTrip`
     pub llm: Vec<c::llm::Spec>,
@@ -220,8 +217,8 @@ impl Components {
     pub fn new() -> Self {
         Components {
             begin: Vec::from([component_begin()]),
-            unsupported: Vec::from([component_qweather_city_weather()]),
             external: Vec::from([
+                component_qweather_city_weather(),
                 component_crawler_city_guide(),
                 component_deep_l_translate_plan(),
             ]),
@@ -358,8 +355,8 @@ fn meta_qweather_city_weather() -> NodeMeta {
     }
 }
 /// `QWeather:CityWeather` “City weather” (QWeather)
-fn component_qweather_city_weather() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::QWeather)
+fn component_qweather_city_weather() -> c::external::Spec {
+    c::external::Spec(Kind::QWeather)
 }
 /// `Crawler:CityGuide` “City guide” (Crawler)
 fn params_crawler_city_guide() -> Map<String, Json> {
@@ -640,7 +637,6 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].body(cx).await,
-            Impl::Unsupported => c.unsupported[i].body(cx).await,
             Impl::External => c.external[i].body(cx).await,
             Impl::Llm => c.llm[i].body(cx).await,
             Impl::Message => c.message[i].body(cx).await,
@@ -655,7 +651,6 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].body_now(cx, s),
-            Impl::Unsupported => c.unsupported[i].body_now(cx, s),
             Impl::External => c.external[i].body_now(cx, s),
             Impl::Llm => c.llm[i].body_now(cx, s),
             Impl::Message => c.message[i].body_now(cx, s),
@@ -666,7 +661,6 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].thoughts(cx),
-            Impl::Unsupported => c.unsupported[i].thoughts(cx),
             Impl::External => c.external[i].thoughts(cx),
             Impl::Llm => c.llm[i].thoughts(cx),
             Impl::Message => c.message[i].thoughts(cx),
@@ -680,7 +674,6 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].dependencies(cx),
-            Impl::Unsupported => c.unsupported[i].dependencies(cx),
             Impl::External => c.external[i].dependencies(cx),
             Impl::Llm => c.llm[i].dependencies(cx),
             Impl::Message => c.message[i].dependencies(cx),
@@ -691,7 +684,6 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].get_input(cx),
-            Impl::Unsupported => c.unsupported[i].get_input(cx),
             Impl::External => c.external[i].get_input(cx),
             Impl::Llm => c.llm[i].get_input(cx),
             Impl::Message => c.message[i].get_input(cx),
@@ -702,7 +694,6 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].input_keys(cx),
-            Impl::Unsupported => c.unsupported[i].input_keys(cx),
             Impl::External => c.external[i].input_keys(cx),
             Impl::Llm => c.llm[i].input_keys(cx),
             Impl::Message => c.message[i].input_keys(cx),
@@ -713,7 +704,6 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].item_ended(cx),
-            Impl::Unsupported => c.unsupported[i].item_ended(cx),
             Impl::External => c.external[i].item_ended(cx),
             Impl::Llm => c.llm[i].item_ended(cx),
             Impl::Message => c.message[i].item_ended(cx),
