@@ -34,7 +34,17 @@ pub fn services(var: EnvFn<'_>) -> DocumentServices {
         Some(dir) => ImageSource::Directory(PathBuf::from(dir)),
         None => ImageSource::DataUrlsOnly,
     };
-    let store: Arc<dyn FileStore> = match (set("CANVASC_S3_ENDPOINT"), set("CANVASC_S3_BUCKET")) {
+    DocumentServices {
+        generator: Arc::new(Generator::with_font_config(fonts, images)),
+        store: file_store(var),
+        bucket: set("CANVASC_FILES_BUCKET").unwrap_or_else(|| "canvasc".to_string()),
+    }
+}
+
+/// The file store the environment `var` names: an S3-compatible bucket, or a local directory.
+pub fn file_store(var: EnvFn<'_>) -> Arc<dyn FileStore> {
+    let set = |name: &str| var(name).filter(|v| !v.is_empty());
+    match (set("CANVASC_S3_ENDPOINT"), set("CANVASC_S3_BUCKET")) {
         (Some(endpoint), Some(bucket)) => Arc::new(S3Store::new(
             S3Config {
                 endpoint,
@@ -55,10 +65,5 @@ pub fn services(var: EnvFn<'_>) -> DocumentServices {
                 .map(PathBuf::from)
                 .unwrap_or_else(|| std::env::temp_dir().join("canvasc-files")),
         )),
-    };
-    DocumentServices {
-        generator: Arc::new(Generator::with_font_config(fonts, images)),
-        store,
-        bucket: set("CANVASC_FILES_BUCKET").unwrap_or_else(|| "canvasc".to_string()),
     }
 }

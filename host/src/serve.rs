@@ -28,6 +28,13 @@ pub struct Engine {
     services: Services,
     compiled: &'static [Compiled],
     find: Option<FindProgram>,
+    /// Private database hosts the editor's connection test may reach (ExeSQL's
+    /// `[tools.exesql] allowed_hosts`).
+    db_allowed_hosts: Vec<String>,
+    /// Where DocGenerator and ExcelProcessor store the files runs make (the environment's
+    /// store, the one the components write to), for the download endpoints.
+    #[cfg(feature = "documents")]
+    files: Arc<dyn canvasc_documents::store::FileStore>,
 }
 
 impl Engine {
@@ -42,7 +49,16 @@ impl Engine {
             services,
             compiled,
             find,
+            db_allowed_hosts: Vec::new(),
+            #[cfg(feature = "documents")]
+            files: crate::documents::file_store(&crate::config::raw_env),
         }
+    }
+
+    /// Lets the editor's database test reach these private hosts, as ExeSQL may.
+    pub fn with_db_allowed_hosts(mut self, hosts: Vec<String>) -> Self {
+        self.db_allowed_hosts = hosts;
+        self
     }
 }
 
@@ -79,6 +95,7 @@ impl TurnRunner for Engine {
             })
             .collect::<Vec<_>>()
             .into();
+        services.tenant_id = Some(turn.tenant_id.as_str().into());
         let input = RunInput {
             query: Some(Json::String(turn.query)),
             user_id: Some(Json::String(turn.user_id)),
@@ -120,6 +137,64 @@ impl TurnRunner for Engine {
             .iter()
             .map(|(source, fp, _)| (source.to_string(), fp.to_string()))
             .collect()
+    }
+
+    fn editor_prompts(&self) -> Vec<(String, String)> {
+        self.services
+            .prompts
+            .editor_defaults()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect()
+    }
+
+    #[cfg(feature = "documents")]
+    fn generated_file(
+        &self,
+        tenant: &str,
+        id: &str,
+    ) -> futures::future::BoxFuture<'static, Result<Option<Vec<u8>>, String>> {
+        let (files, tenant, id) = (Arc::clone(&self.files), tenant.to_string(), id.to_string());
+        Box::pin(async move {
+            // Ids the store refuses (not a generated id) name no file of this tenant.
+            if canvasc_documents::store::check_name("object", &id).is_err() {
+                return Ok(None);
+            }
+            files.get(&tenant, &id).await.map_err(|e| e.to_string())
+        })
+    }
+
+    #[cfg(feature = "tools")]
+    fn test_db_connection(
+        &self,
+        db: canvasc_server::turn::DbConnection,
+    ) -> futures::future::BoxFuture<'static, Result<(), canvasc_server::turn::DbTestFailure>> {
+        use canvasc_server::turn::DbTestFailure;
+        use canvasc_tools::exesql::{test_connection, Connection, TestFailure};
+        let allow_any_host = self.services.settings.allow_any_host;
+        let allowed = self.db_allowed_hosts.clone();
+        Box::pin(async move {
+            let connection = Connection {
+                db_type: &db.db_type,
+                host: &db.host,
+                port: db.port,
+                database: &db.database,
+                username: &db.username,
+                password: &db.password,
+            };
+            test_connection(&connection, allow_any_host, &allowed)
+                .await
+                .map_err(|failure| match failure {
+                    TestFailure::Host(reason) => DbTestFailure::Host(reason),
+                    // `server_error_response("Unsupported database type.")`: the repr of a str.
+                    TestFailure::UnknownType => {
+                        DbTestFailure::Failed("'Unsupported database type.'".into())
+                    }
+                    TestFailure::Unavailable(text) | TestFailure::Driver(text) => {
+                        DbTestFailure::Failed(text)
+                    }
+                })
+        })
     }
 }
 

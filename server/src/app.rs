@@ -10,7 +10,8 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::CorsLayer;
 
 use crate::api::{
-    account, agents, completions, files, models, reset, run_logs, sessions, tasks, versions,
+    account, agents, attachments, completions, editor, files, models, reset, run_logs, sessions,
+    tasks, versions,
 };
 use crate::envelope::{json_response, ApiError, EXCEPTION_ERROR};
 use crate::shared::Shared;
@@ -66,6 +67,8 @@ pub(crate) fn router(app: Shared) -> Router {
             "/api/v1/agents/{agent_id}/logs/{message_id}",
             get(run_logs::get),
         )
+        .merge(editor::routes())
+        .merge(attachments::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(limit))

@@ -79,6 +79,16 @@ impl ApiError {
         ApiError::coded(ARGUMENT_ERROR, message, Some(Value::Bool(false)))
     }
 
+    /// 101 as RAGFlow's `@validate_request` answers it (`data` null), naming every missing
+    /// argument.
+    pub(crate) fn missing_arguments(names: &[&str]) -> ApiError {
+        ApiError::coded(
+            ARGUMENT_ERROR,
+            format!("required argument are missing: {}; ", names.join(",")),
+            Some(Value::Null),
+        )
+    }
+
     /// 102: not found, duplicate, or other data error (RAGFlow sends no `data` here).
     pub(crate) fn data(message: impl Into<String>) -> ApiError {
         ApiError::coded(DATA_ERROR, message, None)

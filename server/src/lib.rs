@@ -47,6 +47,9 @@ pub struct ServeConfig {
     pub model_providers: Vec<String>,
     /// An idle SSE stream gets a keep-alive comment this often.
     pub keep_alive: Duration,
+    /// A directory of agent templates (`*.json`, RAGFlow's `agent/templates/` form) that
+    /// `GET /agents/templates` lists; none: the list is empty.
+    pub templates_dir: Option<PathBuf>,
 }
 
 impl ServeConfig {
@@ -63,6 +66,7 @@ impl ServeConfig {
             // tries to create them otherwise; the host layer will list its configured ones.
             model_providers: vec!["ZHIPU-AI".into(), "SILICONFLOW".into()],
             keep_alive: Duration::from_secs(15),
+            templates_dir: None,
         }
     }
 }
@@ -71,6 +75,7 @@ impl ServeConfig {
 #[derive(Debug)]
 pub enum ServeError {
     DataDir(PathBuf, std::io::Error),
+    Templates(String),
     Store(StoreError),
     Bind(SocketAddr, std::io::Error),
     Serve(std::io::Error),
@@ -86,6 +91,7 @@ impl fmt::Display for ServeError {
                     dir.display()
                 )
             }
+            ServeError::Templates(e) => write!(f, "serve: {e}"),
             ServeError::Store(e) => write!(f, "serve: {e}"),
             ServeError::Bind(addr, e) => write!(f, "serve: cannot listen on {addr}: {e}"),
             ServeError::Serve(e) => write!(f, "serve: {e}"),
@@ -127,6 +133,12 @@ pub async fn start(
             Store::sqlite_url(&config.data_dir)
         }
     };
+    let templates = match &config.templates_dir {
+        Some(dir) => {
+            api::editor::load_templates(dir, clock::now_ms()).map_err(ServeError::Templates)?
+        }
+        None => Vec::new(),
+    };
     let store = Store::open(&url).await.map_err(ServeError::Store)?;
     let listener = TcpListener::bind(config.addr)
         .await
@@ -138,6 +150,7 @@ pub async fn start(
         store: store.clone(),
         max_body_bytes: config.max_body_bytes,
         model_providers: config.model_providers,
+        templates,
         runner,
         keep_alive: config.keep_alive,
         running: Mutex::new(Default::default()),

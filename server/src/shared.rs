@@ -13,6 +13,8 @@ pub(crate) struct App {
     pub store: Store,
     pub max_body_bytes: usize,
     pub model_providers: Vec<String>,
+    /// `GET /agents/templates`: the templates loaded at start.
+    pub templates: Vec<serde_json::Value>,
     /// Runs turns (the host's engine).
     pub runner: Arc<dyn TurnRunner>,
     /// An idle SSE stream gets a comment line this often, so proxies keep it open.

@@ -5,12 +5,15 @@
 
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use futures::stream::BoxStream;
 use serde_json::{Map, Value};
 
 /// One turn of one session, as the server hands it over.
 #[derive(Clone, Debug)]
 pub struct TurnRequest {
+    /// The agent's owner: files the run stores go under this tenant.
+    pub tenant_id: String,
     pub agent_id: String,
     pub session_id: String,
     /// The session's saved DSL, carrying the state of the previous turns.
@@ -86,7 +89,28 @@ pub struct RunningTurn {
     pub cancel: CancelHandle,
 }
 
-/// Runs turns.
+/// A database the agent editor asks to test (`POST /agents/test_db_connection`).
+#[derive(Clone, Debug)]
+pub struct DbConnection {
+    pub db_type: String,
+    pub host: String,
+    pub port: u16,
+    pub database: String,
+    pub username: String,
+    pub password: String,
+}
+
+/// Why a database test failed, in RAGFlow's terms.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DbTestFailure {
+    /// The host check refused the host (RAGFlow answers code 102 with the reason).
+    Host(String),
+    /// Any other failure, RAGFlow's exception text (code 100).
+    Failed(String),
+}
+
+/// Runs turns, and answers what else of the host the API needs (the editor's prompts and
+/// database test).
 pub trait TurnRunner: Send + Sync + 'static {
     /// Starts a turn; an error is a DSL that cannot run at all (RAGFlow's error text).
     fn start(&self, turn: TurnRequest) -> Result<RunningTurn, String>;
@@ -100,5 +124,35 @@ pub trait TurnRunner: Send + Sync + 'static {
     /// The compiled programs this process carries: `(source, fingerprint)`.
     fn compiled(&self) -> Vec<(String, String)> {
         Vec::new()
+    }
+
+    /// The agent editor's default prompts by RAGFlow's keys (`task_analysis`,
+    /// `plan_generation`, `reflection`, `citation_guidelines`).
+    fn editor_prompts(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+
+    /// A file a run of `tenant` stored (DocGenerator's documents, ExcelProcessor's sheets):
+    /// its bytes, or `None` when that tenant has none by that id.
+    fn generated_file(
+        &self,
+        tenant: &str,
+        id: &str,
+    ) -> BoxFuture<'static, Result<Option<Vec<u8>>, String>> {
+        let _ = (tenant, id);
+        Box::pin(async { Ok(None) })
+    }
+
+    /// Connects to `db` as ExeSQL would and runs `SELECT 1`.
+    fn test_db_connection(
+        &self,
+        db: DbConnection,
+    ) -> BoxFuture<'static, Result<(), DbTestFailure>> {
+        let _ = db;
+        Box::pin(async {
+            Err(DbTestFailure::Failed(
+                "this server has no database drivers (built without the tools)".into(),
+            ))
+        })
     }
 }

@@ -105,7 +105,11 @@ impl External for DocGenerator {
             let doc_id = uuid::Uuid::new_v4().simple().to_string();
             self.services
                 .store
-                .put(&self.services.bucket, &doc_id, generated.bytes.clone())
+                .put(
+                    super::bucket_of(cx, &self.services),
+                    &doc_id,
+                    generated.bytes.clone(),
+                )
                 .await
                 .map_err(|e| fail(cx, e.to_string()))?;
             let include = flag(params, "include_download_info_in_content", false);

@@ -40,8 +40,13 @@ impl ExcelProcessor {
     }
 
     /// `_get_file_content`: a file record (`id`/`file_id`, `name`/`filename`) from the file
-    /// store, the first of a list, or a `data:` URL; anything else is no file.
-    async fn file(&self, value: &Json) -> Result<Option<InputFile>, RunError> {
+    /// store, the first of a list, or a `data:` URL; anything else is no file. A run with a
+    /// tenant reads only its tenant's files, whatever bucket a record names.
+    async fn file(
+        &self,
+        value: &Json,
+        tenant: Option<&str>,
+    ) -> Result<Option<InputFile>, RunError> {
         match value {
             Json::Object(record) => {
                 let id = record
@@ -51,11 +56,14 @@ impl ExcelProcessor {
                 let Some(id) = id.map(py::str_of) else {
                     return Ok(None);
                 };
-                let bucket = record
-                    .get("created_by")
-                    .filter(|v| py::truthy(v))
-                    .map(py::str_of)
-                    .unwrap_or_else(|| self.services.bucket.clone());
+                let bucket = match tenant {
+                    Some(tenant) => tenant.to_string(),
+                    None => record
+                        .get("created_by")
+                        .filter(|v| py::truthy(v))
+                        .map(py::str_of)
+                        .unwrap_or_else(|| self.services.bucket.clone()),
+                };
                 let name = record
                     .get("name")
                     .filter(|v| py::truthy(v))
@@ -71,7 +79,7 @@ impl ExcelProcessor {
                 Ok(bytes.map(|bytes| InputFile { name, bytes }))
             }
             Json::Array(items) => match items.first() {
-                Some(first @ Json::Object(_)) => Box::pin(self.file(first)).await,
+                Some(first @ Json::Object(_)) => Box::pin(self.file(first, tenant)).await,
                 _ => Ok(None),
             },
             Json::String(s) if s.starts_with("data:") => {
@@ -102,7 +110,10 @@ impl ExcelProcessor {
             if value.is_null() {
                 continue;
             }
-            if let Some(file) = self.file(&value).await? {
+            if let Some(file) = self
+                .file(&value, cx.services().tenant_id.as_deref())
+                .await?
+            {
                 files.push(file);
             }
         }
@@ -174,7 +185,7 @@ impl ExcelProcessor {
             match self
                 .services
                 .store
-                .put(&self.services.bucket, &doc_id, bytes)
+                .put(super::bucket_of(cx, &self.services), &doc_id, bytes)
                 .await
             {
                 Ok(()) => {

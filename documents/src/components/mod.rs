@@ -16,12 +16,24 @@ use canvasc_runtime::frontend::catalog::Kind;
 use std::sync::Arc;
 
 /// What both components share: the document generator (fonts, image directory), the file
-/// store, and the bucket files go to (RAGFlow's tenant id; one bucket per process here).
+/// store, and the bucket files go to outside a server (inside one, the run's tenant).
 #[derive(Clone)]
 pub struct DocumentServices {
     pub generator: Arc<Generator>,
     pub store: Arc<dyn FileStore>,
     pub bucket: String,
+}
+
+/// The bucket of the run's files: its tenant's (RAGFlow's `canvas.get_tenant_id()`), so one
+/// tenant's files are never another's; the configured one when the run has no tenant.
+fn bucket_of<'a>(
+    cx: &'a canvasc_runtime::exec::external::ToolCx<'a>,
+    services: &'a DocumentServices,
+) -> &'a str {
+    cx.services()
+        .tenant_id
+        .as_deref()
+        .unwrap_or(services.bucket.as_str())
 }
 
 /// Registers DocGenerator and ExcelProcessor.

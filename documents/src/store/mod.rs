@@ -41,7 +41,7 @@ pub trait FileStore: Send + Sync + std::fmt::Debug {
 /// A bucket or object name we accept: letters, digits, `_`, `-`, `.`, not starting with a dot,
 /// at most 128 bytes. Names come from tenant ids and generated ids; anything else is refused
 /// rather than escaped, so no name can leave its directory or bucket.
-pub(crate) fn check_name(kind: &str, name: &str) -> Result<(), StoreError> {
+pub fn check_name(kind: &str, name: &str) -> Result<(), StoreError> {
     let ok = !name.is_empty()
         && name.len() <= 128
         && !name.starts_with('.')

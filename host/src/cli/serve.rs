@@ -35,6 +35,10 @@ pub struct Args {
     /// Request bodies over this many bytes are refused with an error envelope.
     #[arg(long, default_value_t = 16 * 1024 * 1024)]
     pub max_body_bytes: usize,
+    /// A directory of agent templates (`*.json`, as RAGFlow's `agent/templates/`) that
+    /// `GET /api/v1/agents/templates` lists.
+    #[arg(long, env = "CANVASC_AGENT_TEMPLATES")]
+    pub templates_dir: Option<PathBuf>,
     /// End a turn with an error after this many component invocations (0: no limit).
     #[arg(long, env = "CANVASC_MAX_STEPS", default_value_t = super::run::DEFAULT_MAX_STEPS)]
     pub max_steps: usize,
@@ -54,7 +58,11 @@ pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>)
         Err(e) => return super::run::fail(e.to_string()),
     };
     services.settings.step_limit = (args.max_steps > 0).then_some(args.max_steps);
-    let engine = Arc::new(Engine::new(services, compiled, find));
+    let db_hosts = match db_allowed_hosts(args.config.as_deref()) {
+        Ok(hosts) => hosts,
+        Err(e) => return super::run::fail(e.to_string()),
+    };
+    let engine = Arc::new(Engine::new(services, compiled, find).with_db_allowed_hosts(db_hosts));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -68,6 +76,7 @@ pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>)
     let mut config = ServeConfig::new(args.addr, args.data_dir);
     config.keep_alive = Duration::from_secs(args.keep_alive_secs.max(1));
     config.max_body_bytes = args.max_body_bytes;
+    config.templates_dir = args.templates_dir.clone();
     let served = runtime.block_on(canvasc_server::serve(config, engine, |running| {
         outln!("canvasc serve: listening on http://{}", running.addr);
         if compiled.is_empty() {
@@ -89,4 +98,24 @@ pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>)
             ExitCode::FAILURE
         }
     }
+}
+
+/// ExeSQL's allowed private hosts (`[tools.exesql] allowed_hosts` and its environment
+/// override), which the editor's database test honours too.
+#[cfg(feature = "tools")]
+fn db_allowed_hosts(
+    config: Option<&std::path::Path>,
+) -> Result<Vec<String>, canvasc_runtime::exec::llm::config::ConfigError> {
+    crate::config::external_config(config, |text| {
+        let tools =
+            canvasc_tools::config::ToolsConfig::from_toml_str(text, &crate::config::process_env)?;
+        Ok(tools.allowed_hosts(canvasc_tools::exesql::SERVICE).to_vec())
+    })
+}
+
+#[cfg(not(feature = "tools"))]
+fn db_allowed_hosts(
+    _config: Option<&std::path::Path>,
+) -> Result<Vec<String>, canvasc_runtime::exec::llm::config::ConfigError> {
+    Ok(Vec::new())
 }

@@ -39,6 +39,9 @@ pub struct Services {
     pub outbound_allow: ssrf::AllowList,
     /// How the SSRF guard resolves host names (the system's resolver unless a host says).
     pub resolver: Arc<dyn ssrf::Resolver>,
+    /// The tenant the run belongs to (RAGFlow's `canvas.get_tenant_id()`): files a run stores
+    /// go under it, so one tenant never reads another's. `None` outside a server.
+    pub tenant_id: Option<Arc<str>>,
 }
 
 impl Services {
@@ -67,6 +70,7 @@ impl Default for Services {
             external: Arc::default(),
             outbound_allow: ssrf::AllowList::default(),
             resolver: Arc::new(ssrf::SystemResolver),
+            tenant_id: None,
         }
     }
 }

@@ -2,7 +2,9 @@
 
 pub(crate) mod account;
 pub(crate) mod agents;
+pub(crate) mod attachments;
 pub(crate) mod completions;
+pub(crate) mod editor;
 pub(crate) mod files;
 pub(crate) mod models;
 mod openai;

@@ -165,6 +165,7 @@ pub(crate) async fn begin(
     }
     let round = state.get("round").and_then(Value::as_i64).unwrap_or(0);
     let turn = TurnRequest {
+        tenant_id: tenant.to_string(),
         agent_id: agent_id.to_string(),
         session_id: session_id.clone(),
         dsl: state.get("dsl").cloned().unwrap_or(Value::Null),

@@ -48,8 +48,9 @@ fn find(fp: &str, start: TurnStart) -> Option<RunningTurn> {
     })
 }
 
-/// The model's script: `slow` streams for seconds, `explode` fails, anything else is echoed
-/// in words.
+/// The model's script: `slow` streams for seconds, `explode` fails, `midway` breaks after its
+/// first delta (the script of `oracle/midstream.script.json`), anything else is echoed in
+/// words.
 fn script() -> Script {
     let chunks: Vec<String> = (0..SLOW_CHUNKS).map(|i| format!("w{i} ")).collect();
     Script::parse(&json!({
@@ -57,6 +58,8 @@ fn script() -> Script {
         "responses": [
             {"match": "slow", "chunks": chunks, "delay_ms": SLOW_DELAY_MS, "times": -1},
             {"match": "explode", "error": "the scripted model is down", "times": -1},
+            {"match": "midway", "content": "The capital is Paris, of course.",
+             "error": "broken-stream", "times": -1},
         ],
     }))
     .expect("the script parses")
@@ -65,5 +68,9 @@ fn script() -> Script {
 pub fn engine() -> Arc<Engine> {
     let services = canvasc_host::services::assemble(Some(script()), None)
         .expect("the scripted services assemble");
-    Arc::new(Engine::new(services, compiled(), Some(find)))
+    // The editor's database test reaches the machine's MariaDB and PostgreSQL on loopback.
+    Arc::new(
+        Engine::new(services, compiled(), Some(find))
+            .with_db_allowed_hosts(vec!["127.0.0.1".into()]),
+    )
 }

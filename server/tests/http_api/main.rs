@@ -6,11 +6,14 @@
 
 mod accounts;
 mod agents;
+mod attachments;
 mod completions;
+mod editor;
 mod engine;
 mod envelopes;
 mod files;
 mod harness;
 mod isolation;
+mod midstream;
 mod run_control;
 mod sessions;

@@ -6,8 +6,11 @@
 //! MSSQL, IBM DB2 and Trino have no maintained pure-Rust driver in the workspace: a node naming
 //! them fails with a clear error.
 
+mod connection_test;
 mod db;
 pub mod frame;
+
+pub use connection_test::{test_connection, Connection, TestFailure};
 
 use crate::config::ToolsConfig;
 use crate::host_guard::safe_host;
@@ -20,7 +23,8 @@ use futures::future::BoxFuture;
 use regex::Regex;
 use std::sync::{Arc, LazyLock};
 
-const SERVICE: &str = "exesql";
+/// The tool's name in the tools configuration (`[tools.exesql]`: its allowed hosts).
+pub const SERVICE: &str = "exesql";
 const REFUSED: &str =
     "For security reasons, INSERT, UPDATE, and DELETE statements are not supported.";
 const NO_RECORD: &str = "No record in the database!";

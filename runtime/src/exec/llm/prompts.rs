@@ -54,13 +54,51 @@ You rewrite the user's latest message as one complete, self-contained question.
 ## Conversation
 {{ conversation }}"#;
 
-/// The four templates: canvasc's own, or RAGFlow's when the host hands them in.
+const ANALYZE_TASK_SYSTEM: &str = r#"You analyse a task before an agent works on it.
+Judge how complex it is (one step, several steps, several domains), what it depends on, and what could go wrong.
+Then plan: the steps to take, in order, and what each step must produce.
+Keep the analysis as short as the task allows; output only the analysis and the plan."#;
+
+const ANALYZE_TASK_USER: &str = r#"**Task**: {{ task }}
+**Context**: {{ context }}
+**Agent instructions**: {{ agent_prompt }}
+**Available tools and sub-agents**:
+{{ tools_desc }}"#;
+
+const NEXT_STEP: &str = r#"You plan the next step of a task with the tools below.
+Choose the tools to call now; calls that do not depend on each other may go together.
+Call `complete_task` when nothing more is needed or nothing more can be done.
+
+# Task analysis
+{{ task_analysis }}
+
+# Tools (JSON Schema)
+Answer with a JSON array of objects, each with exactly two keys: "name" (the tool) and "arguments" (an object that follows its schema).
+
+{{ desc }}"#;
+
+const REFLECT: &str = r#"**Context**:
+ - The goal: {{ goal }}.
+ - The tool calls so far:
+{% for call in tool_calls %}
+Tool call: `{{ call.name }}`
+Results: {{ call.result }}
+{% endfor %}
+
+Reflect on the results: what has been achieved, what is missing or contradictory, and whether the goal is met.
+Say what to do next, or that the task is complete."#;
+
+/// The templates: canvasc's own, or RAGFlow's when the host hands them in.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Prompts {
     citation: String,
     citation_plus: String,
     structured_output: String,
     full_question: String,
+    analyze_task_system: String,
+    analyze_task_user: String,
+    next_step: String,
+    reflect: String,
 }
 
 impl Default for Prompts {
@@ -83,7 +121,26 @@ impl Prompts {
             citation_plus: read("citation_plus", CITATION_PLUS),
             structured_output: read("structured_output_prompt", STRUCTURED_OUTPUT),
             full_question: read("full_question_prompt", FULL_QUESTION),
+            analyze_task_system: read("analyze_task_system", ANALYZE_TASK_SYSTEM),
+            analyze_task_user: read("analyze_task_user", ANALYZE_TASK_USER),
+            next_step: read("next_step", NEXT_STEP),
+            reflect: read("reflect", REFLECT),
         }
+    }
+
+    /// The agent editor's default prompts (`GET /agents/prompts`), unrendered, under RAGFlow's
+    /// keys: the task analysis (system and user parts joined by a blank line), the plan step,
+    /// the reflection and the citation guidelines.
+    pub fn editor_defaults(&self) -> [(&'static str, String); 4] {
+        [
+            (
+                "task_analysis",
+                format!("{}\n\n{}", self.analyze_task_system, self.analyze_task_user),
+            ),
+            ("plan_generation", self.next_step.clone()),
+            ("reflection", self.reflect.clone()),
+            ("citation_guidelines", self.citation.clone()),
+        ]
     }
 
     /// `citation_prompt(user_defined)`: the user's `citation_guidelines` section or the default,
@@ -164,6 +221,27 @@ mod tests {
         assert_eq!(
             p.citation_prompt(None),
             Prompts::default().citation_prompt(None)
+        );
+    }
+
+    #[test]
+    fn editor_defaults_join_the_task_analysis_parts() {
+        let p = Prompts::with(|name| match name {
+            "analyze_task_system" => Some("System.\n".into()),
+            "analyze_task_user" => Some("User {{ task }}".into()),
+            _ => None,
+        });
+        let d = p.editor_defaults();
+        assert_eq!(d[0], ("task_analysis", "System.\n\nUser {{ task }}".into()));
+        assert_eq!(d[3].1, CITATION.trim());
+        assert_eq!(
+            d.map(|(k, _)| k),
+            [
+                "task_analysis",
+                "plan_generation",
+                "reflection",
+                "citation_guidelines"
+            ]
         );
     }
 }

@@ -1,0 +1,437 @@
+//! Load on `canvasc serve`: many concurrent streaming runs over real HTTP.
+//!
+//! `cargo run --release -p canvasc-bench --bin serve_load [-- LEVELS]` (default `100,1000,5000`)
+//!
+//! * The server is this binary re-run as a child process (`--serve`), so its memory is measured
+//!   alone (`/proc/<pid>/status`): the host's `Engine` with one program compiled in by
+//!   `canvas!` (Begin → LLM → Message), SQLite storage in a temporary directory, models
+//!   pointed at the scripted OpenAI-compatible server.
+//! * The scripted server (in this process, its own thread) streams every answer as
+//!   [`TOKENS`] deltas, waiting [`DELAY_MS`] before each: a run lasts about
+//!   `TOKENS · DELAY_MS`, so the runs of a level overlap.
+//! * The client (reqwest, this process) registers a user, creates the agent released, and for
+//!   each level starts N streaming runs at once (`POST /api/v1/agents/chat/completions`,
+//!   `stream: true`; `release: true` runs the compiled program, without it the draft runs on
+//!   the interpreter — the response header `X-Canvasc-Program` is checked), and reads every
+//!   stream to `data:[DONE]`.
+//!
+//! Reported per level and program: p50/p99 time to the first event (request sent → first
+//! `data:` frame), p50/p99 time to the first token beyond the model's own (first non-empty
+//! `message` frame, minus the model's [`DELAY_MS`] before its first delta), runs per second
+//! (N / wall time of the level), the server's peak RSS during the level and the memory per
+//! in-flight run ((peak RSS − RSS before the level) / N).
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use canvasc_host::serve::{Compiled, Engine, TurnStart};
+use canvasc_runtime::exec::llm::config::LlmConfig;
+use canvasc_runtime::exec::llm::openai::OpenAiProvider;
+use canvasc_runtime::exec::llm::script::Script;
+use canvasc_runtime::exec::ProgramVisitor;
+use canvasc_runtime::frontend::fingerprint::fingerprint;
+use canvasc_runtime::frontend::load_str;
+use canvasc_server::turn::RunningTurn;
+use canvasc_server::ServeConfig;
+use canvasc_tests::scripted_server::ScriptedServer;
+use futures::StreamExt;
+use serde_json::{json, Value};
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+const SOURCE: &str = include_str!("../../../fixtures/valid/llm-think-stream.json");
+/// Deltas per answer and the model's wait before each.
+const TOKENS: usize = 20;
+const DELAY_MS: u64 = 50;
+/// A level that has not finished in this time is reported as it stands.
+const LEVEL_TIMEOUT: Duration = Duration::from_secs(120);
+
+fn source_fingerprint() -> &'static str {
+    static FP: OnceLock<String> = OnceLock::new();
+    FP.get_or_init(|| {
+        let loaded = load_str(SOURCE).unwrap_or_else(|e| panic!("the fixture loads: {e}"));
+        fingerprint(&loaded.document)
+    })
+}
+
+fn compiled() -> &'static [Compiled] {
+    static LIST: OnceLock<Vec<Compiled>> = OnceLock::new();
+    LIST.get_or_init(|| {
+        vec![(
+            "fixtures/valid/llm-think-stream.json",
+            source_fingerprint(),
+            0,
+        )]
+    })
+}
+
+fn find(fp: &str, start: TurnStart) -> Option<RunningTurn> {
+    (fp == source_fingerprint()).then(|| {
+        let program = canvasc_macros::canvas!("../fixtures/valid/llm-think-stream.json");
+        start.visit(Arc::new(program))
+    })
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--serve") {
+        let (Some(llm), Some(dir)) = (args.get(2), args.get(3)) else {
+            eprintln!("usage: serve_load --serve <llm base url> <data dir>");
+            std::process::exit(2);
+        };
+        serve(llm, dir);
+        return;
+    }
+    let levels: Vec<usize> = args
+        .get(1)
+        .map(|s| s.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![100, 1000, 5000]);
+    if let Err(e) = drive(&levels) {
+        eprintln!("serve_load: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// The child: a server with the compiled program, until its parent closes stdin.
+fn serve(llm: &str, dir: &str) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("runtime: {e}"));
+    runtime.block_on(async {
+        let mut services = canvasc_host::services::from_env();
+        services.llm = Some(Arc::new(OpenAiProvider::new(
+            services.http.clone(),
+            LlmConfig::single(llm, Some("sk-bench")),
+        )));
+        let engine = Arc::new(Engine::new(services, compiled(), Some(find)));
+        let mut config = ServeConfig::new(([127, 0, 0, 1], 0).into(), dir.into());
+        config.database_url = None;
+        let running = canvasc_server::start(config, engine)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        println!("LISTEN http://{}", running.addr);
+        // Ends when the parent closes the pipe (or dies).
+        tokio::task::spawn_blocking(|| {
+            let mut line = String::new();
+            let _ = std::io::stdin().read_line(&mut line);
+        })
+        .await
+        .ok();
+    });
+}
+
+struct ServerChild {
+    child: Child,
+    base: String,
+}
+
+impl Drop for ServerChild {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_child(llm: &str, dir: &std::path::Path) -> Result<ServerChild, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut child = Command::new(exe)
+        .arg("--serve")
+        .arg(llm)
+        .arg(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start the server child: {e}"))?;
+    let stdout = child.stdout.take().ok_or("no stdout")?;
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .map_err(|e| e.to_string())?;
+    let base = line
+        .trim()
+        .strip_prefix("LISTEN ")
+        .ok_or_else(|| format!("the server child said {line:?}"))?
+        .to_string();
+    Ok(ServerChild { child, base })
+}
+
+/// `VmRSS` or `VmHWM` of a process, in KiB.
+fn status_kib(pid: u32, key: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(key))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|n| n.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn drive(levels: &[usize]) -> Result<(), String> {
+    let chunks: Vec<String> = (0..TOKENS).map(|i| format!("w{i} ")).collect();
+    let script = Script::parse(&json!({"responses": [
+        {"match": "load", "chunks": chunks, "delay_ms": DELAY_MS, "times": -1}
+    ]}))?;
+    let llm = ScriptedServer::try_start(script).map_err(|e| e.to_string())?;
+    llm.set_recording(false);
+    let dir = std::env::temp_dir().join(format!("canvasc-serve-load-{}", std::process::id()));
+    let server = start_child(&llm.base_url(), &dir)?;
+    let pid = server.child.id();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let result = runtime.block_on(async {
+        let client = reqwest::Client::builder()
+            .pool_max_idle_per_host(usize::MAX)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let key = account(&client, &server.base).await?;
+        let agent = create_agent(&client, &server.base, &key).await?;
+        println!(
+            "serve_load: {} deltas per answer, {DELAY_MS} ms before each; server pid {pid}, RSS at start {} KiB",
+            TOKENS,
+            status_kib(pid, "VmRSS:")
+        );
+        println!(
+            "{:>6} {:>11} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7} {:>10} {:>10}",
+            "runs", "program", "ev p50", "ev p99", "tok p50", "tok p99", "runs/s", "failed", "peak RSS", "KiB/run"
+        );
+        for &n in levels {
+            for release in [true, false] {
+                let level = level(&client, &server.base, &key, &agent, n, release, pid).await;
+                level.print(n, release);
+            }
+        }
+        Ok::<(), String>(())
+    });
+    drop(server);
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+async fn account(client: &reqwest::Client, base: &str) -> Result<String, String> {
+    let email = format!("load{}@example.com", std::process::id());
+    let password = "bG9hZA==";
+    let post = |path: &str, body: Value| client.post(format!("{base}/api/v1{path}")).json(&body);
+    post(
+        "/users",
+        json!({"email": email, "nickname": "load", "password": password}),
+    )
+    .send()
+    .await
+    .map_err(|e| e.to_string())?;
+    let login = post("/auth/login", json!({"email": email, "password": password}))
+        .send()
+        .await
+        .map_err(|e| e.to_string())?;
+    let token = login
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .ok_or("login gave no token")?
+        .to_string();
+    let key: Value = post("/system/tokens", json!({}))
+        .header("Authorization", token)
+        .send()
+        .await
+        .map_err(|e| e.to_string())?
+        .json()
+        .await
+        .map_err(|e| e.to_string())?;
+    key["data"]["token"]
+        .as_str()
+        .map(|k| format!("Bearer {k}"))
+        .ok_or_else(|| format!("no API key: {key}"))
+}
+
+async fn create_agent(client: &reqwest::Client, base: &str, key: &str) -> Result<String, String> {
+    let dsl: Value = serde_json::from_str(SOURCE).map_err(|e| e.to_string())?;
+    let created: Value = client
+        .post(format!("{base}/api/v1/agents"))
+        .header("Authorization", key)
+        .json(&json!({"title": "load", "dsl": dsl, "release": true}))
+        .send()
+        .await
+        .map_err(|e| e.to_string())?
+        .json()
+        .await
+        .map_err(|e| e.to_string())?;
+    created["data"]["id"]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("no agent: {created}"))
+}
+
+/// One run's times (µs from its request), or why it failed.
+struct RunTimes {
+    first_event: u64,
+    first_token: u64,
+}
+
+struct Level {
+    events: Vec<u64>,
+    tokens: Vec<u64>,
+    failed: Vec<String>,
+    wall: Duration,
+    peak_kib: u64,
+    before_kib: u64,
+}
+
+impl Level {
+    fn print(&self, n: usize, release: bool) {
+        let ms = |v: &Vec<u64>, q: f64| -> String {
+            if v.is_empty() {
+                return "-".into();
+            }
+            let i = ((v.len() as f64 - 1.0) * q).round() as usize;
+            format!("{:.2}", v[i.min(v.len() - 1)] as f64 / 1000.0)
+        };
+        let done = self.events.len();
+        println!(
+            "{:>6} {:>11} {:>9} {:>9} {:>9} {:>9} {:>8.1} {:>7} {:>10} {:>10.1}",
+            n,
+            if release { "compiled" } else { "interpreted" },
+            ms(&self.events, 0.5),
+            ms(&self.events, 0.99),
+            ms(&self.tokens, 0.5),
+            ms(&self.tokens, 0.99),
+            done as f64 / self.wall.as_secs_f64(),
+            self.failed.len(),
+            self.peak_kib,
+            self.peak_kib.saturating_sub(self.before_kib) as f64 / n as f64,
+        );
+        if let Some(first) = self.failed.first() {
+            println!("       first failure: {first}");
+        }
+    }
+}
+
+async fn level(
+    client: &reqwest::Client,
+    base: &str,
+    key: &str,
+    agent: &str,
+    n: usize,
+    release: bool,
+    pid: u32,
+) -> Level {
+    // Let the previous level's sockets and sessions settle before measuring the baseline.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let before_kib = status_kib(pid, "VmRSS:");
+    let peak = Arc::new(AtomicU64::new(before_kib));
+    let sampling = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let sampler = {
+        let (peak, sampling) = (peak.clone(), sampling.clone());
+        tokio::spawn(async move {
+            while sampling.load(Ordering::Relaxed) {
+                peak.fetch_max(status_kib(pid, "VmRSS:"), Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+    };
+    let url = format!("{base}/api/v1/agents/chat/completions");
+    let started = Instant::now();
+    let runs: Vec<_> = (0..n)
+        .map(|i| {
+            let request = client
+                .post(&url)
+                .header("Authorization", key)
+                .json(&json!({"agent_id": agent, "query": format!("load {i}"),
+                    "stream": true, "release": release}));
+            tokio::spawn(one_run(request, release))
+        })
+        .collect();
+    let mut level = Level {
+        events: Vec::with_capacity(n),
+        tokens: Vec::with_capacity(n),
+        failed: Vec::new(),
+        wall: Duration::ZERO,
+        peak_kib: 0,
+        before_kib,
+    };
+    let all = futures::future::join_all(runs);
+    match tokio::time::timeout(LEVEL_TIMEOUT, all).await {
+        Ok(results) => {
+            for r in results {
+                match r {
+                    Ok(Ok(t)) => {
+                        level.events.push(t.first_event);
+                        level.tokens.push(t.first_token);
+                    }
+                    Ok(Err(e)) => level.failed.push(e),
+                    Err(e) => level.failed.push(e.to_string()),
+                }
+            }
+        }
+        Err(_) => level
+            .failed
+            .push(format!("the level did not finish in {LEVEL_TIMEOUT:?}")),
+    }
+    level.wall = started.elapsed();
+    sampling.store(false, Ordering::Relaxed);
+    let _ = sampler.await;
+    level.peak_kib = peak.load(Ordering::Relaxed);
+    level.events.sort_unstable();
+    level.tokens.sort_unstable();
+    level
+}
+
+async fn one_run(request: reqwest::RequestBuilder, release: bool) -> Result<RunTimes, String> {
+    let sent = Instant::now();
+    let response = request.send().await.map_err(|e| e.to_string())?;
+    let program = response
+        .headers()
+        .get("x-canvasc-program")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let expected = if release { "compiled" } else { "interpreted" };
+    if program != expected {
+        return Err(format!("ran {program:?}, not {expected}"));
+    }
+    let mut body = response.bytes_stream();
+    let mut buffer = Vec::new();
+    let (mut first_event, mut first_token) = (None, None);
+    let mut done = false;
+    while let Some(chunk) = body.next().await {
+        let chunk = chunk.map_err(|e| e.to_string())?;
+        buffer.extend_from_slice(&chunk);
+        while let Some(end) = buffer.windows(2).position(|w| w == b"\n\n") {
+            let frame: Vec<u8> = buffer.drain(..end + 2).collect();
+            let Some(payload) = frame.strip_prefix(b"data:") else {
+                continue;
+            };
+            let at = sent.elapsed().as_micros() as u64;
+            first_event.get_or_insert(at);
+            if payload.starts_with(b"[DONE]") {
+                done = true;
+                continue;
+            }
+            if first_token.is_none() {
+                let v: Value = serde_json::from_slice(payload).map_err(|e| e.to_string())?;
+                let content = v["data"]["content"].as_str().unwrap_or_default();
+                if v["event"] == "message" && !content.is_empty() {
+                    first_token = Some(at.saturating_sub(DELAY_MS * 1000));
+                }
+            }
+        }
+    }
+    if !done {
+        return Err("the stream ended without data:[DONE]".into());
+    }
+    match (first_event, first_token) {
+        (Some(first_event), Some(first_token)) => Ok(RunTimes {
+            first_event,
+            first_token,
+        }),
+        _ => Err("the run streamed no answer".into()),
+    }
+}
