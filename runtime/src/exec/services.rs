@@ -3,7 +3,7 @@
 //! `canvasc-host`) reads the configuration file and the environment and fills them in.
 
 use super::llm::prompts::Prompts;
-use super::{external, http, llm, mcp, ssrf};
+use super::{external, http, llm, mcp, ssrf, telemetry};
 use std::sync::Arc;
 
 /// Process-wide settings RAGFlow reads from its environment.
@@ -39,6 +39,8 @@ pub struct Services {
     pub outbound_allow: ssrf::AllowList,
     /// How the SSRF guard resolves host names (the system's resolver unless a host says).
     pub resolver: Arc<dyn ssrf::Resolver>,
+    /// What the run span shows besides the mode (canvas id, session, fingerprint): the host's.
+    pub run_labels: telemetry::RunLabels,
 }
 
 impl Services {
@@ -67,6 +69,7 @@ impl Default for Services {
             external: Arc::default(),
             outbound_allow: ssrf::AllowList::default(),
             resolver: Arc::new(ssrf::SystemResolver),
+            run_labels: telemetry::RunLabels::default(),
         }
     }
 }
