@@ -6,6 +6,7 @@
 use canvasc_runtime::exec::events::Event;
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::random::PyRandom;
+use canvasc_runtime::exec::telemetry::RunLabels;
 use canvasc_runtime::exec::{Program, ProgramVisitor, RunInput, RunOutcome, Services, Session};
 use canvasc_runtime::frontend::fingerprint::fingerprint;
 use canvasc_runtime::frontend::{analyze_loaded, load_value};
@@ -14,6 +15,7 @@ use canvasc_server::turn::{ProgramKind, RunningTurn, TurnEnd, TurnEvent, TurnReq
 use futures::StreamExt;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
+use tracing::Instrument;
 
 /// One compiled canvas as a built binary's registry lists it: source file, fingerprint, and
 /// its checker error count at build time.
@@ -104,8 +106,14 @@ impl TurnRunner for Engine {
             chat_template_kwargs: turn.chat_template_kwargs,
             webhook_payload: None,
         };
+        services.run_labels = RunLabels {
+            canvas_id: Some(turn.agent_id.as_str().into()),
+            session_id: Some(turn.session_id.as_str().into()),
+            fingerprint: None,
+        };
         if let (true, Some(find)) = (turn.released, self.find) {
             let fp = fingerprint(&loaded.document);
+            services.run_labels.fingerprint = Some(fp.as_str().into());
             if self.compiled.iter().any(|(_, f, _)| *f == fp) {
                 let start = TurnStart {
                     dsl: loaded.document.dsl.clone(),
@@ -116,6 +124,9 @@ impl TurnRunner for Engine {
                 return find(&fp, start)
                     .ok_or_else(|| format!("the compiled program {fp} is listed but not carried"));
             }
+        }
+        if tracing::enabled!(target: "canvasc", tracing::Level::INFO) {
+            services.run_labels.fingerprint = Some(fingerprint(&loaded.document).into());
         }
         let analysis = analyze_loaded(loaded);
         let program = Arc::new(Interpreter::from_analysis(&analysis));
@@ -207,33 +218,37 @@ fn start<P: Program>(program: Arc<P>, turn: TurnStart, kind: ProgramKind) -> Run
     let flag = session.cancel_flag();
     let (tx, rx) = mpsc::unbounded_channel::<TurnEvent>();
     let input = turn.input;
-    tokio::spawn(async move {
-        let events = tx.clone();
-        let mut sink = move |ev: Event<'_>| {
-            let Json::Object(mut frame) = ev.to_json() else {
-                return;
+    tokio::spawn(
+        async move {
+            let events = tx.clone();
+            let mut sink = move |ev: Event<'_>| {
+                let Json::Object(mut frame) = ev.to_json() else {
+                    return;
+                };
+                let event = match frame.remove("event") {
+                    Some(Json::String(name)) => name,
+                    _ => return,
+                };
+                let data = frame.remove("data").unwrap_or(Json::Null);
+                // A closed channel means the server is gone; the run ends by its cancel flag.
+                let _ = events.send(TurnEvent::Event { event, data });
             };
-            let event = match frame.remove("event") {
-                Some(Json::String(name)) => name,
-                _ => return,
+            let outcome = session.run(input, &mut sink).await;
+            let end = match outcome {
+                RunOutcome::Finished => TurnEnd::Finished,
+                RunOutcome::Paused => TurnEnd::Paused,
+                RunOutcome::Canceled => TurnEnd::Canceled,
+                RunOutcome::Failed(e) => TurnEnd::Failed(e),
+                RunOutcome::Aborted(e) => TurnEnd::Aborted(e.to_string()),
             };
-            let data = frame.remove("data").unwrap_or(Json::Null);
-            // A closed channel means the server is gone; the run ends by its cancel flag.
-            let _ = events.send(TurnEvent::Event { event, data });
-        };
-        let outcome = session.run(input, &mut sink).await;
-        let end = match outcome {
-            RunOutcome::Finished => TurnEnd::Finished,
-            RunOutcome::Paused => TurnEnd::Paused,
-            RunOutcome::Canceled => TurnEnd::Canceled,
-            RunOutcome::Failed(e) => TurnEnd::Failed(e),
-            RunOutcome::Aborted(e) => TurnEnd::Aborted(e.to_string()),
-        };
-        let _ = tx.send(TurnEvent::Ended {
-            end,
-            dsl: session.save(),
-        });
-    });
+            let _ = tx.send(TurnEvent::Ended {
+                end,
+                dsl: session.save(),
+            });
+        }
+        // The run span's parent is the request's span (and the caller's trace through it).
+        .in_current_span(),
+    );
     let events = futures::stream::unfold(rx, |mut rx| async move {
         rx.recv().await.map(|event| (event, rx))
     })

@@ -1,7 +1,7 @@
 //! The router: every route of the API, the 404 and 405 answers, CORS, body limits and the
 //! trailing-slash rule, assembled around the shared server state.
 
-use axum::extract::DefaultBodyLimit;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post};
@@ -15,12 +15,16 @@ use crate::api::{
 };
 use crate::envelope::{json_response, ApiError, EXCEPTION_ERROR};
 use crate::shared::Shared;
+use crate::telemetry;
 
 /// Static segments (`download`) win over `{agent_id}`, as RAGFlow routes them.
 pub(crate) fn router(app: Shared) -> Router {
     let limit = app.max_body_bytes;
     Router::new()
         .route("/api/v1/system/ping", get(ping))
+        // Prometheus scrapes without an API key, like RAGFlow's unauthenticated ping; the one
+        // route outside `/api/v1` (http-api.md §1 exception, README "Telemetry").
+        .route("/metrics", get(metrics))
         .route("/api/v1/users", post(account::register))
         .route("/api/v1/auth/login", post(account::login))
         .route(
@@ -74,11 +78,23 @@ pub(crate) fn router(app: Shared) -> Router {
         .layer(DefaultBodyLimit::max(limit))
         .layer(CatchPanicLayer::custom(panicked))
         .layer(CorsLayer::permissive())
+        .layer(axum::middleware::from_fn(telemetry::request_span))
         .with_state(app)
 }
 
 async fn ping() -> &'static str {
     "pong"
+}
+
+async fn metrics(State(app): State<Shared>) -> Response {
+    (
+        [(
+            axum::http::header::CONTENT_TYPE,
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+        )],
+        app.metrics.render(),
+    )
+        .into_response()
 }
 
 async fn not_found(uri: Uri) -> ApiError {

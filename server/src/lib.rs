@@ -15,6 +15,7 @@ mod run;
 mod shared;
 mod sse;
 pub mod store;
+pub mod telemetry;
 pub mod turn;
 
 use std::fmt;
@@ -154,6 +155,7 @@ pub async fn start(
         runner,
         keep_alive: config.keep_alive,
         running: Mutex::new(Default::default()),
+        metrics: Arc::default(),
     });
     // The trailing slash goes before routing (`/agents/` is `/agents`), so this wraps the router.
     let service = NormalizePathLayer::trim_trailing_slash().layer(app::router(app));

@@ -6,6 +6,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::store::Store;
+use crate::telemetry::metrics::Metrics;
 use crate::turn::{CancelHandle, TurnRunner};
 
 /// What every handler shares.
@@ -22,6 +23,8 @@ pub(crate) struct App {
     /// The runs going on, by session id: one per session at a time, cancelled by
     /// `POST /tasks/{session_id}/cancel`.
     pub running: Mutex<HashMap<String, CancelHandle>>,
+    /// What `GET /metrics` shows.
+    pub metrics: Arc<Metrics>,
 }
 
 impl App {

@@ -28,6 +28,8 @@ pub struct Recorded {
     /// The JSON body as sent (`Json::Null` when it was not JSON).
     pub body: Json,
     pub authorization: Option<String>,
+    /// The W3C `traceparent` the client sent (telemetry tests).
+    pub traceparent: Option<String>,
     /// The script entry that answered (`None`: the default answer).
     pub entry: Option<usize>,
     /// The HTTP status answered.
@@ -238,6 +240,10 @@ async fn completions(
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
+    let traceparent = headers
+        .get("traceparent")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
     let record = |entry: Option<usize>, status: u16| {
         if !shared.recording.load(Ordering::Relaxed) {
             return;
@@ -245,6 +251,7 @@ async fn completions(
         lock(&shared.requests).push(Recorded {
             body: body.clone(),
             authorization: authorization.clone(),
+            traceparent: traceparent.clone(),
             entry,
             status,
         });

@@ -4,11 +4,13 @@
 
 use canvasc_runtime::exec::external::{hash_str2int, ToolCx};
 use canvasc_runtime::exec::llm::fit::num_tokens;
+use canvasc_runtime::exec::telemetry;
 use canvasc_runtime::value::{py, Json, Map};
 use regex::Regex;
 use std::future::Future;
 use std::sync::LazyLock;
 use std::time::Duration;
+use tracing::Instrument;
 
 /// An argument of the call (`kwargs[key]`), else the parameter of the same name (the
 /// attribute `ToolParamBase` sets from the meta's default or the DSL).
@@ -241,11 +243,16 @@ pub async fn send_raw(
     timeout: Duration,
     shown_url: &str,
 ) -> Result<(reqwest::StatusCode, String), String> {
-    let mut resp = req
-        .timeout(timeout)
-        .send()
-        .await
-        .map_err(|e| request_error(&e))?;
+    let (client, request) = req.timeout(timeout).build_split();
+    let mut request = request.map_err(|e| request_error(&e))?;
+    let span = telemetry::outbound_span("tool", request.method().as_str(), request.url().as_str());
+    telemetry::inject_trace_context_in(&span, request.headers_mut());
+    let sent = client.execute(request).instrument(span.clone()).await;
+    match &sent {
+        Ok(r) => telemetry::record_status(&span, r.status().as_u16()),
+        Err(_) => telemetry::record_failure(&span, "transport"),
+    }
+    let mut resp = sent.map_err(|e| request_error(&e))?;
     let status = resp.status();
     let mut body = Vec::new();
     while let Some(chunk) = resp.chunk().await.map_err(|e| request_error(&e))? {

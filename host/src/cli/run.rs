@@ -198,6 +198,8 @@ pub fn execute<P: Program>(
     prepared: Prepared,
     args: &Args,
 ) -> ExitCode {
+    // Flushed when this function returns (every path), or by `flush` on a second Ctrl-C.
+    let _telemetry = crate::telemetry::init_from(args.config.as_deref());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -240,9 +242,16 @@ pub fn execute<P: Program>(
     ));
     let Prepared {
         input,
-        services,
+        mut services,
         saved,
     } = prepared;
+    services.run_labels.canvas_id = Some(args.file.display().to_string().into());
+    if tracing::enabled!(target: "canvasc", tracing::Level::INFO) {
+        if let Ok(loaded) = canvasc_runtime::frontend::load_value(Json::Object(dsl.clone())) {
+            let fp = canvasc_runtime::frontend::fingerprint::fingerprint(&loaded.document);
+            services.run_labels.fingerprint = Some(fp.into());
+        }
+    }
     let fresh = saved.is_none();
     let session = Session::new(program, saved.unwrap_or(dsl), services, rng, fresh);
     let cancel = session.cancel_flag();
@@ -346,6 +355,7 @@ impl Interrupts {
         cancel.cancel();
         if self.next().await {
             errln!("quit: the run was interrupted twice");
+            crate::telemetry::flush();
             std::process::exit(i32::from(super::EXIT_CANCELED));
         }
     }

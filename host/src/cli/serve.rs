@@ -46,6 +46,8 @@ pub struct Args {
 
 /// Serves until Ctrl-C; prints where it listens and which compiled programs it carries.
 pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>) -> ExitCode {
+    // Flushed when the server stops (Ctrl-C ends it gracefully, then this function returns).
+    let _telemetry = crate::telemetry::init_from(args.config.as_deref());
     let script = match &args.llm_script {
         Some(path) => match super::llm_script::load(path) {
             Ok(script) => Some(script),

@@ -12,13 +12,19 @@ use std::net::SocketAddr;
 use std::sync::{LazyLock, Once};
 use std::time::Duration;
 
-/// A `reqwest` client builder with the process-wide TLS provider installed.
-fn client_builder() -> ClientBuilder {
+/// Installs the process-wide TLS provider (ring), once. Every client here does it; a host that
+/// lets a library build its own reqwest client (the OTLP exporter's) calls it first.
+pub fn install_tls_provider() {
     static PROVIDER: Once = Once::new();
     PROVIDER.call_once(|| {
         // Err means another part of the process installed a provider first; that one is used.
         let _ = rustls::crypto::ring::default_provider().install_default();
     });
+}
+
+/// A `reqwest` client builder with the process-wide TLS provider installed.
+fn client_builder() -> ClientBuilder {
+    install_tls_provider();
     Client::builder()
 }
 

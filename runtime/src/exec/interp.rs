@@ -57,6 +57,10 @@ impl Program for Interpreter {
         &self.meta
     }
 
+    fn mode(&self) -> &'static str {
+        "interpreted"
+    }
+
     async fn body<'a>(&'a self, cx: &'a NodeCx<'a>) -> Result<(), RunError> {
         self.spec(cx).body(cx).await
     }

@@ -31,6 +31,7 @@ mod services;
 pub mod sharing;
 pub mod ssrf;
 pub mod state;
+pub mod telemetry;
 pub mod val;
 
 pub use cancel::CancelFlag;

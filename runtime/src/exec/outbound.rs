@@ -6,9 +6,11 @@
 
 use super::http;
 use super::ssrf::{self, Guard};
+use super::telemetry;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, COOKIE, LOCATION};
 use reqwest::Method;
 use std::time::{Duration, Instant};
+use tracing::Instrument;
 
 /// One request to a canvas-controlled URL.
 #[derive(Clone, Debug)]
@@ -94,8 +96,23 @@ pub fn shown(url: &str) -> String {
     }
 }
 
-/// Send `req` through `guard`, following redirects, each hop checked and pinned.
+/// Send `req` through `guard`, following redirects, each hop checked and pinned; in one span
+/// (the URL redacted, the final status), carrying the trace context to every hop.
 pub async fn fetch(guard: &Guard, req: Request) -> Result<Response, Error> {
+    let span = telemetry::outbound_span("fetch", req.method.as_str(), &req.url);
+    let answer = fetch_hops(guard, req).instrument(span.clone()).await;
+    if !span.is_disabled() {
+        match &answer {
+            Ok(r) => telemetry::record_status(&span, r.status),
+            Err(Error::TimedOut) => telemetry::record_failure(&span, "timeout"),
+            Err(Error::Refused(_)) => telemetry::record_failure(&span, "refused"),
+            Err(_) => telemetry::record_failure(&span, "transport"),
+        }
+    }
+    answer
+}
+
+async fn fetch_hops(guard: &Guard, req: Request) -> Result<Response, Error> {
     let deadline = Instant::now() + req.timeout;
     let mut method = req.method.clone();
     let mut body = req.body.clone();
@@ -107,6 +124,7 @@ pub async fn fetch(guard: &Guard, req: Request) -> Result<Response, Error> {
             .map_err(|_| Error::Transport(format!("invalid value for header {k:?}")))?;
         headers.insert(name, value);
     }
+    telemetry::inject_trace_context(&mut headers);
     let mut url = req.url.clone();
     for hop in 0..=req.max_redirects {
         let target = ssrf::assert_url_is_safe(&url, guard)

@@ -19,6 +19,12 @@ use std::sync::Arc;
 pub trait Program: Send + Sync + 'static {
     fn meta(&self) -> &Arc<CanvasMeta>;
 
+    /// How the program was made, the run span's `canvasc.mode`: generated code is `compiled`
+    /// (the default, so generated modules need not say so); the interpreter says `interpreted`.
+    fn mode(&self) -> &'static str {
+        "compiled"
+    }
+
     /// The component body (`_invoke`).
     fn body<'a>(
         &'a self,

@@ -16,6 +16,7 @@ use crate::value::{py, Json, Map};
 use futures::StreamExt;
 use std::borrow::Cow;
 use std::sync::Arc;
+use tracing::{Instrument, Span};
 
 /// At most this many components of a batch run at once (RAGFlow's thread pool size).
 const MAX_CONCURRENCY: usize = 5;
@@ -74,9 +75,41 @@ pub async fn run<P: Program>(
         scheduled: Vec::new(),
         steps: 0,
     };
-    match r.run(input).await {
+    let labels = &shared.services.run_labels;
+    let span = tracing::info_span!(
+        target: "canvasc",
+        "canvasc.run",
+        canvasc.mode = program.mode(),
+        canvasc.canvas_id = labels.canvas_id.as_deref(),
+        canvasc.session_id = labels.session_id.as_deref(),
+        canvasc.fingerprint = labels.fingerprint.as_deref(),
+        canvasc.task_id = %r.env.task_id,
+        canvasc.outcome = tracing::field::Empty,
+        otel.status_code = tracing::field::Empty,
+    );
+    let outcome = match r.run(input).instrument(span.clone()).await {
         Ok(outcome) => outcome,
         Err(e) => RunOutcome::Aborted(e),
+    };
+    if !span.is_disabled() {
+        span.record("canvasc.outcome", outcome.name());
+        if matches!(outcome, RunOutcome::Failed(_) | RunOutcome::Aborted(_)) {
+            span.record("otel.status_code", "ERROR");
+        }
+    }
+    outcome
+}
+
+impl RunOutcome {
+    /// The outcome's name in spans and metrics.
+    pub fn name(&self) -> &'static str {
+        match self {
+            RunOutcome::Finished => "finished",
+            RunOutcome::Paused => "paused",
+            RunOutcome::Failed(_) => "failed",
+            RunOutcome::Canceled => "canceled",
+            RunOutcome::Aborted(_) => "aborted",
+        }
     }
 }
 
@@ -858,8 +891,40 @@ fn field_satisfied(field: &Json) -> bool {
 }
 
 /// The invoke wrapper around a component body (BS §6): timing outputs, cancellation, timeouts,
-/// and what a raised error becomes.
+/// and what a raised error becomes; inside the invocation's span when one is recorded.
 pub async fn invoke<P: Program>(program: &P, cx: &NodeCx<'_>) {
+    let m = cx.meta();
+    let span = tracing::info_span!(
+        target: "canvasc",
+        "canvasc.component",
+        otel.name = tracing::field::Empty,
+        canvasc.component.id = %m.id,
+        canvasc.component.kind = m.kind.name(),
+        canvasc.component.name = %m.display_name,
+        canvasc.component.attempt = 1u32,
+        canvasc.component.outcome = tracing::field::Empty,
+        otel.status_code = tracing::field::Empty,
+    );
+    if span.is_disabled() {
+        invoke_in(program, cx, &span).await
+    } else {
+        span.record("otel.name", format!("{} {}", m.kind.name(), m.id).as_str());
+        invoke_in(program, cx, &span).instrument(span.clone()).await
+    }
+}
+
+/// Name the invocation's outcome on its span (`ok`, `error`, `canceled`).
+fn outcome(span: &Span, outcome: &'static str) {
+    if span.is_disabled() {
+        return;
+    }
+    span.record("canvasc.component.outcome", outcome);
+    if outcome == "error" {
+        span.record("otel.status_code", "ERROR");
+    }
+}
+
+async fn invoke_in<P: Program>(program: &P, cx: &NodeCx<'_>, span: &Span) {
     let kind = cx.meta().kind;
     let tool_wrapper = kind.uses_tool_wrapper();
     let python_async = matches!(
@@ -869,6 +934,7 @@ pub async fn invoke<P: Program>(program: &P, cx: &NodeCx<'_>) {
     let canceled = |s: &mut RunState| {
         s.node_mut(cx.node)
             .set_output_slot(SLOT_ERROR, Val::Json(Json::String(CANCELED.into())));
+        outcome(span, "canceled");
     };
     if tool_wrapper && cx.shared.is_canceled() {
         canceled(&mut cx.state());
@@ -884,11 +950,13 @@ pub async fn invoke<P: Program>(program: &P, cx: &NodeCx<'_>) {
         }
         // A body with nothing to wait for runs under this lock; timeouts cannot fire on it.
         if let Some(result) = program.body_now(cx, &mut s) {
+            outcome(span, if result.is_ok() { "ok" } else { "error" });
             finish_invoke(cx, &mut s, result, tool_wrapper);
             return;
         }
     }
-    let result = with_timeout(program, cx, kind, python_async).await;
+    let result = with_timeout(program, cx, kind, python_async, span).await;
+    outcome(span, if result.is_ok() { "ok" } else { "error" });
     finish_invoke(cx, &mut cx.state(), result, tool_wrapper);
 }
 
@@ -936,6 +1004,7 @@ async fn with_timeout<P: Program>(
     cx: &NodeCx<'_>,
     kind: Kind,
     python_async: bool,
+    span: &Span,
 ) -> Result<(), RunError> {
     let settings = &cx.shared.services.settings;
     let secs = settings
@@ -949,7 +1018,10 @@ async fn with_timeout<P: Program>(
         for attempt in 0..2 {
             match tokio::time::timeout(limit, program.body(cx)).await {
                 Ok(r) => return r,
-                Err(_) if attempt == 0 => continue,
+                Err(_) if attempt == 0 => {
+                    span.record("canvasc.component.attempt", 2u32);
+                    continue;
+                }
                 Err(_) => {}
             }
         }

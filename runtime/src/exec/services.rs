@@ -3,7 +3,7 @@
 //! `canvasc-host`) reads the configuration file and the environment and fills them in.
 
 use super::llm::prompts::Prompts;
-use super::{external, http, llm, mcp, ssrf};
+use super::{external, http, llm, mcp, ssrf, telemetry};
 use std::sync::Arc;
 
 /// Process-wide settings RAGFlow reads from its environment.
@@ -42,6 +42,8 @@ pub struct Services {
     /// The tenant the run belongs to (RAGFlow's `canvas.get_tenant_id()`): files a run stores
     /// go under it, so one tenant never reads another's. `None` outside a server.
     pub tenant_id: Option<Arc<str>>,
+    /// What the run span shows besides the mode (canvas id, session, fingerprint): the host's.
+    pub run_labels: telemetry::RunLabels,
 }
 
 impl Services {
@@ -71,6 +73,7 @@ impl Default for Services {
             outbound_allow: ssrf::AllowList::default(),
             resolver: Arc::new(ssrf::SystemResolver),
             tenant_id: None,
+            run_labels: telemetry::RunLabels::default(),
         }
     }
 }

@@ -66,15 +66,32 @@ pub type TextStream = BoxStream<'static, Result<String, RunError>>;
 /// A stream that has not been started. Opening it runs the producer (for an LLM: the model
 /// call); each open starts over, exactly as calling the Python partial again would.
 #[derive(Clone)]
-pub struct LazyStream(Arc<dyn Fn() -> TextStream + Send + Sync>);
+pub struct LazyStream(
+    Arc<dyn Fn() -> TextStream + Send + Sync>,
+    /// The span of the component that made the stream: opened (by a downstream Message, in
+    /// the scheduler) inside it, the model call's span is that component's child.
+    tracing::Span,
+);
 
 impl LazyStream {
     pub fn new(open: impl Fn() -> TextStream + Send + Sync + 'static) -> Self {
-        LazyStream(Arc::new(open))
+        LazyStream(Arc::new(open), tracing::Span::current())
     }
 
     pub fn open(&self) -> TextStream {
-        (self.0)()
+        let span = self.1.clone();
+        if span.is_disabled() {
+            return (self.0)();
+        }
+        let mut inner = {
+            let _inside = span.enter();
+            (self.0)()
+        };
+        // The producer runs as the stream is polled: every poll inside the span.
+        Box::pin(futures::stream::poll_fn(move |cx| {
+            let _inside = span.enter();
+            futures::Stream::poll_next(inner.as_mut(), cx)
+        }))
     }
 
     /// Run the stream to its end and return the concatenated text.

@@ -8,6 +8,7 @@ use crate::run::{self, Launched, TurnContext};
 use crate::shared::Shared;
 use crate::sse::PROGRAM_HEADER;
 use crate::store::NewSession;
+use crate::telemetry::metrics::{self, CancelStamp};
 use crate::turn::TurnRequest;
 use axum::http::HeaderValue;
 use axum::response::Response;
@@ -180,10 +181,12 @@ pub(crate) async fn begin(
         custom_header,
         chat_template_kwargs,
     };
-    let running = app
+    let mut running = app
         .runner
         .start(turn)
         .map_err(|e| ApiError::data(format!("The agent cannot run: {e}")))?;
+    let cancel_stamp = CancelStamp::default();
+    running.cancel = metrics::stamped(running.cancel, &cancel_stamp);
     if !app.claim(&session_id, running.cancel.clone()) {
         (running.cancel)();
         return Err(ApiError::operating(
@@ -198,6 +201,7 @@ pub(crate) async fn begin(
         created_at: now / 1000,
         state,
         return_trace,
+        cancel_stamp,
     };
     Ok((run::launch(app.clone(), ctx, running), session_id))
 }

@@ -13,6 +13,7 @@ use tokio::sync::mpsc;
 use crate::clock::now_ms;
 use crate::shared::Shared;
 use crate::store::RunLog;
+use crate::telemetry::metrics::CancelStamp;
 use crate::turn::{ProgramKind, RunningTurn, TurnEnd, TurnEvent};
 use summary::Summary;
 
@@ -31,6 +32,8 @@ pub(crate) struct TurnContext {
     pub state: Value,
     /// Every `node_finished` carries the trace so far (`return_trace`).
     pub return_trace: bool,
+    /// When the turn's cancel handle was first called (cancel latency).
+    pub cancel_stamp: CancelStamp,
 }
 
 /// What the framing reads.
@@ -69,6 +72,7 @@ async fn drive(app: Shared, ctx: TurnContext, turn: RunningTurn, tx: mpsc::Sende
         mut events,
         cancel,
     } = turn;
+    let watch = app.metrics.turn_started(program, ctx.cancel_stamp.clone());
     let mut summary = Summary::default();
     let mut client_gone = false;
     let (end, dsl) = loop {
@@ -95,6 +99,7 @@ async fn drive(app: Shared, ctx: TurnContext, turn: RunningTurn, tx: mpsc::Sende
                     "session_id": ctx.session_id,
                 });
                 summary.observe(&event, &frame["data"], &frame);
+                watch.event(&event, &frame["data"]);
                 if ctx.return_trace && event == "node_finished" {
                     if let Some(data) = frame["data"].as_object_mut() {
                         data.insert("trace".into(), Value::from(summary.trace.clone()));
@@ -115,6 +120,7 @@ async fn drive(app: Shared, ctx: TurnContext, turn: RunningTurn, tx: mpsc::Sende
             }
         }
     };
+    watch.ended(&end);
     let state = next_state(ctx.state.clone(), &ctx, &end, dsl, &summary);
     let log = RunLog {
         message_id: ctx.message_id.clone(),
@@ -132,6 +138,7 @@ async fn drive(app: Shared, ctx: TurnContext, turn: RunningTurn, tx: mpsc::Sende
         );
     }
     app.release(&ctx.session_id);
+    drop(watch);
     let _ = tx.send(Out::End(Box::new(Ended { end, summary }))).await;
 }
 

@@ -66,6 +66,7 @@ impl std::error::Error for StoreError {}
 
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> Self {
+        crate::telemetry::metrics::store_error();
         StoreError(format!("storage: {e}"))
     }
 }

@@ -12,13 +12,14 @@ use crate::exec::error::RunError;
 use crate::exec::interpolate::Template;
 use crate::exec::py_json;
 use crate::exec::val::Val;
-use crate::exec::{http, ssrf};
+use crate::exec::{http, ssrf, telemetry};
 use crate::frontend::binding::{Bound, Resolve};
 use crate::value::{py, Json, Map};
 use regex::Regex;
 use std::borrow::Cow;
 use std::sync::LazyLock;
 use std::time::Duration;
+use tracing::Instrument;
 
 /// The bindings of the references in the parameters.
 #[derive(Clone, Debug, Default)]
@@ -521,10 +522,19 @@ async fn attempt(
         }
         rb.body(body)
     };
-    let response =
-        request.headers(header_map).send().await.map_err(|e| {
-            Failure::Other(transport_error(&e, &url, &target, timeout.unwrap_or(0.0)))
-        })?;
+    let span = telemetry::outbound_span("invoke", &method.to_uppercase(), &url);
+    telemetry::inject_trace_context_in(&span, &mut header_map);
+    let sent = request
+        .headers(header_map)
+        .send()
+        .instrument(span.clone())
+        .await;
+    match &sent {
+        Ok(r) => telemetry::record_status(&span, r.status().as_u16()),
+        Err(_) => telemetry::record_failure(&span, "transport"),
+    }
+    let response = sent
+        .map_err(|e| Failure::Other(transport_error(&e, &url, &target, timeout.unwrap_or(0.0))))?;
     let content_type = response
         .headers()
         .get(reqwest::header::CONTENT_TYPE)

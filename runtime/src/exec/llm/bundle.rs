@@ -19,6 +19,7 @@ use futures::stream::BoxStream;
 use futures::StreamExt;
 use regex::Regex;
 use std::sync::{Arc, LazyLock};
+use tracing::Instrument;
 
 /// `LENGTH_NOTIFICATION_EN` / `_CN`: appended when the provider stopped at its length limit.
 const LENGTH_NOTIFICATION_EN: &str =
@@ -541,12 +542,31 @@ async fn run_tools(
                 )
             }
         };
-        match cancel.or_cancel(session.call(c.name.clone(), args)).await {
-            Some(Ok(Json::Object(m))) => py::json_dumps(&Json::Object(m)),
-            Some(Ok(other)) => py::str_of(&other),
-            Some(Err(e)) => e,
-            None => CANCELED.to_string(),
+        let span = tracing::info_span!(
+            target: "canvasc",
+            "canvasc.tool",
+            otel.name = tracing::field::Empty,
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = %c.name,
+            gen_ai.tool.call.id = %c.id,
+            canvasc.tool.outcome = tracing::field::Empty,
+            otel.status_code = tracing::field::Empty,
+        );
+        if !span.is_disabled() {
+            span.record("otel.name", format!("execute_tool {}", c.name).as_str());
         }
+        let call = cancel.or_cancel(session.call(c.name.clone(), args));
+        let (outcome, text) = match call.instrument(span.clone()).await {
+            Some(Ok(Json::Object(m))) => ("ok", py::json_dumps(&Json::Object(m))),
+            Some(Ok(other)) => ("ok", py::str_of(&other)),
+            Some(Err(e)) => ("error", e),
+            None => ("canceled", CANCELED.to_string()),
+        };
+        span.record("canvasc.tool.outcome", outcome);
+        if outcome == "error" {
+            span.record("otel.status_code", "ERROR");
+        }
+        text
     });
     futures::future::join_all(runs).await
 }

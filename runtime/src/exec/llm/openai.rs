@@ -167,7 +167,10 @@ impl Inner {
         for (k, v) in headers {
             rb = rb.header(k.as_str(), v.as_str());
         }
-        rb
+        // Built inside the call's model span: the provider continues the run's trace.
+        let mut context = reqwest::header::HeaderMap::new();
+        crate::exec::telemetry::inject_trace_context(&mut context);
+        rb.headers(context)
     }
 
     /// Send and check the status; a failed status reads the body for the message.

@@ -4,12 +4,13 @@
 //! the run goes on.
 
 use super::{sse, McpServer};
-use crate::exec::http;
+use crate::exec::{http, telemetry};
 use crate::value::{py, Json, Map};
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RunningService, ServiceError};
 use rmcp::{RoleClient, ServiceExt};
 use std::time::Duration;
+use tracing::Instrument;
 
 type Client = RunningService<RoleClient, ()>;
 
@@ -48,14 +49,33 @@ impl McpSession {
             let params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
             client.call_tool(params).await.map_err(service_error)
         };
-        match tokio::time::timeout(Duration::from_secs(CALL_TIMEOUT_SECS), attempt).await {
-            Err(_) => format!("Timeout calling tool '{name}' (timeout={CALL_TIMEOUT_SECS})."),
-            Ok(Err(e)) => format!("Error calling tool '{name}': {e}."),
+        let span = tracing::info_span!(
+            target: "canvasc",
+            "canvasc.mcp",
+            otel.kind = "client",
+            canvasc.mcp.server = %self.server.id,
+            canvasc.mcp.tool = name,
+            url.full = %telemetry::redacted_url(self.server.url.trim()),
+            canvasc.mcp.status = tracing::field::Empty,
+            otel.status_code = tracing::field::Empty,
+        );
+        let timed = tokio::time::timeout(Duration::from_secs(CALL_TIMEOUT_SECS), attempt);
+        let (status, text) = match timed.instrument(span.clone()).await {
+            Err(_) => (
+                "timeout",
+                format!("Timeout calling tool '{name}' (timeout={CALL_TIMEOUT_SECS})."),
+            ),
+            Ok(Err(e)) => ("error", format!("Error calling tool '{name}': {e}.")),
             Ok(Ok(result)) => match serde_json::to_value(&result) {
-                Ok(wire) => result_text(&wire),
-                Err(e) => format!("Error calling tool '{name}': {e}."),
+                Ok(wire) => ("ok", result_text(&wire)),
+                Err(e) => ("error", format!("Error calling tool '{name}': {e}.")),
             },
+        };
+        span.record("canvasc.mcp.status", status);
+        if status != "ok" {
+            span.record("otel.status_code", "ERROR");
         }
+        text
     }
 
     async fn connect(&self) -> Result<Client, String> {
@@ -69,6 +89,9 @@ impl McpSession {
             };
             headers.insert(n, v);
         }
+        // The session keeps the trace context of the call that opened it (rmcp sends one
+        // header set for the session's requests).
+        telemetry::inject_trace_context(&mut headers);
         let client = http::mcp_client(headers).map_err(|_| CONNECTION_FAILED.to_string())?;
         let url = self.server.url.trim();
         let initialized = match self.server.server_type.as_str() {
