@@ -9,6 +9,7 @@ mod api;
 mod app;
 mod auth;
 mod clock;
+pub mod coord;
 mod envelope;
 mod request;
 mod run;
@@ -20,7 +21,7 @@ pub mod turn;
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::ServiceExt;
@@ -47,6 +48,12 @@ pub struct ServeConfig {
     pub model_providers: Vec<String>,
     /// An idle SSE stream gets a keep-alive comment this often.
     pub keep_alive: Duration,
+    /// `REDIS_URL`: runs are coordinated through Redis (several replicas); `None` keeps
+    /// leases, cancel flags and run records in this process (one replica).
+    pub redis_url: Option<String>,
+    /// `CANVASC_REDIS_PREFIX`: put before every Redis key and channel name (empty: RAGFlow's
+    /// own names), for deployments or tests sharing one Redis.
+    pub redis_prefix: String,
 }
 
 impl ServeConfig {
@@ -63,6 +70,10 @@ impl ServeConfig {
             // tries to create them otherwise; the host layer will list its configured ones.
             model_providers: vec!["ZHIPU-AI".into(), "SILICONFLOW".into()],
             keep_alive: Duration::from_secs(15),
+            redis_url: std::env::var("REDIS_URL")
+                .ok()
+                .filter(|u| !u.trim().is_empty()),
+            redis_prefix: std::env::var("CANVASC_REDIS_PREFIX").unwrap_or_default(),
         }
     }
 }
@@ -72,6 +83,7 @@ impl ServeConfig {
 pub enum ServeError {
     DataDir(PathBuf, std::io::Error),
     Store(StoreError),
+    Coord(coord::CoordError),
     Bind(SocketAddr, std::io::Error),
     Serve(std::io::Error),
 }
@@ -87,6 +99,7 @@ impl fmt::Display for ServeError {
                 )
             }
             ServeError::Store(e) => write!(f, "serve: {e}"),
+            ServeError::Coord(e) => write!(f, "serve: REDIS_URL: {e}"),
             ServeError::Bind(addr, e) => write!(f, "serve: cannot listen on {addr}: {e}"),
             ServeError::Serve(e) => write!(f, "serve: {e}"),
         }
@@ -100,6 +113,8 @@ pub struct Running {
     /// Where it listens (the real port when the configured one was 0).
     pub addr: SocketAddr,
     pub store: Store,
+    /// `in-process` or `redis`.
+    pub coordination: &'static str,
     task: JoinHandle<std::io::Result<()>>,
 }
 
@@ -128,6 +143,13 @@ pub async fn start(
         }
     };
     let store = Store::open(&url).await.map_err(ServeError::Store)?;
+    let coord = match &config.redis_url {
+        Some(url) => coord::Coordinator::redis(url, &config.redis_prefix)
+            .await
+            .map_err(ServeError::Coord)?,
+        None => coord::Coordinator::in_process(),
+    };
+    let coordination = coord.backend_name();
     let listener = TcpListener::bind(config.addr)
         .await
         .map_err(|e| ServeError::Bind(config.addr, e))?;
@@ -140,7 +162,7 @@ pub async fn start(
         model_providers: config.model_providers,
         runner,
         keep_alive: config.keep_alive,
-        running: Mutex::new(Default::default()),
+        coord,
     });
     // The trailing slash goes before routing (`/agents/` is `/agents`), so this wraps the router.
     let service = NormalizePathLayer::trim_trailing_slash().layer(app::router(app));
@@ -157,7 +179,12 @@ pub async fn start(
         })
         .await
     });
-    Ok(Running { addr, store, task })
+    Ok(Running {
+        addr,
+        store,
+        coordination,
+        task,
+    })
 }
 
 /// Starts a server and serves until Ctrl-C; `on_ready` is told where it listens.

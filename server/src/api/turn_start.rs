@@ -14,6 +14,9 @@ use axum::response::Response;
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
+/// RAGFlow's refusal of a second run on a busy session.
+const ALREADY_RUNNING: &str = "This agent session is already running.";
+
 /// Longest session name taken from a query.
 const NAME_CHARS: usize = 250;
 
@@ -144,12 +147,17 @@ pub(crate) async fn begin(
             (session.id, state, user)
         }
     };
-    if app.is_running(&session_id) {
-        return Err(ApiError::operating(
-            "This agent session is already running.",
-        ));
-    }
-    let files = file_contents(app, tenant, &descriptors).await?;
+    // The session's lease, on whichever replica: refused here when any replica runs it.
+    let Some(lease) = app.coord.claim(&session_id).await? else {
+        return Err(ApiError::operating(ALREADY_RUNNING));
+    };
+    let files = match file_contents(app, tenant, &descriptors).await {
+        Ok(files) => files,
+        Err(e) => {
+            app.coord.give_back(&lease).await;
+            return Err(e);
+        }
+    };
     let message_id = new_id();
     let now = now_ms();
     let mut state = state;
@@ -179,16 +187,13 @@ pub(crate) async fn begin(
         custom_header,
         chat_template_kwargs,
     };
-    let running = app
-        .runner
-        .start(turn)
-        .map_err(|e| ApiError::data(format!("The agent cannot run: {e}")))?;
-    if !app.claim(&session_id, running.cancel.clone()) {
-        (running.cancel)();
-        return Err(ApiError::operating(
-            "This agent session is already running.",
-        ));
-    }
+    let running = match app.runner.start(turn) {
+        Ok(running) => running,
+        Err(e) => {
+            app.coord.give_back(&lease).await;
+            return Err(ApiError::data(format!("The agent cannot run: {e}")));
+        }
+    };
     let ctx = TurnContext {
         tenant: tenant.to_string(),
         agent_id: agent_id.to_string(),
@@ -197,6 +202,7 @@ pub(crate) async fn begin(
         created_at: now / 1000,
         state,
         return_trace,
+        lease,
     };
     Ok((run::launch(app.clone(), ctx, running), session_id))
 }
