@@ -12,6 +12,7 @@ pub(crate) const EXCEPTION_ERROR: i64 = 100;
 pub(crate) const ARGUMENT_ERROR: i64 = 101;
 pub(crate) const DATA_ERROR: i64 = 102;
 pub(crate) const OPERATING_ERROR: i64 = 103;
+pub(crate) const CONNECTION_ERROR: i64 = 105;
 pub(crate) const AUTHENTICATION_ERROR: i64 = 109;
 pub(crate) const SERVER_ERROR: i64 = 500;
 
@@ -97,6 +98,11 @@ impl ApiError {
     /// 103: the caller may not do this.
     pub(crate) fn operating(message: impl Into<String>) -> ApiError {
         ApiError::coded(OPERATING_ERROR, message, Some(Value::Bool(false)))
+    }
+
+    /// 105: a service the server needs (Redis) did not answer.
+    pub(crate) fn connection(message: impl Into<String>) -> ApiError {
+        ApiError::coded(CONNECTION_ERROR, message, Some(Value::Bool(false)))
     }
 
     /// 109: a failed login.

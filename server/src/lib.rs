@@ -9,6 +9,7 @@ mod api;
 mod app;
 mod auth;
 mod clock;
+pub mod coord;
 mod envelope;
 mod request;
 mod run;
@@ -21,7 +22,7 @@ pub mod turn;
 use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::ServiceExt;
@@ -51,6 +52,12 @@ pub struct ServeConfig {
     /// A directory of agent templates (`*.json`, RAGFlow's `agent/templates/` form) that
     /// `GET /agents/templates` lists; none: the list is empty.
     pub templates_dir: Option<PathBuf>,
+    /// `REDIS_URL`: runs are coordinated through Redis (several replicas); `None` keeps
+    /// leases, cancel flags and run records in this process (one replica).
+    pub redis_url: Option<String>,
+    /// `CANVASC_REDIS_PREFIX`: put before every Redis key and channel name (empty: RAGFlow's
+    /// own names), for deployments or tests sharing one Redis.
+    pub redis_prefix: String,
 }
 
 impl ServeConfig {
@@ -68,6 +75,10 @@ impl ServeConfig {
             model_providers: vec!["ZHIPU-AI".into(), "SILICONFLOW".into()],
             keep_alive: Duration::from_secs(15),
             templates_dir: None,
+            redis_url: std::env::var("REDIS_URL")
+                .ok()
+                .filter(|u| !u.trim().is_empty()),
+            redis_prefix: std::env::var("CANVASC_REDIS_PREFIX").unwrap_or_default(),
         }
     }
 }
@@ -78,6 +89,7 @@ pub enum ServeError {
     DataDir(PathBuf, std::io::Error),
     Templates(String),
     Store(StoreError),
+    Coord(coord::CoordError),
     Bind(SocketAddr, std::io::Error),
     Serve(std::io::Error),
 }
@@ -94,6 +106,7 @@ impl fmt::Display for ServeError {
             }
             ServeError::Templates(e) => write!(f, "serve: {e}"),
             ServeError::Store(e) => write!(f, "serve: {e}"),
+            ServeError::Coord(e) => write!(f, "serve: REDIS_URL: {e}"),
             ServeError::Bind(addr, e) => write!(f, "serve: cannot listen on {addr}: {e}"),
             ServeError::Serve(e) => write!(f, "serve: {e}"),
         }
@@ -107,6 +120,8 @@ pub struct Running {
     /// Where it listens (the real port when the configured one was 0).
     pub addr: SocketAddr,
     pub store: Store,
+    /// `in-process` or `redis`.
+    pub coordination: &'static str,
     task: JoinHandle<std::io::Result<()>>,
 }
 
@@ -141,6 +156,13 @@ pub async fn start(
         None => Vec::new(),
     };
     let store = Store::open(&url).await.map_err(ServeError::Store)?;
+    let coord = match &config.redis_url {
+        Some(url) => coord::Coordinator::redis(url, &config.redis_prefix)
+            .await
+            .map_err(ServeError::Coord)?,
+        None => coord::Coordinator::in_process(),
+    };
+    let coordination = coord.backend_name();
     let listener = TcpListener::bind(config.addr)
         .await
         .map_err(|e| ServeError::Bind(config.addr, e))?;
@@ -154,7 +176,7 @@ pub async fn start(
         templates,
         runner,
         keep_alive: config.keep_alive,
-        running: Mutex::new(Default::default()),
+        coord,
         metrics: Arc::default(),
     });
     // The trailing slash goes before routing (`/agents/` is `/agents`), so this wraps the router.
@@ -172,7 +194,12 @@ pub async fn start(
         })
         .await
     });
-    Ok(Running { addr, store, task })
+    Ok(Running {
+        addr,
+        store,
+        coordination,
+        task,
+    })
 }
 
 /// Starts a server and serves until Ctrl-C; `on_ready` is told where it listens.

@@ -81,6 +81,13 @@ pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>)
     config.templates_dir = args.templates_dir.clone();
     let served = runtime.block_on(canvasc_server::serve(config, engine, |running| {
         outln!("canvasc serve: listening on http://{}", running.addr);
+        outln!(
+            "canvasc serve: runs coordinated {}",
+            match running.coordination {
+                "redis" => "through Redis (REDIS_URL): several replicas may serve",
+                _ => "in this process (no REDIS_URL): one replica",
+            }
+        );
         if compiled.is_empty() {
             outln!("canvasc serve: no compiled programs; every agent runs on the interpreter");
         } else {

@@ -1,6 +1,8 @@
 //! Cancelling a run (`http-api.md` §9): `POST /api/v1/tasks/{session_id}/cancel` and Python's
-//! `PATCH /api/v1/tasks/{session_id}` with `{"action": "stop"}`. The run stops at its next
-//! scheduling point and its stream ends with RAGFlow's cancel events; idempotent.
+//! `PATCH /api/v1/tasks/{session_id}` with `{"action": "stop"}`. Any replica answers: the
+//! coordinator sets RAGFlow's `{task_id}-cancel` key and notifies the replica running it. The
+//! run stops at once (calls in flight are abandoned) and its stream ends with RAGFlow's cancel
+//! events; idempotent.
 
 use axum::extract::{Path, State};
 use serde_json::Value;
@@ -39,7 +41,7 @@ async fn stop(app: &Shared, tenant: &str, session_id: &str) -> Answer {
         if owner != tenant {
             return Err(ApiError::operating(OWNER_ONLY));
         }
-        app.cancel(session_id);
+        app.coord.cancel(session_id).await?;
     }
     Ok(Reply::success(Value::Bool(true)))
 }

@@ -15,6 +15,9 @@ use axum::response::Response;
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
+/// RAGFlow's refusal of a second run on a busy session.
+const ALREADY_RUNNING: &str = "This agent session is already running.";
+
 /// Longest session name taken from a query.
 const NAME_CHARS: usize = 250;
 
@@ -145,12 +148,17 @@ pub(crate) async fn begin(
             (session.id, state, user)
         }
     };
-    if app.is_running(&session_id) {
-        return Err(ApiError::operating(
-            "This agent session is already running.",
-        ));
-    }
-    let files = file_contents(app, tenant, &descriptors).await?;
+    // The session's lease, on whichever replica: refused here when any replica runs it.
+    let Some(lease) = app.coord.claim(&session_id).await? else {
+        return Err(ApiError::operating(ALREADY_RUNNING));
+    };
+    let files = match file_contents(app, tenant, &descriptors).await {
+        Ok(files) => files,
+        Err(e) => {
+            app.coord.give_back(&lease).await;
+            return Err(e);
+        }
+    };
     let message_id = new_id();
     let now = now_ms();
     let mut state = state;
@@ -181,18 +189,15 @@ pub(crate) async fn begin(
         custom_header,
         chat_template_kwargs,
     };
-    let mut running = app
-        .runner
-        .start(turn)
-        .map_err(|e| ApiError::data(format!("The agent cannot run: {e}")))?;
+    let mut running = match app.runner.start(turn) {
+        Ok(running) => running,
+        Err(e) => {
+            app.coord.give_back(&lease).await;
+            return Err(ApiError::data(format!("The agent cannot run: {e}")));
+        }
+    };
     let cancel_stamp = CancelStamp::default();
     running.cancel = metrics::stamped(running.cancel, &cancel_stamp);
-    if !app.claim(&session_id, running.cancel.clone()) {
-        (running.cancel)();
-        return Err(ApiError::operating(
-            "This agent session is already running.",
-        ));
-    }
     let ctx = TurnContext {
         tenant: tenant.to_string(),
         agent_id: agent_id.to_string(),
@@ -202,6 +207,7 @@ pub(crate) async fn begin(
         state,
         return_trace,
         cancel_stamp,
+        lease,
     };
     Ok((run::launch(app.clone(), ctx, running), session_id))
 }

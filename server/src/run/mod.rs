@@ -11,6 +11,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use crate::clock::now_ms;
+use crate::coord::{Lease, RunRecord, RunStatus};
 use crate::shared::Shared;
 use crate::store::RunLog;
 use crate::telemetry::metrics::CancelStamp;
@@ -34,6 +35,8 @@ pub(crate) struct TurnContext {
     pub return_trace: bool,
     /// When the turn's cancel handle was first called (cancel latency).
     pub cancel_stamp: CancelStamp,
+    /// The session's lease, given back when the turn is saved.
+    pub lease: Lease,
 }
 
 /// What the framing reads.
@@ -55,7 +58,7 @@ pub(crate) struct Launched {
     pub frames: mpsc::Receiver<Out>,
 }
 
-/// Starts driving `turn`; the session must already be claimed in `app.running`.
+/// Starts driving `turn`; `ctx.lease` must hold the session.
 pub(crate) fn launch(app: Shared, ctx: TurnContext, turn: RunningTurn) -> Launched {
     let (tx, rx) = mpsc::channel(BUFFERED_FRAMES);
     let program = turn.program;
@@ -73,6 +76,19 @@ async fn drive(app: Shared, ctx: TurnContext, turn: RunningTurn, tx: mpsc::Sende
         cancel,
     } = turn;
     let watch = app.metrics.turn_started(program, ctx.cancel_stamp.clone());
+    let mut record = RunRecord {
+        canvas_id: ctx.agent_id.clone(),
+        tenant_id: ctx.tenant.clone(),
+        session_id: ctx.session_id.clone(),
+        mode: program.as_str().to_string(),
+        status: RunStatus::Running,
+        failure_reason: String::new(),
+        started_at: ctx.created_at * 1000,
+        finished_at: 0,
+    };
+    app.coord
+        .started(&ctx.lease, cancel.clone(), &ctx.message_id, &record)
+        .await;
     let mut summary = Summary::default();
     let mut client_gone = false;
     let (end, dsl) = loop {
@@ -137,7 +153,16 @@ async fn drive(app: Shared, ctx: TurnContext, turn: RunningTurn, tx: mpsc::Sende
             ctx.session_id
         );
     }
-    app.release(&ctx.session_id);
+    (record.status, record.failure_reason) = match &end {
+        TurnEnd::Finished => (RunStatus::Succeeded, String::new()),
+        TurnEnd::Paused => (RunStatus::Waiting, String::new()),
+        TurnEnd::Canceled => (RunStatus::Cancelled, String::new()),
+        TurnEnd::Failed(e) | TurnEnd::Aborted(e) => (RunStatus::Failed, e.clone()),
+    };
+    record.finished_at = now_ms();
+    app.coord
+        .finished(&ctx.lease, &ctx.message_id, &record)
+        .await;
     drop(watch);
     let _ = tx.send(Out::End(Box::new(Ended { end, summary }))).await;
 }

@@ -1,0 +1,36 @@
+//! The Redis names, RAGFlow's where RAGFlow has one. A prefix (empty in production) lets
+//! several deployments, or parallel tests, share one Redis without meeting.
+
+/// Key and channel names under one prefix.
+#[derive(Clone, Debug, Default)]
+pub struct Keys {
+    prefix: String,
+}
+
+impl Keys {
+    pub fn new(prefix: &str) -> Keys {
+        Keys {
+            prefix: prefix.to_string(),
+        }
+    }
+
+    /// RAGFlow's cancel flag: `{task_id}-cancel` (`api/db/services/task_service.py`).
+    pub fn cancel(&self, task_id: &str) -> String {
+        format!("{}{task_id}-cancel", self.prefix)
+    }
+
+    /// The lease of the replica running a session.
+    pub fn lease(&self, session: &str) -> String {
+        format!("{}agent:active-session:{session}", self.prefix)
+    }
+
+    /// A run's record (a hash).
+    pub fn run(&self, run_id: &str) -> String {
+        format!("{}agent:run:{run_id}", self.prefix)
+    }
+
+    /// The pub/sub channel cancel notices go through; the message is the task id.
+    pub fn cancel_channel(&self) -> String {
+        format!("{}agent:cancel", self.prefix)
+    }
+}

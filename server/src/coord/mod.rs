@@ -1,0 +1,215 @@
+//! Run coordination across replicas (`spec/architecture.md` §7, "the distributed story"): who
+//! runs a session (a lease), cancelling a run from any replica, and the run records. One
+//! interface ([`Backend`]), two implementations chosen at start: Redis when `REDIS_URL` is set
+//! (RAGFlow's own keys, so its tooling keeps working), in-process otherwise (one replica).
+//!
+//! The server talks to [`Coordinator`] only; the backends store and signal, and the
+//! [`watch`] loop turns what they hold into this replica's runs being cancelled.
+
+mod keys;
+mod local;
+mod record;
+mod redis_backend;
+mod registry;
+pub mod scripts;
+mod watch;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+
+use crate::clock::new_id;
+use crate::envelope::ApiError;
+use crate::turn::CancelHandle;
+pub use keys::Keys;
+pub use record::{RunRecord, RunStatus};
+use registry::Registry;
+
+/// A session's lease lives this long unless refreshed (`agent:active-session:{session}`).
+pub const LEASE_TTL: Duration = Duration::from_secs(30);
+/// The running replica refreshes its leases this often (a third of the TTL, so two refreshes
+/// can fail before another replica may take the session).
+pub const LEASE_REFRESH: Duration = Duration::from_secs(10);
+/// The cancel keys of this replica's runs are read this often: a lost pub/sub notice costs at
+/// most this much latency, never the cancel itself.
+pub const CANCEL_POLL: Duration = Duration::from_millis(250);
+/// `agent:run:{run_id}` records are kept this long.
+pub const RUN_RECORD_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
+/// RAGFlow's `REDIS_CONN.set(f"{task_id}-cancel", "x")` keeps the key its default hour
+/// (`rag/utils/redis_conn.py`, `exp=3600`).
+pub const CANCEL_TTL: Duration = Duration::from_secs(3600);
+
+/// Why the coordinator could not answer (Redis unreachable, or an answer of the wrong shape).
+#[derive(Debug, Clone)]
+pub struct CoordError(pub String);
+
+impl fmt::Display for CoordError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the run coordinator (Redis) failed: {}", self.0)
+    }
+}
+
+impl std::error::Error for CoordError {}
+
+/// RAGFlow answers a Redis failure with its connection-error code (`RetCode.CONNECTION_ERROR`).
+impl From<CoordError> for ApiError {
+    fn from(e: CoordError) -> Self {
+        ApiError::connection(e.to_string())
+    }
+}
+
+pub type CoordResult<T> = Result<T, CoordError>;
+
+/// What a coordination store does. Every method is one round trip (or none in process).
+pub trait Backend: Send + Sync + 'static {
+    /// Takes `session`'s lease for `token` (or keeps it when `token` already holds it) and
+    /// clears a cancel request left from before; `false` when another token holds it.
+    fn acquire<'a>(&'a self, session: &'a str, token: &'a str) -> BoxFuture<'a, CoordResult<bool>>;
+    /// Extends the lease while `token` holds it; `false` when it does not any more.
+    fn refresh<'a>(&'a self, session: &'a str, token: &'a str) -> BoxFuture<'a, CoordResult<bool>>;
+    /// Drops the lease while `token` holds it; `false` (and nothing done) otherwise.
+    fn release<'a>(&'a self, session: &'a str, token: &'a str) -> BoxFuture<'a, CoordResult<bool>>;
+    /// Whether anyone holds `session`'s lease.
+    fn is_held<'a>(&'a self, session: &'a str) -> BoxFuture<'a, CoordResult<bool>>;
+    /// Sets RAGFlow's `{task_id}-cancel` key and tells every replica.
+    fn request_cancel<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, CoordResult<()>>;
+    /// Which of `task_ids` have a cancel request, in order.
+    fn cancel_requested<'a>(
+        &'a self,
+        task_ids: &'a [String],
+    ) -> BoxFuture<'a, CoordResult<Vec<bool>>>;
+    /// Writes the whole record of a run.
+    fn put_run<'a>(
+        &'a self,
+        run_id: &'a str,
+        record: &'a RunRecord,
+    ) -> BoxFuture<'a, CoordResult<()>>;
+    /// Sets the record's end and releases the lease if `token` still holds it, in one step.
+    fn finish_run<'a>(
+        &'a self,
+        run_id: &'a str,
+        record: &'a RunRecord,
+        token: &'a str,
+    ) -> BoxFuture<'a, CoordResult<()>>;
+    /// The record of a run, if kept.
+    fn run<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<Option<RunRecord>>>;
+    /// `in-process` or `redis`, for the start-up line.
+    fn name(&self) -> &'static str;
+}
+
+/// A session held by this replica.
+#[derive(Clone, Debug)]
+pub struct Lease {
+    pub session: String,
+    pub token: String,
+}
+
+/// The server's view of coordination: the backend and this replica's runs.
+#[derive(Clone)]
+pub struct Coordinator {
+    backend: Arc<dyn Backend>,
+    runs: Arc<Registry>,
+}
+
+impl Coordinator {
+    /// The in-process coordinator (one replica).
+    pub fn in_process() -> Coordinator {
+        let runs = Arc::new(Registry::default());
+        let backend = Arc::new(local::Local::new(runs.clone()));
+        Coordinator::with(backend, runs)
+    }
+
+    /// The Redis coordinator on `url`, its keys and channel under `prefix` (empty in
+    /// production: RAGFlow's own names).
+    pub async fn redis(url: &str, prefix: &str) -> CoordResult<Coordinator> {
+        let runs = Arc::new(Registry::default());
+        let backend =
+            redis_backend::RedisBackend::connect(url, Keys::new(prefix), runs.clone()).await?;
+        Ok(Coordinator::with(Arc::new(backend), runs))
+    }
+
+    fn with(backend: Arc<dyn Backend>, runs: Arc<Registry>) -> Coordinator {
+        tokio::spawn(watch::watch(backend.clone(), runs.clone()));
+        Coordinator { backend, runs }
+    }
+
+    pub fn backend_name(&self) -> &'static str {
+        self.backend.name()
+    }
+
+    /// Takes `session` for a new run; `None` when a run holds it on any replica.
+    pub async fn claim(&self, session: &str) -> CoordResult<Option<Lease>> {
+        // A run of this replica holds it: no round trip needed to know.
+        if self.runs.contains(session) {
+            return Ok(None);
+        }
+        let token = new_id();
+        if self.backend.acquire(session, &token).await? {
+            Ok(Some(Lease {
+                session: session.to_string(),
+                token,
+            }))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Gives a lease back without a run (the run could not start).
+    pub async fn give_back(&self, lease: &Lease) {
+        if let Err(e) = self.backend.release(&lease.session, &lease.token).await {
+            eprintln!(
+                "canvasc serve: session {}: the lease could not be released ({e}); it expires in {} s",
+                lease.session,
+                LEASE_TTL.as_secs()
+            );
+        }
+    }
+
+    /// The run holding `lease` starts: its cancel handle answers cancel requests from any
+    /// replica, the lease is refreshed while it lives, and its record is written.
+    pub async fn started(
+        &self,
+        lease: &Lease,
+        cancel: CancelHandle,
+        run_id: &str,
+        record: &RunRecord,
+    ) {
+        self.runs.insert(lease, cancel);
+        if let Err(e) = self.backend.put_run(run_id, record).await {
+            eprintln!("canvasc serve: run {run_id}: the run record could not be written: {e}");
+        }
+    }
+
+    /// The run ended: its record gets its end and the lease goes, if still this run's.
+    pub async fn finished(&self, lease: &Lease, run_id: &str, record: &RunRecord) {
+        self.runs.remove(&lease.session);
+        if let Err(e) = self.backend.finish_run(run_id, record, &lease.token).await {
+            eprintln!(
+                "canvasc serve: run {run_id}: the run's end could not be recorded ({e}); the session's lease expires in {} s",
+                LEASE_TTL.as_secs()
+            );
+        }
+    }
+
+    /// Whether a run holds `session` on any replica.
+    pub async fn is_running(&self, session: &str) -> CoordResult<bool> {
+        if self.runs.contains(session) {
+            return Ok(true);
+        }
+        self.backend.is_held(session).await
+    }
+
+    /// Cancels the task's run wherever it runs (RAGFlow's cancel key, and a notice).
+    pub async fn cancel(&self, task_id: &str) -> CoordResult<()> {
+        // This replica's own run stops without waiting for the notice to come back.
+        self.runs.cancel(task_id);
+        self.backend.request_cancel(task_id).await
+    }
+
+    /// A run's record.
+    pub async fn run(&self, run_id: &str) -> CoordResult<Option<RunRecord>> {
+        self.backend.run(run_id).await
+    }
+}

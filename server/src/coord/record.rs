@@ -1,0 +1,111 @@
+//! A run's record (`agent:run:{run_id}`): what ran where, and how it ended. The Redis hash
+//! and the in-process map hold the same fields.
+
+use std::collections::BTreeMap;
+
+/// How a run stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunStatus {
+    Running,
+    Succeeded,
+    Failed,
+    Cancelled,
+    /// Paused on a UserFillUp: the next turn continues it.
+    Waiting,
+}
+
+impl RunStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Succeeded => "succeeded",
+            RunStatus::Failed => "failed",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::Waiting => "waiting",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<RunStatus> {
+        Some(match text {
+            "running" => RunStatus::Running,
+            "succeeded" => RunStatus::Succeeded,
+            "failed" => RunStatus::Failed,
+            "cancelled" => RunStatus::Cancelled,
+            "waiting" => RunStatus::Waiting,
+            _ => return None,
+        })
+    }
+}
+
+/// One run. Times are epoch milliseconds; `finished_at` is 0 and `failure_reason` empty
+/// while the run goes on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunRecord {
+    pub canvas_id: String,
+    pub tenant_id: String,
+    pub session_id: String,
+    /// `compiled` or `interpreted`.
+    pub mode: String,
+    pub status: RunStatus,
+    pub failure_reason: String,
+    pub started_at: i64,
+    pub finished_at: i64,
+}
+
+impl RunRecord {
+    /// The hash's fields, in a stable order.
+    pub fn fields(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("canvas_id", self.canvas_id.clone()),
+            ("tenant_id", self.tenant_id.clone()),
+            ("session_id", self.session_id.clone()),
+            ("mode", self.mode.clone()),
+            ("status", self.status.as_str().to_string()),
+            ("failure_reason", self.failure_reason.clone()),
+            ("started_at", self.started_at.to_string()),
+            ("finished_at", self.finished_at.to_string()),
+        ]
+    }
+
+    /// Reads a hash back; `None` for an empty hash (no record) or an unknown status.
+    pub fn from_fields(fields: &BTreeMap<String, String>) -> Option<RunRecord> {
+        let text = |name: &str| fields.get(name).cloned().unwrap_or_default();
+        let time = |name: &str| fields.get(name).and_then(|t| t.parse().ok()).unwrap_or(0);
+        Some(RunRecord {
+            canvas_id: text("canvas_id"),
+            tenant_id: text("tenant_id"),
+            session_id: text("session_id"),
+            mode: text("mode"),
+            status: RunStatus::parse(fields.get("status")?)?,
+            failure_reason: text("failure_reason"),
+            started_at: time("started_at"),
+            finished_at: time("finished_at"),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_reads_back_from_its_fields() {
+        let record = RunRecord {
+            canvas_id: "c".into(),
+            tenant_id: "t".into(),
+            session_id: "s".into(),
+            mode: "interpreted".into(),
+            status: RunStatus::Waiting,
+            failure_reason: String::new(),
+            started_at: 5,
+            finished_at: 0,
+        };
+        let fields = record
+            .fields()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect();
+        assert_eq!(RunRecord::from_fields(&fields), Some(record));
+        assert_eq!(RunRecord::from_fields(&BTreeMap::new()), None);
+    }
+}

@@ -1,0 +1,259 @@
+//! The Redis backend: one multiplexed connection that reconnects by itself
+//! ([`ConnectionManager`]) for commands and scripts, and a pub/sub connection of its own on
+//! which cancel notices arrive. A lost subscription is re-made after a pause; meanwhile the
+//! watch loop's polling still cancels (later, never not at all).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use futures::{FutureExt, StreamExt};
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{AsyncCommands, Client, Script};
+
+use super::registry::Registry;
+use super::{
+    scripts, Backend, CoordError, CoordResult, Keys, RunRecord, CANCEL_TTL, LEASE_TTL,
+    RUN_RECORD_TTL,
+};
+
+/// A command unanswered this long fails (the request that needed it gets an error) instead
+/// of hanging while Redis is unreachable.
+const RESPONSE_TIMEOUT: Duration = Duration::from_secs(2);
+const CONNECTION_TIMEOUT: Duration = Duration::from_secs(2);
+const RECONNECT_ATTEMPTS: usize = 2;
+const RECONNECT_MAX_DELAY: Duration = Duration::from_millis(500);
+/// Pause before the pub/sub connection is tried again.
+const RESUBSCRIBE_AFTER: Duration = Duration::from_millis(500);
+
+fn failed(e: redis::RedisError) -> CoordError {
+    CoordError(e.to_string())
+}
+
+pub(crate) struct RedisBackend {
+    conn: ConnectionManager,
+    keys: Keys,
+    acquire: Script,
+    refresh: Script,
+    release: Script,
+    finish: Script,
+}
+
+impl RedisBackend {
+    /// Connects (failing at start when Redis is unreachable, so a misconfigured replica does
+    /// not serve) and starts listening for cancel notices.
+    pub async fn connect(url: &str, keys: Keys, runs: Arc<Registry>) -> CoordResult<RedisBackend> {
+        let client = Client::open(url).map_err(|e| CoordError(format!("REDIS_URL: {e}")))?;
+        // Few, short reconnect attempts: a command waits for the reconnection it triggers, so
+        // this bounds how long a request waits while Redis is down; the next command retries.
+        let config = ConnectionManagerConfig::new()
+            .set_response_timeout(Some(RESPONSE_TIMEOUT))
+            .set_connection_timeout(Some(CONNECTION_TIMEOUT))
+            .set_number_of_retries(RECONNECT_ATTEMPTS)
+            .set_max_delay(RECONNECT_MAX_DELAY);
+        let conn = ConnectionManager::new_with_config(client.clone(), config)
+            .await
+            .map_err(failed)?;
+        tokio::spawn(listen(client, keys.cancel_channel(), runs));
+        Ok(RedisBackend {
+            conn,
+            keys,
+            acquire: Script::new(scripts::ACQUIRE),
+            refresh: Script::new(scripts::REFRESH),
+            release: Script::new(scripts::RELEASE),
+            finish: Script::new(scripts::FINISH),
+        })
+    }
+
+    fn ttl_ms() -> u64 {
+        LEASE_TTL.as_millis() as u64
+    }
+}
+
+/// Cancel notices: each message names a task; the run of that task here, if any, is
+/// cancelled. Reconnects until the registry is gone.
+async fn listen(client: Client, channel: String, runs: Arc<Registry>) {
+    let runs = Arc::downgrade(&runs);
+    loop {
+        if runs.strong_count() == 0 {
+            return;
+        }
+        match client.get_async_pubsub().await {
+            Ok(mut pubsub) => {
+                if let Err(e) = pubsub.subscribe(&channel).await {
+                    eprintln!("canvasc serve: cannot subscribe to cancel notices: {e}");
+                } else {
+                    let mut messages = pubsub.on_message();
+                    while let Some(message) = messages.next().await {
+                        let Ok(task_id) = message.get_payload::<String>() else {
+                            continue;
+                        };
+                        let Some(runs) = runs.upgrade() else { return };
+                        runs.cancel(&task_id);
+                    }
+                }
+            }
+            Err(_) => {
+                // Unreachable: the watch loop reports the outage once; polling covers it.
+            }
+        }
+        tokio::time::sleep(RESUBSCRIBE_AFTER).await;
+    }
+}
+
+impl Backend for RedisBackend {
+    fn acquire<'a>(&'a self, session: &'a str, token: &'a str) -> BoxFuture<'a, CoordResult<bool>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let taken: i64 = self
+                .acquire
+                .key(self.keys.lease(session))
+                .key(self.keys.cancel(session))
+                .arg(token)
+                .arg(Self::ttl_ms())
+                .invoke_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(taken == 1)
+        }
+        .boxed()
+    }
+
+    fn refresh<'a>(&'a self, session: &'a str, token: &'a str) -> BoxFuture<'a, CoordResult<bool>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let held: i64 = self
+                .refresh
+                .key(self.keys.lease(session))
+                .arg(token)
+                .arg(Self::ttl_ms())
+                .invoke_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(held == 1)
+        }
+        .boxed()
+    }
+
+    fn release<'a>(&'a self, session: &'a str, token: &'a str) -> BoxFuture<'a, CoordResult<bool>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let released: i64 = self
+                .release
+                .key(self.keys.lease(session))
+                .arg(token)
+                .invoke_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(released == 1)
+        }
+        .boxed()
+    }
+
+    fn is_held<'a>(&'a self, session: &'a str) -> BoxFuture<'a, CoordResult<bool>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let held: bool = conn
+                .exists(self.keys.lease(session))
+                .await
+                .map_err(failed)?;
+            Ok(held)
+        }
+        .boxed()
+    }
+
+    fn request_cancel<'a>(&'a self, task_id: &'a str) -> BoxFuture<'a, CoordResult<()>> {
+        async move {
+            let mut conn = self.conn.clone();
+            // One round trip: the key first, so a replica woken by the notice finds it set.
+            let () = redis::pipe()
+                .set_ex(self.keys.cancel(task_id), "x", CANCEL_TTL.as_secs())
+                .ignore()
+                .publish(self.keys.cancel_channel(), task_id)
+                .ignore()
+                .query_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(())
+        }
+        .boxed()
+    }
+
+    fn cancel_requested<'a>(
+        &'a self,
+        task_ids: &'a [String],
+    ) -> BoxFuture<'a, CoordResult<Vec<bool>>> {
+        async move {
+            if task_ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            let mut conn = self.conn.clone();
+            let keys: Vec<String> = task_ids.iter().map(|id| self.keys.cancel(id)).collect();
+            let values: Vec<Option<String>> = redis::cmd("MGET")
+                .arg(&keys)
+                .query_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(values.into_iter().map(|v| v.is_some()).collect())
+        }
+        .boxed()
+    }
+
+    fn put_run<'a>(
+        &'a self,
+        run_id: &'a str,
+        record: &'a RunRecord,
+    ) -> BoxFuture<'a, CoordResult<()>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let key = self.keys.run(run_id);
+            let () = redis::pipe()
+                .hset_multiple(&key, &record.fields())
+                .ignore()
+                .expire(&key, RUN_RECORD_TTL.as_secs() as i64)
+                .ignore()
+                .query_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(())
+        }
+        .boxed()
+    }
+
+    fn finish_run<'a>(
+        &'a self,
+        run_id: &'a str,
+        record: &'a RunRecord,
+        token: &'a str,
+    ) -> BoxFuture<'a, CoordResult<()>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let mut invocation = self.finish.key(self.keys.run(run_id));
+            invocation
+                .key(self.keys.lease(&record.session_id))
+                .arg(RUN_RECORD_TTL.as_secs())
+                .arg(token);
+            for (field, value) in record.fields() {
+                invocation.arg(field).arg(value);
+            }
+            let _released: i64 = invocation.invoke_async(&mut conn).await.map_err(failed)?;
+            Ok(())
+        }
+        .boxed()
+    }
+
+    fn run<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<Option<RunRecord>>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let fields: BTreeMap<String, String> =
+                conn.hgetall(self.keys.run(run_id)).await.map_err(failed)?;
+            Ok(RunRecord::from_fields(&fields))
+        }
+        .boxed()
+    }
+
+    fn name(&self) -> &'static str {
+        "redis"
+    }
+}
