@@ -20,11 +20,14 @@ const ACCESS: &str = "AKIDCANVASCTEST";
 const SECRET: &str = "c2VjcmV0LWtleS1mb3ItdGhlLXN0dWI";
 const REGION: &str = "eu-test-1";
 
+/// A request the stub saw: method, path and its verdict on the signature.
+type Seen = (String, String, Result<(), String>);
+
 #[derive(Default)]
 struct Stub {
     objects: Mutex<HashMap<String, Vec<u8>>>,
     /// Every request's method, path and verdict on its signature.
-    seen: Mutex<Vec<(String, String, Result<(), String>)>>,
+    seen: Mutex<Vec<Seen>>,
 }
 
 fn hmac(key: &[u8], data: &[u8]) -> Vec<u8> {

@@ -149,6 +149,20 @@ pub fn prompts(var: EnvFn<'_>) -> Prompts {
     })
 }
 
+/// The data directory when no command line names one: `$CANVASC_DATA_DIR`, else
+/// `canvasc-data` (the default of `canvasc serve --data-dir`).
+pub fn data_dir() -> std::path::PathBuf {
+    process_env("CANVASC_DATA_DIR")
+        .filter(|d| !d.trim().is_empty())
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from("canvasc-data"))
+}
+
+/// Where the local knowledge base's datasets live inside a data directory.
+pub fn datasets_dir(data_dir: &Path) -> std::path::PathBuf {
+    data_dir.join("datasets")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -234,18 +248,4 @@ mod tests {
         assert_eq!(prompts(&env_of(&[])), Prompts::default());
         let _ = std::fs::remove_dir_all(&dir);
     }
-}
-
-/// The data directory when no command line names one: `$CANVASC_DATA_DIR`, else
-/// `canvasc-data` (the default of `canvasc serve --data-dir`).
-pub fn data_dir() -> std::path::PathBuf {
-    process_env("CANVASC_DATA_DIR")
-        .filter(|d| !d.trim().is_empty())
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::PathBuf::from("canvasc-data"))
-}
-
-/// Where the local knowledge base's datasets live inside a data directory.
-pub fn datasets_dir(data_dir: &Path) -> std::path::PathBuf {
-    data_dir.join("datasets")
 }

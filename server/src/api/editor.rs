@@ -226,9 +226,10 @@ mod tests {
         let body: Map<String, Value> =
             serde_json::from_value(json!({"db_type": "mysql"})).unwrap_or_default();
         let err = require(&body, &["db_type", "database", "host"]).err();
-        assert_eq!(
-            format!("{err:?}").contains("required argument are missing: database,host; "),
-            true
+        let text = format!("{err:?}");
+        assert!(
+            text.contains("required argument are missing: database,host; "),
+            "{text}"
         );
     }
 
