@@ -82,6 +82,10 @@ const SUPPORTED: &[&str] = &[
     "tpl_user_interaction",
     "ex_tavily_and_generate",
     "ex_retrieval_and_generate",
+    "ex_retrieval_categorize_and_generate",
+    "td_all_retrieval",
+    "tpl_smart_customer_service_comparison",
+    "tpl_smart_customer_service_usage",
 ];
 
 /// Replays one case interpreted, with every reference bound as a compiled program binds it,
