@@ -45,7 +45,7 @@ async fn attempt(cx: &ToolCx<'_>, base: &str, query: &str, top_n: usize) -> Resu
         return Err(network(format!(
             "{} {kind}: {reason} for url: {}",
             resp.status,
-            outbound::shown(&resp.url)
+            canvasc_runtime::exec::redact::shown(&resp.url)
         )));
     }
     let data: Json = serde_json::from_slice(&resp.body)

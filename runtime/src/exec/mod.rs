@@ -26,6 +26,7 @@ mod program;
 pub mod py_json;
 pub mod random;
 mod read_bound;
+pub mod redact;
 pub mod scheduler;
 mod services;
 pub mod sharing;

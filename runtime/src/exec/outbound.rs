@@ -82,20 +82,6 @@ impl std::fmt::Display for Error {
     }
 }
 
-/// The URL as shown in errors and logs: scheme, host, port and path, no userinfo or query.
-pub fn shown(url: &str) -> String {
-    match url::Url::parse(url) {
-        Ok(mut u) => {
-            u.set_query(None);
-            u.set_fragment(None);
-            let _ = u.set_username("");
-            let _ = u.set_password(None);
-            u.to_string()
-        }
-        Err(_) => "<invalid URL>".to_string(),
-    }
-}
-
 /// Send `req` through `guard`, following redirects, each hop checked and pinned; in one span
 /// (the URL redacted, the final status), carrying the trace context to every hop.
 pub async fn fetch(guard: &Guard, req: Request) -> Result<Response, Error> {

@@ -70,7 +70,7 @@ pub fn trace_context_pairs() -> Vec<(String, String)> {
 
 /// The URL as a span shows it: no userinfo, query or fragment (where keys travel).
 pub fn redacted_url(url: &str) -> String {
-    super::outbound::shown(url)
+    super::redact::shown(url)
 }
 
 /// A span for one outbound HTTP call to a URL a canvas or configuration controls (`call`: what
