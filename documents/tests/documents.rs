@@ -208,6 +208,13 @@ fn check_pdf(name: &str, bytes: &[u8], dir: &Path) -> Result<(), String> {
         &here().join(format!("golden/{name}.pdf.txt")),
         normalised.as_bytes(),
     )?;
+    // Arabic must be drawn joined: a base letter (U+0621–U+064A) in the page text was drawn in
+    // its isolated form, which a reader cannot read as words.
+    if let Some(bare) = text.chars().find(|c| ('\u{0621}'..='\u{064A}').contains(c)) {
+        return Err(format!(
+            "{name}.pdf draws the Arabic letter {bare:?} unjoined (not in a presentation form)"
+        ));
+    }
     if let Some(pdftoppm) = tool("pdftoppm")? {
         let prefix = dir.join(format!("{name}-page"));
         run(Command::new(pdftoppm)

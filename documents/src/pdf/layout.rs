@@ -1,7 +1,9 @@
 //! Breaking styled text into lines: glyphs get their font (with fallback) and width, break
 //! opportunities are spaces and the gaps around CJK characters (which have no spaces), and a
-//! word wider than the line is split between characters. Lines holding right-to-left text are
-//! put into visual order with the Unicode bidirectional algorithm.
+//! word wider than the line is split between characters. Arabic letters are first joined into
+//! their contextual forms (the PDF draws characters, so unjoined letters would print isolated),
+//! and lines holding right-to-left text are put into visual order with the Unicode
+//! bidirectional algorithm.
 
 use crate::fonts::{Faces, FontId};
 use crate::model::{Inline, Style};
@@ -150,7 +152,7 @@ fn pieces(inlines: &[Inline], base: TextStyle, faces: &Faces<'_>, keep_spaces: b
                 } else {
                     base.size
                 };
-                for ch in text.chars() {
+                for ch in joined_arabic(text).chars() {
                     let ch = if ch == '\t' { ' ' } else { ch };
                     if ch.is_control() {
                         continue;
@@ -217,6 +219,18 @@ fn pieces(inlines: &[Inline], base: TextStyle, faces: &Faces<'_>, keep_spaces: b
     }
     flush(&mut word, &mut pieces);
     pieces
+}
+
+/// `text` with its Arabic letters in their joined presentation forms (and lam-alef ligatures),
+/// in logical order still: the bidi reordering of [`visual_order`] comes after line breaking.
+fn joined_arabic(text: &str) -> std::borrow::Cow<'_, str> {
+    let arabic =
+        |ch: char| matches!(ch as u32, 0x0600..=0x06FF | 0x0750..=0x077F | 0x08A0..=0x08FF);
+    if text.chars().any(arabic) {
+        std::borrow::Cow::Owned(ar_reshaper::reshape_line(text))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
 }
 
 /// Reorders a line holding right-to-left characters into visual order.
