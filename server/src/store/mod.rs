@@ -89,8 +89,22 @@ impl Store {
     pub async fn open(url: &str) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         let backend = Backend::of_url(url)?;
+        let sqlite = backend == Backend::Sqlite;
         let pool = AnyPoolOptions::new()
             .max_connections(8)
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if sqlite {
+                        // Per connection. In WAL mode NORMAL still commits atomically (a crash
+                        // never leaves half a turn); it syncs at checkpoints instead of at every
+                        // commit, so concurrent turns do not queue behind one fsync each.
+                        sqlx::query("PRAGMA synchronous = NORMAL")
+                            .execute(&mut *conn)
+                            .await?;
+                    }
+                    Ok(())
+                })
+            })
             .connect(url)
             .await
             .map_err(|e| StoreError(format!("cannot open the database {}: {e}", redact(url))))?;
