@@ -7,19 +7,21 @@
 //!   `canvas!` (Begin → LLM → Message), SQLite storage in a temporary directory, models
 //!   pointed at the scripted OpenAI-compatible server.
 //! * The scripted server (in this process, its own thread) streams every answer as
-//!   [`TOKENS`] deltas, waiting [`DELAY_MS`] before each: a run lasts about
-//!   `TOKENS · DELAY_MS`, so the runs of a level overlap.
+//!   `SERVE_LOAD_TOKENS` deltas (20), waiting `SERVE_LOAD_DELAY_MS` (50) before each: a run
+//!   lasts about their product ([`run_length`]).
 //! * The client (reqwest, this process) registers a user, creates the agent released, and for
-//!   each level starts N streaming runs at once (`POST /api/v1/agents/chat/completions`,
+//!   each level starts N streaming runs spread evenly over one [`run_length`], so that N are in
+//!   flight when the last starts (`POST /api/v1/agents/chat/completions`,
 //!   `stream: true`; `release: true` runs the compiled program, without it the draft runs on
 //!   the interpreter — the response header `X-Canvasc-Program` is checked), and reads every
 //!   stream to `data:[DONE]`.
 //!
 //! Reported per level and program: p50/p99 time to the first event (request sent → first
 //! `data:` frame), p50/p99 time to the first token beyond the model's own (first non-empty
-//! `message` frame, minus the model's [`DELAY_MS`] before its first delta), runs per second
-//! (N / wall time of the level), the server's peak RSS during the level and the memory per
-//! in-flight run ((peak RSS − RSS before the level) / N).
+//! `message` frame, minus the model's delay before its first delta), runs per second
+//! (N / wall time of the level, arrivals included), the most runs in flight the client saw,
+//! the server's peak RSS during the level and the memory per in-flight run ((peak RSS − RSS
+//! before the level) / most in flight).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -45,8 +47,26 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const SOURCE: &str = include_str!("../../../fixtures/valid/llm-think-stream.json");
 /// Deltas per answer and the model's wait before each.
-const TOKENS: usize = 20;
-const DELAY_MS: u64 = 50;
+/// Deltas per answer and the model's wait before each: `SERVE_LOAD_TOKENS` (20) and
+/// `SERVE_LOAD_DELAY_MS` (50).
+fn answer_shape() -> (usize, u64) {
+    let var = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    (
+        var("SERVE_LOAD_TOKENS", 20) as usize,
+        var("SERVE_LOAD_DELAY_MS", 50),
+    )
+}
+
+/// How long a run's answer streams; a level's arrivals are spread over it.
+fn run_length() -> Duration {
+    let (tokens, delay_ms) = answer_shape();
+    Duration::from_millis(tokens as u64 * delay_ms)
+}
 /// A level that has not finished in this time is reported as it stands.
 const LEVEL_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -174,9 +194,10 @@ fn status_kib(pid: u32, key: &str) -> u64 {
 }
 
 fn drive(levels: &[usize]) -> Result<(), String> {
-    let chunks: Vec<String> = (0..TOKENS).map(|i| format!("w{i} ")).collect();
+    let (tokens, delay_ms) = answer_shape();
+    let chunks: Vec<String> = (0..tokens).map(|i| format!("w{i} ")).collect();
     let script = Script::parse(&json!({"responses": [
-        {"match": "load", "chunks": chunks, "delay_ms": DELAY_MS, "times": -1}
+        {"match": "load", "chunks": chunks, "delay_ms": delay_ms, "times": -1}
     ]}))?;
     let llm = ScriptedServer::try_start(script).map_err(|e| e.to_string())?;
     llm.set_recording(false);
@@ -188,6 +209,7 @@ fn drive(levels: &[usize]) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
+    canvasc_runtime::exec::http::install_tls_provider();
     let result = runtime.block_on(async {
         let client = reqwest::Client::builder()
             .pool_max_idle_per_host(usize::MAX)
@@ -196,13 +218,12 @@ fn drive(levels: &[usize]) -> Result<(), String> {
         let key = account(&client, &server.base).await?;
         let agent = create_agent(&client, &server.base, &key).await?;
         println!(
-            "serve_load: {} deltas per answer, {DELAY_MS} ms before each; server pid {pid}, RSS at start {} KiB",
-            TOKENS,
+            "serve_load: {tokens} deltas per answer, {delay_ms} ms before each; server pid {pid}, RSS at start {} KiB",
             status_kib(pid, "VmRSS:")
         );
         println!(
-            "{:>6} {:>11} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7} {:>10} {:>10}",
-            "runs", "program", "ev p50", "ev p99", "tok p50", "tok p99", "runs/s", "failed", "peak RSS", "KiB/run"
+            "{:>6} {:>9} {:>11} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7} {:>10} {:>10}",
+            "runs", "in flight", "program", "ev p50", "ev p99", "tok p50", "tok p99", "runs/s", "failed", "peak RSS", "KiB/run"
         );
         for &n in levels {
             for release in [true, false] {
@@ -283,6 +304,8 @@ struct Level {
     wall: Duration,
     peak_kib: u64,
     before_kib: u64,
+    /// Most runs open at once, as the client counted them.
+    most_in_flight: u64,
 }
 
 impl Level {
@@ -296,8 +319,9 @@ impl Level {
         };
         let done = self.events.len();
         println!(
-            "{:>6} {:>11} {:>9} {:>9} {:>9} {:>9} {:>8.1} {:>7} {:>10} {:>10.1}",
+            "{:>6} {:>9} {:>11} {:>9} {:>9} {:>9} {:>9} {:>8.1} {:>7} {:>10} {:>10.1}",
             n,
+            self.most_in_flight,
             if release { "compiled" } else { "interpreted" },
             ms(&self.events, 0.5),
             ms(&self.events, 0.99),
@@ -306,7 +330,8 @@ impl Level {
             done as f64 / self.wall.as_secs_f64(),
             self.failed.len(),
             self.peak_kib,
-            self.peak_kib.saturating_sub(self.before_kib) as f64 / n as f64,
+            self.peak_kib.saturating_sub(self.before_kib) as f64
+                / self.most_in_flight.max(1) as f64,
         );
         if let Some(first) = self.failed.first() {
             println!("       first failure: {first}");
@@ -339,16 +364,27 @@ async fn level(
     };
     let url = format!("{base}/api/v1/agents/chat/completions");
     let started = Instant::now();
-    let runs: Vec<_> = (0..n)
-        .map(|i| {
-            let request = client
-                .post(&url)
-                .header("Authorization", key)
-                .json(&json!({"agent_id": agent, "query": format!("load {i}"),
-                    "stream": true, "release": release}));
-            tokio::spawn(one_run(request, release))
-        })
-        .collect();
+    // Arrivals spread evenly over one run's length: the last starts as the first ends, so
+    // `n` runs are in flight at the peak (a load balancer's steady stream, not one burst).
+    let gap = run_length() / n as u32;
+    let in_flight = Arc::new(AtomicU64::new(0));
+    let most_in_flight = Arc::new(AtomicU64::new(0));
+    let mut runs = Vec::with_capacity(n);
+    for i in 0..n {
+        tokio::time::sleep_until((started + gap * i as u32).into()).await;
+        let request = client
+            .post(&url)
+            .header("Authorization", key)
+            .json(&json!({"agent_id": agent, "query": format!("load {i}"),
+                "stream": true, "release": release}));
+        let (now, most) = (in_flight.clone(), most_in_flight.clone());
+        runs.push(tokio::spawn(async move {
+            most.fetch_max(now.fetch_add(1, Ordering::Relaxed) + 1, Ordering::Relaxed);
+            let result = one_run(request, release).await;
+            now.fetch_sub(1, Ordering::Relaxed);
+            result
+        }));
+    }
     let mut level = Level {
         events: Vec::with_capacity(n),
         tokens: Vec::with_capacity(n),
@@ -356,6 +392,7 @@ async fn level(
         wall: Duration::ZERO,
         peak_kib: 0,
         before_kib,
+        most_in_flight: 0,
     };
     let all = futures::future::join_all(runs);
     match tokio::time::timeout(LEVEL_TIMEOUT, all).await {
@@ -379,6 +416,7 @@ async fn level(
     sampling.store(false, Ordering::Relaxed);
     let _ = sampler.await;
     level.peak_kib = peak.load(Ordering::Relaxed);
+    level.most_in_flight = most_in_flight.load(Ordering::Relaxed);
     level.events.sort_unstable();
     level.tokens.sort_unstable();
     level
@@ -419,7 +457,7 @@ async fn one_run(request: reqwest::RequestBuilder, release: bool) -> Result<RunT
                 let v: Value = serde_json::from_slice(payload).map_err(|e| e.to_string())?;
                 let content = v["data"]["content"].as_str().unwrap_or_default();
                 if v["event"] == "message" && !content.is_empty() {
-                    first_token = Some(at.saturating_sub(DELAY_MS * 1000));
+                    first_token = Some(at.saturating_sub(answer_shape().1 * 1000));
                 }
             }
         }
