@@ -80,6 +80,7 @@ use canvasc_runtime::exec::mcp::McpServer;
 pub mod reference;
 pub mod scripted_server;
 pub mod slow_server;
+pub mod sql_stub;
 pub mod synthetic;
 pub mod tool_stub;
 
@@ -135,7 +136,12 @@ impl Golden {
             .needs
             .iter()
             .map(String::as_str)
-            .filter(|n| !matches!(*n, "network" | "slow-server" | "llm" | "mcp-server"))
+            .filter(|n| {
+                !matches!(
+                    *n,
+                    "network" | "slow-server" | "llm" | "mcp-server" | "retrieval" | "sandbox"
+                )
+            })
             .collect();
         if unmet.is_empty() {
             return None;
@@ -143,9 +149,7 @@ impl Golden {
         let why: Vec<&str> = unmet
             .iter()
             .map(|n| match *n {
-                "retrieval" => "retrieval (no knowledge base in this build)",
                 "tool-fixtures" => "tool-fixtures (the oracle's canned third-party tools)",
-                "sandbox" => "sandbox (CodeExec runs in RAGFlow's local sandbox)",
                 "missing-sdk" => "missing-sdk (the stream shows the oracle lacking an SDK)",
                 other => other,
             })
@@ -285,6 +289,7 @@ fn golden_case(root: &Path, dir: &Path, c: &serde_json::Value) -> Option<Golden>
             .and_then(Value::as_f64)
             .map(std::time::Duration::from_secs_f64),
         mcp_servers: mcp_servers(c.get("mcp_servers")),
+        sql_table: None,
     };
     let needs = c
         .get("needs")
