@@ -14,7 +14,8 @@ use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 /// Ideographs, kana, hangul and their compatibility forms: the scripts written without spaces.
 pub fn is_cjk(c: char) -> bool {
     matches!(c as u32,
-        0x3040..=0x30FF      // Hiragana, Katakana
+        0x3005..=0x3007      // 々 〆 〇 (iteration mark, closing mark, zero)
+        | 0x3040..=0x30FF    // Hiragana, Katakana
         | 0x31F0..=0x31FF    // Katakana phonetic extensions
         | 0x3400..=0x4DBF    // CJK extension A
         | 0x4E00..=0x9FFF    // CJK unified ideographs
@@ -146,6 +147,7 @@ mod tests {
         assert_eq!(texts("WiFi密码abc"), ["WiFi", "密码", "abc"]);
         assert_eq!(texts("東京タワー"), ["東京", "京タ", "タワ", "ワー"]);
         assert_eq!(texts("라우터 재시작"), ["라우", "우터", "재시", "시작"]);
+        assert_eq!(texts("人々"), ["人々"]);
         let t = tokens("a 重启");
         assert_eq!((t[1].offset_from, t[1].offset_to, t[1].position), (2, 8, 1));
     }
