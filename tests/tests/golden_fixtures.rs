@@ -15,18 +15,6 @@ use tokio::runtime::Runtime;
 const GOLDENS: usize = 85;
 const SKIPPED: usize = 8;
 
-/// Goldens whose needs this build meets but whose streams it does not reproduce yet, with why.
-const NOT_YET: &[(&str, &str)] = &[
-    (
-        "support-triage-complaint",
-        "Email: RAGFlow's tool has no SSRF guard, so an unresolvable SMTP host fails inside smtplib (`[Errno -2] …`); canvasc's guard words the failure its own way",
-    ),
-    (
-        "template-faq-bot",
-        "an Agent calling Retrieval as a tool: RAGFlow's `start_to_think` marker comes out as `end_to_think`",
-    ),
-];
-
 /// Replays one golden interpreted, with every reference bound as a compiled program binds it,
 /// and (model-driven cases) with the script served over HTTP to the real client.
 fn replay(rt: &Runtime, g: &Golden) -> Result<(), String> {
@@ -76,11 +64,7 @@ fn main() -> ExitCode {
     for g in golden_cases() {
         let rt = Arc::clone(&rt);
         let name = g.name.clone();
-        let not_yet = NOT_YET
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, why)| why.to_string());
-        match g.skip_reason().or(not_yet) {
+        match g.skip_reason() {
             Some(reason) => suite.skip(&name, &reason, move || replay(&rt, &g)),
             None => suite.case(&name, move || replay(&rt, &g)),
         }
