@@ -114,10 +114,6 @@ pub fn reference_cases(shared: &Path) -> Vec<(String, reference::Case, PathBuf)>
 /// Goldens whose needs this build meets but whose streams it does not reproduce yet, with why.
 const NOT_YET: &[(&str, &str)] = &[
     (
-        "support-triage-complaint",
-        "Email: RAGFlow's tool has no SSRF guard, so an unresolvable SMTP host fails inside smtplib (`[Errno -2] …`); canvasc's guard words the failure its own way",
-    ),
-    (
         "template-faq-bot",
         "an Agent calling Retrieval as a tool: RAGFlow's `start_to_think` marker comes out as `end_to_think`",
     ),
