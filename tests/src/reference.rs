@@ -66,6 +66,10 @@ pub struct Case {
     pub cancel_after: Option<std::time::Duration>,
     /// The MCP server records the oracle's driver answered `MCPServerService` with.
     pub mcp_servers: Vec<McpServer>,
+    /// The table the case's scripted SQL reads: the oracle fakes the database cursor, so the
+    /// case's `sql` fixture is loaded into this table of the machine's MariaDB and every ExeSQL
+    /// node is pointed there (`sql_stub.rs`).
+    pub sql_table: Option<String>,
 }
 
 fn split_words(line: &str) -> Vec<String> {
@@ -211,6 +215,9 @@ impl Case {
         }
         for (path, value) in &self.set {
             apply_set(&mut dsl, path, value.clone());
+        }
+        if self.sql_table.is_some() {
+            crate::sql_stub::point_at_fixture(&mut dsl);
         }
         dsl
     }
@@ -419,6 +426,17 @@ async fn run_case_with<P: Program>(
         Ok(s) => s,
         Err(e) => panic!("the tool stub binds 127.0.0.1: {e}"),
     };
+    if let Some(table) = &case.sql_table {
+        let fixture = case
+            .script
+            .as_ref()
+            .and_then(|s| s.get("sql"))
+            .cloned()
+            .unwrap_or_else(crate::sql_stub::default_sql);
+        if let Err(e) = crate::sql_stub::load(table, &fixture).await {
+            panic!("the case's `sql` fixture as a MariaDB table: {e}");
+        }
+    }
     let tools = match ToolsConfig::from_toml_str(&tool_stub.config_toml(), &|_: &str| None) {
         Ok(c) => c,
         Err(e) => panic!("the stub's tool configuration: {e}"),

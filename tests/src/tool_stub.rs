@@ -199,10 +199,13 @@ impl ToolStub {
         })
     }
 
-    /// The tools' configuration pointing every stubbed service here.
+    /// The tools' configuration pointing every stubbed service here. Besides: CodeExec runs in
+    /// the local subprocess backend, as the oracle runs RAGFlow's local sandbox provider, and
+    /// ExeSQL may reach the machine's database on 127.0.0.1 (`sql_stub.rs`).
     pub fn config_toml(&self) -> String {
         format!(
-            "[tools.tavily]\nbase_url = \"http://{0}/tavily\"\n[tools.retrieval]\nbase_url = \"http://{0}/ragflow\"\n",
+            "[tools.tavily]\nbase_url = \"http://{0}/tavily\"\n[tools.retrieval]\nbase_url = \"http://{0}/ragflow\"\n\
+             [tools.sandbox]\nbackend = \"local\"\n[tools.exesql]\nallowed_hosts = \"127.0.0.1\"\n",
             self.addr
         )
     }

@@ -7,7 +7,7 @@
 //! private CA (an internal relay, a test server) is trusted through `[tools.email] ca_file`.
 
 use crate::config::ToolsConfig;
-use crate::host_guard::safe_host;
+use crate::host_guard::{safe_host_with, HostError};
 use canvasc_runtime::exec::external::{External, ToolCx};
 use canvasc_runtime::exec::RunError;
 use canvasc_runtime::value::{py, Json, Map};
@@ -130,13 +130,19 @@ impl Email {
             )
             .map_err(|e| other(e.to_string()))?;
 
-        let ip = safe_host(
+        // RAGFlow's tool connects without a guard: a host that does not resolve fails inside
+        // smtplib with the resolver's text alone; a refused address is canvasc's own error.
+        let ip = safe_host_with(
             &server,
+            cx.services().resolver.as_ref(),
             cx.services().settings.allow_any_host,
             self.config.allowed_hosts(SERVICE),
         )
         .await
-        .map_err(|e| other(format!("SMTP server '{server}' is not allowed: {e}")))?;
+        .map_err(|e| match e {
+            HostError::Unresolved { reason, .. } => other(reason),
+            refused => other(format!("SMTP server '{server}' is not allowed: {refused}")),
+        })?;
         let mut tls = TlsParameters::builder(server.trim().to_string());
         if let Some(path) = self.config.ca_file(SERVICE) {
             let pem = std::fs::read(path)

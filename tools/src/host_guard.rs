@@ -7,26 +7,68 @@
 //! Tools call [`safe_host`] only, and connect to the address it returns (DNS pinning): when the
 //! engine's guard gets a successor, this is the one place that changes.
 
-use canvasc_runtime::exec::ssrf::is_public;
+use canvasc_runtime::exec::ssrf::{is_public, Resolver, SystemResolver};
+use std::fmt;
 use std::net::IpAddr;
+
+/// Why [`safe_host_with`] refused a host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HostError {
+    /// The host could not be resolved: the resolver's text (`[Errno -2] …`). A tool that
+    /// RAGFlow runs without the guard (Email) fails at connect with just this text.
+    Unresolved { host: String, reason: String },
+    /// The guard's own refusal (empty host, a non-public address, no address).
+    Refused(String),
+}
+
+impl fmt::Display for HostError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HostError::Unresolved { host, reason } => write!(
+                f,
+                "Could not resolve host {}: {reason}",
+                canvasc_runtime::value::py::repr_str(host)
+            ),
+            HostError::Refused(text) => f.write_str(text),
+        }
+    }
+}
 
 /// `assert_host_is_safe(host)`: the first resolved address of `host`, which the caller connects
 /// to. Every address must be globally routable unless `allow_any_host` is set or the host (as
 /// written, or one of its addresses) is in `allowed`. The error is the guard's `ValueError`
-/// text.
+/// text. Resolves with the system resolver.
 pub async fn safe_host(
     host: &str,
     allow_any_host: bool,
     allowed: &[String],
 ) -> Result<IpAddr, String> {
+    safe_host_with(host, &SystemResolver, allow_any_host, allowed)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// [`safe_host`] with the run's resolver (`Services::resolver`), so a tool resolves a host
+/// the way the engine's outbound guard does.
+pub async fn safe_host_with(
+    host: &str,
+    resolver: &dyn Resolver,
+    allow_any_host: bool,
+    allowed: &[String],
+) -> Result<IpAddr, HostError> {
     let host = host.trim();
     if host.is_empty() {
-        return Err("Host must not be empty.".into());
+        return Err(HostError::Refused("Host must not be empty.".into()));
     }
-    let quoted = canvasc_runtime::value::py::repr_str(host);
-    let addrs: Vec<IpAddr> = match tokio::net::lookup_host((host, 0)).await {
-        Ok(it) => it.map(|a| a.ip()).collect(),
-        Err(e) => return Err(format!("Could not resolve host {quoted}: {e}")),
+    let addrs: Vec<IpAddr> = match host.parse::<IpAddr>() {
+        Ok(ip) => vec![ip],
+        Err(_) => resolver
+            .lookup(host)
+            .await
+            .map_err(|reason| HostError::Unresolved {
+                host: host.to_string(),
+                reason,
+            })?,
     };
     let listed = |ip: &IpAddr| {
         allowed.iter().any(|a| {
@@ -37,13 +79,18 @@ pub async fn safe_host(
     let mut first = None;
     for ip in addrs {
         if !allow_any_host && !listed(&ip) && !is_public(ip) {
-            return Err(format!(
+            return Err(HostError::Refused(format!(
                 "Host resolves to a non-public address ({ip}), which is not allowed."
-            ));
+            )));
         }
         first.get_or_insert(ip);
     }
-    first.ok_or_else(|| format!("Host {quoted} resolved to no addresses."))
+    first.ok_or_else(|| {
+        HostError::Refused(format!(
+            "Host {} resolved to no addresses.",
+            canvasc_runtime::value::py::repr_str(host)
+        ))
+    })
 }
 
 #[cfg(test)]

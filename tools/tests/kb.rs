@@ -381,3 +381,61 @@ async fn full_text_only_datasets_and_failed_adds_leave_nothing() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Chinese and Japanese have no spaces between words: their text is indexed as character
+/// bigrams, so a Chinese query finds the Chinese chunk that shares its words (and not the
+/// others), and a Japanese one the Japanese chunk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chinese_and_japanese_queries_find_their_chunks() {
+    let dir = temp_dir("cjk");
+    let docs = dir.join("docs");
+    std::fs::write(
+        docs.join("路由器.md"),
+        "# 路由器常见问题\n\n重启路由器时，请按住复位键十秒钟。\n",
+    )
+    .expect("write");
+    std::fs::write(docs.join("账单.txt"), "每月第一天发送发票。\n").expect("write");
+    std::fs::write(docs.join("庭.txt"), "トマトは毎朝、日光と水が必要です。\n").expect("write");
+    std::fs::write(
+        docs.join("garden.txt"),
+        "Tomatoes need sun and water every morning.\n",
+    )
+    .expect("write");
+    let datasets = dir.join("datasets");
+    let store = DatasetStore::new(&datasets);
+    let meta = store
+        .add("cjk", &[docs], None, &mut |_: &str| {})
+        .await
+        .expect("dataset");
+    let dsl = node_canvas(
+        "Retrieval",
+        json!({"query": "sys.query", "kb_ids": [meta.id], "top_n": 8}),
+        "formalized_content",
+    );
+    for (query, file, content) in [
+        ("怎么重启路由器？", "路由器.md", "按住复位键十秒钟"),
+        ("トマトに水", "庭.txt", "日光と水"),
+    ] {
+        let ran = run(
+            &dsl,
+            &json!({"default": "x"}),
+            registry("", &datasets),
+            query,
+        )
+        .await;
+        let found = ran.output("Tool:T", "json");
+        let names: Vec<&str> = found
+            .as_array()
+            .expect("chunks")
+            .iter()
+            .filter_map(|c| c["docnm_kwd"].as_str())
+            .collect();
+        assert_eq!(names, vec![file], "{query}: {found}");
+        let text = ran.output("Tool:T", "formalized_content");
+        assert!(
+            text.as_str().is_some_and(|t| t.contains(content)),
+            "{query}: {text}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -324,7 +324,7 @@ async fn the_servers_errors_and_empty_answers() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn no_dataset_no_memory_and_generated_filters() {
+async fn no_dataset_and_generated_filters() {
     let stub = Stub::start().await;
     let reg = || registry(&config(&stub));
     // Neither datasets nor memories: `empty_response`, nothing sent.
@@ -340,22 +340,6 @@ async fn no_dataset_no_memory_and_generated_filters() {
     )
     .await;
     assert_eq!(ran.output("Tool:T", "formalized_content"), json!("None."));
-    // Memories only: canvasc keeps none, as RAGFlow answers for ids that are no memory.
-    let ran = run(
-        &node_canvas(
-            "Retrieval",
-            json!({"query": "sys.query", "memory_ids": ["m1"]}),
-            "formalized_content",
-        ),
-        &json!({"default": "x"}),
-        reg(),
-        "q",
-    )
-    .await;
-    assert_eq!(
-        ran.output("Tool:T", "_ERROR"),
-        json!("No memory is selected.")
-    );
     // Forced to datasets with none named.
     let ran = run(
         &node_canvas(
@@ -382,6 +366,124 @@ async fn no_dataset_no_memory_and_generated_filters() {
         "{error}"
     );
     assert!(stub.requests().is_empty(), "{:?}", stub.requests());
+}
+
+/// Memories (`memory_ids`) on the server's memory API: `GET /memories?ids=` says which exist,
+/// `GET /messages/search` runs `query_message`; the contents are joined as `memory_prompt`
+/// joins them. No memory found is RAGFlow's `No memory is selected.`; memories on two
+/// embedding models its assertion.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn memories_are_searched_on_the_servers_memory_api() {
+    let stub = Stub::start().await;
+    stub.on(
+        "/api/v1/memories",
+        vec![Answer::json(&json!({"code": 0, "data": {"memory_list": [
+            {"id": "mem-1", "name": "Support", "embd_id": "bge-m3@BAAI", "memory_type": ["raw"]},
+            {"id": "mem-2", "name": "Sales", "embd_id": "bge-m3@BAAI", "memory_type": ["raw"]}
+        ], "total_count": 2}}))],
+    );
+    stub.on(
+        "/api/v1/messages/search",
+        vec![Answer::json(&json!({"code": 0, "message": true, "data": [
+            {"message_id": 7, "memory_id": "mem-1", "content": "User: my router blinks red.", "similarity": 0.8},
+            {"message_id": 3, "memory_id": "mem-2", "content": "Assistant: hold the reset button.", "similarity": 0.6}
+        ]}))],
+    );
+    let params = json!({"query": "sys.query", "memory_ids": ["mem-1", "mem-2"], "top_n": 4,
+                        "similarity_threshold": 0.3, "keywords_similarity_weight": 0.6,
+                        "user_id": "{sys.user_id}"});
+    let ran = run(
+        &node_canvas("Retrieval", params, "formalized_content"),
+        &json!({"default": "x"}),
+        registry(&config(&stub)),
+        "router blinks",
+    )
+    .await;
+    assert_eq!(ran.output("Tool:T", "_ERROR"), Json::Null);
+    assert_eq!(
+        ran.output("Tool:T", "formalized_content"),
+        json!("User: my router blinks red.\nAssistant: hold the reset button.")
+    );
+    let requests = stub.requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    assert_eq!(requests[0].path, "/api/v1/memories");
+    assert_eq!(
+        requests[0].query_pairs()[0],
+        ("ids".to_string(), "mem-1,mem-2".to_string())
+    );
+    assert_eq!(requests[1].path, "/api/v1/messages/search");
+    let pairs = requests[1].query_pairs();
+    let get = |k: &str| {
+        pairs
+            .iter()
+            .find(|(key, _)| key == k)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(get("memory_id"), "mem-1,mem-2");
+    assert_eq!(get("query"), "router blinks");
+    assert_eq!(get("top_n"), "4");
+    assert_eq!(get("similarity_threshold"), "0.3");
+    assert_eq!(get("keywords_similarity_weight"), "0.6");
+    assert!(pairs.iter().any(|(k, _)| k == "user_id"), "{pairs:?}");
+    assert!(requests
+        .iter()
+        .all(|r| r.headers.get("authorization") == Some(&format!("Bearer {KEY}"))));
+
+    // Nothing found: `empty_response`.
+    let stub = Stub::start().await;
+    stub.on(
+        "/api/v1/memories",
+        vec![Answer::json(&json!({"code": 0, "data": {"memory_list": [
+            {"id": "mem-1", "embd_id": "bge-m3@BAAI"}], "total_count": 1}}))],
+    );
+    stub.on(
+        "/api/v1/messages/search",
+        vec![Answer::json(&json!({"code": 0, "data": []}))],
+    );
+    let params = json!({"query": "sys.query", "retrieval_from": "memory", "memory_ids": ["mem-1"],
+                        "empty_response": "No memory of that."});
+    let ran = run(
+        &node_canvas("Retrieval", params, "formalized_content"),
+        &json!({"default": "x"}),
+        registry(&config(&stub)),
+        "q",
+    )
+    .await;
+    assert_eq!(
+        ran.output("Tool:T", "formalized_content"),
+        json!("No memory of that.")
+    );
+
+    // None of the ids is a memory the key may read; two embedding models.
+    for (list, error) in [
+        (json!([]), "No memory is selected."),
+        (
+            json!([{"id": "mem-1", "embd_id": "a@X"}, {"id": "mem-2", "embd_id": "b@Y"}]),
+            "Memory use different embedding models.",
+        ),
+    ] {
+        let stub = Stub::start().await;
+        stub.on(
+            "/api/v1/memories",
+            vec![Answer::json(
+                &json!({"code": 0, "data": {"memory_list": list, "total_count": 0}}),
+            )],
+        );
+        let ran = run(
+            &node_canvas(
+                "Retrieval",
+                json!({"query": "sys.query", "memory_ids": ["mem-1", "mem-2"]}),
+                "formalized_content",
+            ),
+            &json!({"default": "x"}),
+            registry(&config(&stub)),
+            "q",
+        )
+        .await;
+        assert_eq!(ran.output("Tool:T", "_ERROR"), json!(error));
+        assert!(stub.requests().iter().all(|r| r.path == "/api/v1/memories"));
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -99,7 +99,7 @@ impl Event<'_> {
                     ("component_id", Json::String(node.id.clone())),
                     ("component_name", Json::String(node.display_name.clone())),
                     ("component_type", Json::String(node.component_name.clone())),
-                    ("error", state.error().map_or(Json::Null, Json::String)),
+                    ("error", state.error_value()),
                     ("elapsed_time", Json::from(created.map_or(0.0, |c| now - c))),
                     (
                         "created_at",

@@ -731,6 +731,15 @@ impl NodeState {
         Json::Object(m)
     }
 
+    /// `ComponentBase.error()`: the `_ERROR` output as it is (`null` when unset), what
+    /// `node_finished` reports. A tool that clears it to `""` (CodeExec) reports `""`.
+    pub fn error_value(&self) -> Json {
+        match self.record_at(SLOT_ERROR).map(Record::value_or_null) {
+            Some(v) => v.to_event_json(),
+            None => Json::Null,
+        }
+    }
+
     pub fn error(&self) -> Option<String> {
         match self.record_at(SLOT_ERROR).map(Record::value_or_null) {
             Some(Val::Json(Json::Null)) | None => None,

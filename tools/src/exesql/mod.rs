@@ -13,7 +13,7 @@ pub mod frame;
 pub use connection_test::{test_connection, Connection, TestFailure};
 
 use crate::config::ToolsConfig;
-use crate::host_guard::safe_host;
+use crate::host_guard::safe_host_with;
 use canvasc_runtime::exec::external::{External, ToolCx};
 use canvasc_runtime::exec::interpolate::{element_str, elements_from_text, string_format};
 use canvasc_runtime::exec::RunError;
@@ -93,8 +93,9 @@ impl External for ExeSql {
             }
 
             let host = text(cx, "host");
-            let ip = safe_host(
+            let ip = safe_host_with(
                 &host,
+                cx.services().resolver.as_ref(),
                 cx.services().settings.allow_any_host,
                 self.config.allowed_hosts(SERVICE),
             )

@@ -1,7 +1,8 @@
 //! One dataset's full-text index on tantivy, and its chunks and vectors beside it:
 //!
 //! * `index/`: tantivy, one document per chunk: its content (tokenised: words, lower case,
-//!   English stop words removed, English stems) and its number (`ord`, a fast field);
+//!   English stop words removed, English stems; Chinese, Japanese and Korean as character
+//!   bigrams, `cjk.rs`) and its number (`ord`, a fast field);
 //! * `chunks.jsonl`: the chunks in order (id, document, content), what a search returns;
 //! * `vectors.f32`: when the dataset was embedded, `dim` little-endian `f32`s per chunk, in
 //!   the same order.
@@ -11,6 +12,7 @@
 //! similarity (the share of the query's term weight, IDF here, that the chunk contains) and
 //! vector similarity (cosine). The hybrid score is computed by the caller.
 
+use super::cjk::CjkTokenizer;
 use super::embed::cosine;
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -21,7 +23,7 @@ use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, FAST, STORED,
 };
 use tantivy::tokenizer::{
-    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, StopWordFilter, TextAnalyzer,
+    Language, LowerCaser, RemoveLongFilter, Stemmer, StopWordFilter, TextAnalyzer,
 };
 use tantivy::{doc, Index, IndexReader, Term};
 
@@ -39,7 +41,7 @@ pub struct Chunk {
 }
 
 fn analyzer() -> TextAnalyzer {
-    let builder = TextAnalyzer::builder(SimpleTokenizer::default())
+    let builder = TextAnalyzer::builder(CjkTokenizer)
         .filter(RemoveLongFilter::limit(64))
         .filter(LowerCaser);
     match StopWordFilter::new(Language::English) {

@@ -11,6 +11,7 @@
 //! search them.
 
 pub mod chunk;
+pub mod cjk;
 pub mod embed;
 pub mod index;
 pub mod read;

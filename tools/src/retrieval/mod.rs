@@ -5,8 +5,10 @@
 //! turn's references and become `formalized_content` as `kb_prompt` writes it.
 //!
 //! Stores: a RAGFlow server's retrieval API (`[tools.retrieval] base_url`) or canvasc's local
-//! knowledge base (`canvasc dataset add`, feature `kb`). Memories (`memory_ids`): canvasc has
-//! no memory store, so it answers as RAGFlow does when none of the ids is a memory.
+//! knowledge base (`canvasc dataset add`, feature `kb`). Memories (`memory_ids`,
+//! `retrieval_from: memory`) are searched on a RAGFlow server's memory API; the local knowledge
+//! base keeps no memories, so there the tool answers as RAGFlow does when none of the ids is a
+//! memory.
 
 pub mod ragflow_api;
 pub mod service;
@@ -21,7 +23,7 @@ use canvasc_runtime::exec::RunError;
 use canvasc_runtime::value::{py, Json, Map};
 use futures::future::BoxFuture;
 use regex::Regex;
-use service::{MetaFilter, Request, RetrievalService};
+use service::{MemoryQuery, MetaFilter, Request, RetrievalService};
 use std::sync::{Arc, LazyLock};
 
 /// `re.sub(r"^user[:：\s]*", "", query, flags=re.IGNORECASE)`.
@@ -91,8 +93,7 @@ impl External for Retrieval {
             if from == "dataset" || (from != "memory" && !datasets.is_empty()) {
                 self.retrieve_kb(cx, &query, datasets).await
             } else if from == "memory" || memories {
-                // `MemoryService.get_by_ids`: canvasc keeps no memories, so none is found.
-                Err(RunError::msg("No memory is selected."))
+                self.retrieve_memory(cx, &query).await
             } else {
                 cx.set_output("formalized_content", empty_response);
                 Ok(Json::Null)
@@ -107,6 +108,29 @@ impl External for Retrieval {
             8,
         ))
     }
+}
+
+/// `memory_prompt(message_list, max_tokens)`: the messages' contents while they fit in 97% of
+/// the budget.
+fn memory_prompt(messages: &[Json], max_tokens: usize) -> Vec<String> {
+    let budget = max_tokens as f64 * 0.97;
+    let mut used = 0usize;
+    let mut out = Vec::new();
+    for m in messages {
+        let content = text(m.get("content"));
+        let n = canvasc_runtime::exec::llm::fit::num_tokens(Some(&content));
+        if (used + n) as f64 > budget {
+            tracing::warn!(
+                "Not all the retrieval into prompt: {}/{}",
+                out.len(),
+                messages.len()
+            );
+            break;
+        }
+        out.push(content);
+        used += n;
+    }
+    out
 }
 
 /// `self._param.dataset_ids or self._param.kb_ids or []`.
@@ -224,6 +248,72 @@ impl Retrieval {
         let content = kb_prompt(&chunks, PROMPT_TOKENS).join("\n");
         cx.set_output("formalized_content", Json::String(content.clone()));
         cx.set_output("json", Json::Array(chunks));
+        Ok(Json::String(content))
+    }
+
+    /// `_retrieve_memory`: the messages of the node's memories that match the query, joined
+    /// as `memory_prompt` joins them.
+    async fn retrieve_memory(&self, cx: &ToolCx<'_>, query_text: &str) -> Result<Json, RunError> {
+        let ids: Vec<String> = param_list(cx, "memory_ids")
+            .iter()
+            .map(|v| text(Some(v)))
+            .collect();
+        let memories = self.store.memories(cx, &ids).await.map_err(RunError::msg)?;
+        if memories.is_empty() {
+            return Err(RunError::msg("No memory is selected."));
+        }
+        let mut models: Vec<&str> = memories
+            .iter()
+            .filter_map(|m| m.embd_id.as_deref())
+            .collect();
+        models.sort_unstable();
+        models.dedup();
+        if models.len() > 1 {
+            return Err(RunError::raised(
+                "AssertionError",
+                "Memory use different embedding models.",
+            ));
+        }
+        let mut kv = Vec::new();
+        for (k, v) in elements_from_text(cx.node_cx(), query_text)? {
+            kv.push((k, element_str(&v)));
+        }
+        let query = string_format(query_text, &kv);
+        // A `{reference}` user id is the variable's value (`get_variable_value`).
+        let user_id = match cx.param("user_id") {
+            Some(v) if py::truthy(v) => {
+                let raw = text(Some(v));
+                if raw.starts_with('{') && raw.ends_with('}') {
+                    let name = raw.trim_matches(|c| c == '{' || c == '}' || c == ' ');
+                    Some(text(Some(&element_str(&cx.node_cx().value(name)?))))
+                } else {
+                    Some(raw)
+                }
+            }
+            _ => None,
+        };
+        let request = MemoryQuery {
+            memory_ids: ids,
+            user_id,
+            query,
+            similarity_threshold: param_f64(cx, "similarity_threshold", 0.2),
+            keywords_similarity_weight: param_f64(cx, "keywords_similarity_weight", 0.5),
+            top_n: usize::try_from(crate::common::param_int(cx, "top_n", 8)).unwrap_or(0),
+        };
+        let messages = self
+            .store
+            .search_memories(cx, &request)
+            .await
+            .map_err(RunError::msg)?;
+        if messages.is_empty() {
+            cx.set_output(
+                "formalized_content",
+                Json::String(text(cx.param("empty_response"))),
+            );
+            return Ok(Json::String(String::new()));
+        }
+        let content = memory_prompt(&messages, PROMPT_TOKENS).join("\n");
+        cx.set_output("formalized_content", Json::String(content.clone()));
         Ok(Json::String(content))
     }
 

@@ -10,8 +10,13 @@
 //! rerank, knowledge graph and TOC enhancement, and a manual metadata filter (sent as the API's
 //! `metadata_condition`). A generated (`auto`/`semi_auto`) filter needs the server's metadata
 //! and the tenant's chat model, which the API does not offer: it fails with a clear error.
+//!
+//! Memories: `GET /api/v1/memories?ids=…` says which of the node's memories exist (and their
+//! embedding models), `GET /api/v1/messages/search` runs `query_message` on them.
 
-use super::service::{Dataset, KbInfos, MetaFilter, Request, RetrievalService};
+use super::service::{
+    Dataset, KbInfos, Memory, MemoryQuery, MetaFilter, Request, RetrievalService,
+};
 use crate::common::send_raw;
 use crate::config::Secret;
 use canvasc_runtime::exec::external::ToolCx;
@@ -73,6 +78,22 @@ impl RagflowApi {
                 ),
             }),
         }
+    }
+
+    /// `GET <path>?<pairs>`: the envelope's `data`.
+    async fn get(
+        &self,
+        cx: &ToolCx<'_>,
+        path: &str,
+        pairs: &[(&str, String)],
+    ) -> Result<Json, String> {
+        let url = self.url(path);
+        let mut full = url::Url::parse(&url).map_err(|e| format!("Invalid URL {url:?}: {e}"))?;
+        for (k, v) in pairs {
+            full.query_pairs_mut().append_pair(k, v);
+        }
+        let req = cx.services().http.get(full.as_str());
+        self.call(req, &url).await
     }
 
     /// The first dataset `GET /datasets?<key>=<value>` lists, if the server finds one.
@@ -244,6 +265,81 @@ impl RetrievalService for RagflowApi {
                 _ => Vec::new(),
             };
             Ok(KbInfos { chunks, doc_aggs })
+        })
+    }
+
+    fn memories<'a>(
+        &'a self,
+        cx: &'a ToolCx<'a>,
+        ids: &'a [String],
+    ) -> BoxFuture<'a, Result<Vec<Memory>, String>> {
+        Box::pin(async move {
+            let wanted: Vec<&String> = ids.iter().filter(|i| !i.is_empty()).collect();
+            if wanted.is_empty() {
+                return Ok(Vec::new());
+            }
+            let ids_csv = wanted
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(",");
+            let data = self
+                .get(
+                    cx,
+                    "/memories",
+                    &[
+                        ("ids", ids_csv),
+                        ("page", "1".into()),
+                        ("page_size", wanted.len().to_string()),
+                    ],
+                )
+                .await?;
+            let list = data
+                .get("memory_list")
+                .and_then(Json::as_array)
+                .cloned()
+                .unwrap_or_default();
+            Ok(list
+                .iter()
+                .filter_map(|m| {
+                    let id = m.get("id")?.as_str()?.to_string();
+                    let embd_id = m.get("embd_id").and_then(Json::as_str).map(str::to_string);
+                    Some(Memory { id, embd_id })
+                })
+                .collect())
+        })
+    }
+
+    fn search_memories<'a>(
+        &'a self,
+        cx: &'a ToolCx<'a>,
+        query: &'a MemoryQuery,
+    ) -> BoxFuture<'a, Result<Vec<Json>, String>> {
+        Box::pin(async move {
+            let mut pairs = vec![
+                ("memory_id", query.memory_ids.join(",")),
+                ("query", query.query.clone()),
+                (
+                    "similarity_threshold",
+                    query.similarity_threshold.to_string(),
+                ),
+                (
+                    "keywords_similarity_weight",
+                    query.keywords_similarity_weight.to_string(),
+                ),
+                ("top_n", query.top_n.to_string()),
+            ];
+            if let Some(user) = &query.user_id {
+                pairs.push(("user_id", user.clone()));
+            }
+            match self.get(cx, "/messages/search", &pairs).await? {
+                Json::Array(messages) => Ok(messages),
+                Json::Null => Ok(Vec::new()),
+                other => Err(format!(
+                    "RAGFlow's message search answered {} instead of a list of messages",
+                    canvasc_runtime::value::py::json_dumps(&other)
+                )),
+            }
         })
     }
 }

@@ -16,6 +16,27 @@ pub struct Dataset {
     pub embd_id: Option<String>,
 }
 
+/// A memory as `MemoryService.get_by_ids` gives it to the tool.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Memory {
+    pub id: String,
+    /// The embedding model its messages were embedded with; `None` where the store does not
+    /// say.
+    pub embd_id: Option<String>,
+}
+
+/// One `memory_message_service.query_message(filter, params)` call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemoryQuery {
+    pub memory_ids: Vec<String>,
+    /// The `user_id` filter, when the node sets one.
+    pub user_id: Option<String>,
+    pub query: String,
+    pub similarity_threshold: f64,
+    pub keywords_similarity_weight: f64,
+    pub top_n: usize,
+}
+
 /// A metadata filter the tool has already resolved (`apply_meta_data_filter`'s input).
 #[derive(Clone, Debug, PartialEq)]
 pub enum MetaFilter {
@@ -78,6 +99,25 @@ pub trait RetrievalService: Send + Sync + 'static {
         cx: &'a ToolCx<'a>,
         request: &'a Request,
     ) -> BoxFuture<'a, Result<KbInfos, String>>;
+
+    /// `MemoryService.get_by_ids(ids)`: the memories among `ids` that exist. A store that
+    /// keeps no memories (canvasc's local knowledge base) finds none.
+    fn memories<'a>(
+        &'a self,
+        _cx: &'a ToolCx<'a>,
+        _ids: &'a [String],
+    ) -> BoxFuture<'a, Result<Vec<Memory>, String>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+
+    /// `query_message`: the messages found, best first, each an object with its `content`.
+    fn search_memories<'a>(
+        &'a self,
+        _cx: &'a ToolCx<'a>,
+        _query: &'a MemoryQuery,
+    ) -> BoxFuture<'a, Result<Vec<Json>, String>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
 }
 
 /// The store of a build with no knowledge base and no RAGFlow server configured: it holds no
