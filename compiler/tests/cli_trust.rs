@@ -92,14 +92,14 @@ fn check_reports_a_diagnostic_far_along_one_line() {
 /// `--deny-warnings`; the legacy `Answer` is no longer said to run.
 #[test]
 fn check_names_what_this_build_cannot_run() {
-    let file = fixture("broken/unsupported-kind-browser-node.json");
+    let file = fixture("broken/unsupported-kind-answer-node.json");
     let o = canvasc(&["check", &file]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let err = stderr(&o);
     assert!(err.contains("warning[unsupported-kind]"), "{err}");
-    assert!(err.contains("Browser:Checkout"), "{err}");
+    assert!(err.contains("Answer:Reply"), "{err}");
     assert!(
-        err.contains("/components/Browser:Checkout/obj/component_name"),
+        err.contains("/components/Answer:Reply/obj/component_name"),
         "{err}"
     );
     let denied = canvasc(&["check", "--deny-warnings", &file]);

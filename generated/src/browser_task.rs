@@ -149,13 +149,13 @@ pub mod outputs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Impl {
     Begin,
-    Unsupported,
+    External,
     Message,
 }
 /// Per node (in `Node` order): its implementation and its index in [`Components`].
 const SLOTS: [(Impl, usize); 4] = [
     (Impl::Begin, 0),
-    (Impl::Unsupported, 0),
+    (Impl::External, 0),
     (Impl::Message, 0),
     (Impl::Message, 1),
 ];
@@ -165,7 +165,7 @@ pub struct Components {
     /// `begin`
     pub begin: Vec<c::begin::Spec>,
     /// `Browser:PriceWatcher`
-    pub unsupported: Vec<c::unsupported::Spec>,
+    pub external: Vec<c::external::Spec>,
     /// `Message:PriceReport`, `Message:BrowserFailed`
     pub message: Vec<c::message::Spec>,
 }
@@ -173,7 +173,7 @@ impl Components {
     pub fn new() -> Self {
         Components {
             begin: Vec::from([component_begin()]),
-            unsupported: Vec::from([component_browser_price_watcher()]),
+            external: Vec::from([component_browser_price_watcher()]),
             message: Vec::from([
                 component_message_price_report(),
                 component_message_browser_failed(),
@@ -315,8 +315,8 @@ fn meta_browser_price_watcher() -> NodeMeta {
     }
 }
 /// `Browser:PriceWatcher` “Price watcher” (Browser)
-fn component_browser_price_watcher() -> c::unsupported::Spec {
-    c::unsupported::Spec(Kind::Browser)
+fn component_browser_price_watcher() -> c::external::Spec {
+    c::external::Spec(Kind::Browser)
 }
 /// `Message:PriceReport` “Price report” (Message)
 fn params_message_price_report() -> Map<String, Json> {
@@ -458,7 +458,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].body(cx).await,
-            Impl::Unsupported => c.unsupported[i].body(cx).await,
+            Impl::External => c.external[i].body(cx).await,
             Impl::Message => c.message[i].body(cx).await,
         }
     }
@@ -471,7 +471,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].body_now(cx, s),
-            Impl::Unsupported => c.unsupported[i].body_now(cx, s),
+            Impl::External => c.external[i].body_now(cx, s),
             Impl::Message => c.message[i].body_now(cx, s),
         }
     }
@@ -480,7 +480,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].thoughts(cx),
-            Impl::Unsupported => c.unsupported[i].thoughts(cx),
+            Impl::External => c.external[i].thoughts(cx),
             Impl::Message => c.message[i].thoughts(cx),
         }
     }
@@ -492,7 +492,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].dependencies(cx),
-            Impl::Unsupported => c.unsupported[i].dependencies(cx),
+            Impl::External => c.external[i].dependencies(cx),
             Impl::Message => c.message[i].dependencies(cx),
         }
     }
@@ -501,7 +501,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].get_input(cx),
-            Impl::Unsupported => c.unsupported[i].get_input(cx),
+            Impl::External => c.external[i].get_input(cx),
             Impl::Message => c.message[i].get_input(cx),
         }
     }
@@ -510,7 +510,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].input_keys(cx),
-            Impl::Unsupported => c.unsupported[i].input_keys(cx),
+            Impl::External => c.external[i].input_keys(cx),
             Impl::Message => c.message[i].input_keys(cx),
         }
     }
@@ -519,7 +519,7 @@ impl Program for Canvas {
         let (implementation, i) = SLOTS[cx.node.index()];
         match implementation {
             Impl::Begin => c.begin[i].item_ended(cx),
-            Impl::Unsupported => c.unsupported[i].item_ended(cx),
+            Impl::External => c.external[i].item_ended(cx),
             Impl::Message => c.message[i].item_ended(cx),
         }
     }

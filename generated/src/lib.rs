@@ -97,7 +97,7 @@ pub mod out_of_range_invoke_seconds;
 #[rustfmt::skip]
 pub mod type_mismatch_switch_operator_on_string;
 #[rustfmt::skip]
-pub mod unsupported_kind_browser_node;
+pub mod unsupported_kind_answer_node;
 #[rustfmt::skip]
 mod registry;
 pub use registry::{visit, CANVASES};

@@ -219,9 +219,9 @@ pub const CANVASES: &[(&str, &str, usize)] = &[
         type_mismatch_switch_operator_on_string::CHECKER_ERRORS,
     ),
     (
-        unsupported_kind_browser_node::SOURCE,
-        unsupported_kind_browser_node::FINGERPRINT,
-        unsupported_kind_browser_node::CHECKER_ERRORS,
+        unsupported_kind_answer_node::SOURCE,
+        unsupported_kind_answer_node::FINGERPRINT,
+        unsupported_kind_answer_node::CHECKER_ERRORS,
     ),
 ];
 static AGENT_MAX_ROUNDS: LazyLock<Arc<agent_max_rounds::Canvas>> = LazyLock::new(|| Arc::new(
@@ -349,9 +349,9 @@ Arc::new(out_of_range_invoke_seconds::Canvas::new()));
 static TYPE_MISMATCH_SWITCH_OPERATOR_ON_STRING: LazyLock<
     Arc<type_mismatch_switch_operator_on_string::Canvas>,
 > = LazyLock::new(|| Arc::new(type_mismatch_switch_operator_on_string::Canvas::new()));
-static UNSUPPORTED_KIND_BROWSER_NODE: LazyLock<
-    Arc<unsupported_kind_browser_node::Canvas>,
-> = LazyLock::new(|| Arc::new(unsupported_kind_browser_node::Canvas::new()));
+static UNSUPPORTED_KIND_ANSWER_NODE: LazyLock<
+    Arc<unsupported_kind_answer_node::Canvas>,
+> = LazyLock::new(|| Arc::new(unsupported_kind_answer_node::Canvas::new()));
 /// Hand the program compiled for `fingerprint` to `visitor`; `None` when no canvas here
 /// has that fingerprint.
 pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Output> {
@@ -468,8 +468,8 @@ pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Outp
         type_mismatch_switch_operator_on_string::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&TYPE_MISMATCH_SWITCH_OPERATOR_ON_STRING)))
         }
-        unsupported_kind_browser_node::FINGERPRINT => {
-            Some(visitor.visit(Arc::clone(&UNSUPPORTED_KIND_BROWSER_NODE)))
+        unsupported_kind_answer_node::FINGERPRINT => {
+            Some(visitor.visit(Arc::clone(&UNSUPPORTED_KIND_ANSWER_NODE)))
         }
         _ => None,
     }

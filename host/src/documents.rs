@@ -67,3 +67,34 @@ pub fn file_store(var: EnvFn<'_>) -> Arc<dyn FileStore> {
         )),
     }
 }
+
+/// The documents' file store as the Browser's ([`canvasc_tools::browser::files`]): its
+/// downloads are stored, and its upload file ids read, where DocGenerator's files are.
+#[cfg(feature = "browser")]
+#[derive(Debug)]
+pub struct BrowserStore(pub Arc<dyn FileStore>);
+
+#[cfg(feature = "browser")]
+impl canvasc_tools::browser::files::BrowserFiles for BrowserStore {
+    fn put<'a>(
+        &'a self,
+        bucket: &'a str,
+        name: &'a str,
+        bytes: Vec<u8>,
+    ) -> futures::future::BoxFuture<'a, Result<(), String>> {
+        Box::pin(async move {
+            self.0
+                .put(bucket, name, bytes)
+                .await
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    fn get<'a>(
+        &'a self,
+        bucket: &'a str,
+        name: &'a str,
+    ) -> futures::future::BoxFuture<'a, Result<Option<Vec<u8>>, String>> {
+        Box::pin(async move { self.0.get(bucket, name).await.map_err(|e| e.to_string()) })
+    }
+}

@@ -34,7 +34,27 @@ fn external_with(text: &str, data_dir: &Path) -> Result<ExternalRegistry, Config
     let mut registry = ExternalRegistry::default();
     canvasc_tools::register_all(&mut registry, &tools);
     register_documents(&mut registry);
+    register_browser(&mut registry, &tools);
     Ok(registry)
+}
+
+/// The Browser with the documents' file store (where DocGenerator's files go too), so its
+/// downloads are stored and its upload file ids read there.
+#[cfg(feature = "browser")]
+fn register_browser(registry: &mut ExternalRegistry, tools: &canvasc_tools::config::ToolsConfig) {
+    let services = crate::documents::services(&config::raw_env);
+    canvasc_tools::register_browser(
+        registry,
+        tools,
+        canvasc_tools::browser::files::FileTarget {
+            files: Arc::new(crate::documents::BrowserStore(services.store)),
+            bucket: services.bucket,
+        },
+    );
+}
+
+#[cfg(all(feature = "tools", not(feature = "browser")))]
+fn register_browser(_registry: &mut ExternalRegistry, _tools: &canvasc_tools::config::ToolsConfig) {
 }
 
 #[cfg(not(feature = "tools"))]

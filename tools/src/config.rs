@@ -57,6 +57,9 @@ pub struct ServiceConfig {
     /// Where the service runs: `executor` (the default) or `local` (`[tools.sandbox]`:
     /// CodeExec in a local subprocess, for development).
     pub backend: Option<String>,
+    /// A program the tool runs (`[tools.browser] executable`: the Chromium the Browser
+    /// component drives; RAGFlow's `BROWSER_USE_EXECUTABLE_PATH` and its two siblings win).
+    pub executable: Option<String>,
 }
 
 /// Every service's overrides, by service name (`tavily`, `duckduckgo`, `wikipedia`, …), and
@@ -68,6 +71,8 @@ pub struct ToolsConfig {
     embedding: Option<EmbeddingSettings>,
     /// Where the local datasets live (the host sets it: `<data dir>/datasets`).
     datasets_dir: Option<std::path::PathBuf>,
+    /// RAGFlow's `RAGFLOW_BROWSER_UPLOAD_URL_MAX_BYTES`, as the environment gave it.
+    browser_upload_max_bytes: Option<String>,
 }
 
 /// `[embedding]` of `canvasc.toml` (`CANVASC_EMBEDDING_{BASE_URL,MODEL,API_KEY}` win).
@@ -133,8 +138,9 @@ impl ToolsConfig {
                         "allowed_hosts" => service.allowed_hosts = host_list(text),
                         "ca_file" => service.ca_file = Some(text.to_string()),
                         "backend" => service.backend = Some(checked_backend(name, text)?),
+                        "executable" => service.executable = Some(text.to_string()),
                         other => return Err(err(format!(
-                            "[tools.{name}] has no setting `{other}` (base_url, api_key, geo_url, allowed_hosts, ca_file, backend)"
+                            "[tools.{name}] has no setting `{other}` (base_url, api_key, geo_url, allowed_hosts, ca_file, backend, executable)"
                         ))),
                     }
                 }
@@ -173,12 +179,38 @@ impl ToolsConfig {
                 querit.api_key = Some(Secret::new(key));
             }
         }
+        // RAGFlow's Browser variables: the first executable path set wins over the file.
+        if let Some(path) = [
+            "BROWSER_USE_EXECUTABLE_PATH",
+            "BROWSER_USE_BROWSER_BINARY_PATH",
+            "BROWSER_USE_CHROME_BINARY_PATH",
+        ]
+        .iter()
+        .filter_map(|v| env(v))
+        .find(|p| !p.trim().is_empty())
+        {
+            services
+                .entry("browser".to_string())
+                .or_default()
+                .executable = Some(path);
+        }
         let embedding = embedding_settings(&table, env)?;
         Ok(ToolsConfig {
             services,
             embedding,
             datasets_dir: None,
+            browser_upload_max_bytes: env("RAGFLOW_BROWSER_UPLOAD_URL_MAX_BYTES"),
         })
+    }
+
+    /// The program `[tools.<service>] executable` names (the Browser's Chromium), if any.
+    pub fn executable(&self, service: &str) -> Option<&str> {
+        self.services.get(service)?.executable.as_deref()
+    }
+
+    /// `RAGFLOW_BROWSER_UPLOAD_URL_MAX_BYTES` as the environment gave it.
+    pub fn browser_upload_max_bytes(&self) -> Option<&str> {
+        self.browser_upload_max_bytes.as_deref()
     }
 
     /// The same configuration with the local datasets under `dir`.

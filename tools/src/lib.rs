@@ -8,6 +8,8 @@
 pub mod akshare;
 pub mod arxiv;
 pub mod bgpt;
+#[cfg(feature = "browser")]
+pub mod browser;
 pub mod code_exec;
 pub mod common;
 pub mod config;
@@ -130,6 +132,25 @@ pub fn register_all(registry: &mut Registry, config: &ToolsConfig) {
     registry.register(
         Kind::YahooFinance,
         Arc::new(yahoofinance::YahooFinance::new(Arc::clone(&config))),
+    );
+    #[cfg(feature = "browser")]
+    registry.register(
+        Kind::Browser,
+        Arc::new(browser::Browser::new(Arc::clone(&config), None)),
+    );
+}
+
+/// The Browser component with `files` as its file store (downloads, upload file ids): the host
+/// calls this after [`register_all`], which registers it without one.
+#[cfg(feature = "browser")]
+pub fn register_browser(
+    registry: &mut Registry,
+    config: &ToolsConfig,
+    files: browser::files::FileTarget,
+) {
+    registry.register(
+        Kind::Browser,
+        Arc::new(browser::Browser::new(Arc::new(config.clone()), Some(files))),
     );
 }
 

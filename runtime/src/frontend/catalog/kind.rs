@@ -32,7 +32,7 @@ macro_rules! catalogue {
             LoopItem => "LoopItem", Component, loop_::ItemSpec(parent);
             ExitLoop => "ExitLoop", Component, loop_::ExitSpec;
             Invoke => "Invoke", Component, invoke::Spec(params);
-            Browser => "Browser", Component, unsupported::Spec(kind);
+            Browser => "Browser", Component, external::Spec(kind);
             DataOperations => "DataOperations", Component, data_operations::Spec(params);
             ListOperations => "ListOperations", Component, list_operations::Spec(params);
             StringTransform => "StringTransform", Component, string_transform::Spec(params);

@@ -1,6 +1,0 @@
-//! `fixtures/broken/unsupported-kind-browser-node.json`: its checker warnings are rustc warnings (denied here to pin them).
-#![deny(deprecated)]
-
-fn main() {
-    let _program = canvasc_macros::canvas!("../fixtures/broken/unsupported-kind-browser-node.json");
-}
