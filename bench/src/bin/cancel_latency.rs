@@ -8,7 +8,8 @@
 //! second, so runs stay in flight. For each N: N streaming runs start on A; once each has sent
 //! its first frame, K of them (all when N ≤ K, one at a time) are cancelled through B, and the
 //! latency is taken from the cancel request's response to the run's terminal event
-//! (`workflow_finished`) on A's stream. At N = 1 this repeats K times. The rest are then
+//! (`workflow_finished`, or the cancel's error frame when it lands between batches) on A's
+//! stream. At N = 1 this repeats K times. The rest are then
 //! cancelled and every stream read to its end. Target: p99 ≤ 50 ms.
 
 use std::net::TcpListener;
@@ -217,12 +218,21 @@ async fn start_run(r: &Replicas) -> Result<InFlight, String> {
     })
 }
 
+/// Whether the stream carries its terminal event: `workflow_finished` (a cancel that lands
+/// inside a batch, as RAGFlow's), or RAGFlow's `{"code": 500, "message": "Task … has been
+/// canceled …"}` frame (a cancel noticed between batches escapes the run, as in RAGFlow).
+fn ended(seen: &str) -> bool {
+    seen.contains("\"event\":\"workflow_finished\"")
+        || seen.contains("data:{\"code\":")
+        || seen.contains("data:[DONE]")
+}
+
 /// Reads the stream until its terminal event; the instant it arrived.
 async fn terminal(run: InFlight) -> Result<Instant, String> {
     let mut seen = run.seen;
     let mut body = run.response.bytes_stream();
     loop {
-        if seen.contains("\"event\":\"workflow_finished\"") {
+        if ended(&seen) {
             return Ok(Instant::now());
         }
         match body.next().await {
