@@ -3,6 +3,7 @@
 //! fingerprint matches one, and with the interpreter otherwise (drafts, and versions nobody
 //! compiled). Both run on the runtime's one scheduler; this module only chooses and wires.
 
+use canvasc_runtime::exec::checkpoint::{Checkpoint, ENGINE_VERSION};
 use canvasc_runtime::exec::events::Event;
 use canvasc_runtime::exec::interp::Interpreter;
 use canvasc_runtime::exec::random::PyRandom;
@@ -11,7 +12,9 @@ use canvasc_runtime::exec::{Program, ProgramVisitor, RunInput, RunOutcome, Servi
 use canvasc_runtime::frontend::fingerprint::fingerprint;
 use canvasc_runtime::frontend::{analyze_loaded, load_value};
 use canvasc_runtime::value::{Json, Map};
-use canvasc_server::turn::{ProgramKind, RunningTurn, TurnEnd, TurnEvent, TurnRequest, TurnRunner};
+use canvasc_server::turn::{
+    CheckpointWriter, ProgramKind, RunningTurn, TurnEnd, TurnEvent, TurnRequest, TurnRunner,
+};
 use futures::StreamExt;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
@@ -71,6 +74,10 @@ pub struct TurnStart {
     fresh: bool,
     input: RunInput,
     services: Services,
+    /// Where checkpoints go, with the program's fingerprint they carry.
+    checkpoints: Option<(CheckpointWriter, String)>,
+    /// The checkpoint this turn goes on from (its DSL is then the session's state).
+    resume: Option<Checkpoint>,
 }
 
 impl ProgramVisitor for TurnStart {
@@ -111,22 +118,31 @@ impl TurnRunner for Engine {
             session_id: Some(turn.session_id.as_str().into()),
             fingerprint: None,
         };
-        if let (true, Some(find)) = (turn.released, self.find) {
-            let fp = fingerprint(&loaded.document);
-            services.run_labels.fingerprint = Some(fp.as_str().into());
-            if self.compiled.iter().any(|(_, f, _)| *f == fp) {
+        // Checkpoints and resumes need the fingerprint; so do compiled programs and spans.
+        let needs_fp = turn.checkpoints.is_some()
+            || turn.resume.is_some()
+            || (turn.released && self.find.is_some())
+            || tracing::enabled!(target: "canvasc", tracing::Level::INFO);
+        let fp = needs_fp.then(|| fingerprint(&loaded.document));
+        services.run_labels.fingerprint = fp.as_deref().map(Into::into);
+        let resume = match (&turn.resume, &fp) {
+            (Some(checkpoint), Some(fp)) => Some(resumable(checkpoint, fp)?),
+            _ => None,
+        };
+        let checkpoints = turn.checkpoints.zip(fp.clone());
+        if let (true, Some(find), Some(fp)) = (turn.released, self.find, &fp) {
+            if self.compiled.iter().any(|(_, f, _)| f == fp) {
                 let start = TurnStart {
                     dsl: loaded.document.dsl.clone(),
                     fresh: turn.fresh,
                     input,
                     services,
+                    checkpoints,
+                    resume,
                 };
-                return find(&fp, start)
+                return find(fp, start)
                     .ok_or_else(|| format!("the compiled program {fp} is listed but not carried"));
             }
-        }
-        if tracing::enabled!(target: "canvasc", tracing::Level::INFO) {
-            services.run_labels.fingerprint = Some(fingerprint(&loaded.document).into());
         }
         let analysis = analyze_loaded(loaded);
         let program = Arc::new(Interpreter::from_analysis(&analysis));
@@ -135,6 +151,8 @@ impl TurnRunner for Engine {
             fresh: turn.fresh,
             input,
             services,
+            checkpoints,
+            resume,
         };
         Ok(start(program, start_with, ProgramKind::Interpreted))
     }
@@ -214,10 +232,31 @@ impl TurnRunner for Engine {
 /// state it ends with is always saved.
 fn start<P: Program>(program: Arc<P>, turn: TurnStart, kind: ProgramKind) -> RunningTurn {
     let rng = Arc::new(Mutex::new(PyRandom::from_entropy()));
-    let session = Session::new(program, turn.dsl, turn.services, rng, turn.fresh);
+    let (dsl, fresh, resume) = match turn.resume {
+        Some(Checkpoint { dsl, point, batch }) => {
+            let dsl = match dsl {
+                Json::Object(map) => map,
+                _ => turn.dsl,
+            };
+            (dsl, false, Some((point, batch)))
+        }
+        None => (turn.dsl, turn.fresh, None),
+    };
+    let session = Session::new(program, dsl, turn.services, rng, fresh);
     let flag = session.cancel_flag();
     let (tx, rx) = mpsc::unbounded_channel::<TurnEvent>();
     let input = turn.input;
+    let checkpoints = turn.checkpoints.map(|(writer, fp)| {
+        move |checkpoint: Checkpoint| {
+            let mut json = checkpoint.to_json();
+            if let Json::Object(m) = &mut json {
+                m.insert("fingerprint".into(), Json::String(fp.clone()));
+                m.insert("engine_version".into(), Json::String(ENGINE_VERSION.into()));
+                m.insert("mode".into(), Json::String(kind.as_str().into()));
+            }
+            (writer.0)(json)
+        }
+    });
     tokio::spawn(
         async move {
             let events = tx.clone();
@@ -233,7 +272,12 @@ fn start<P: Program>(program: Arc<P>, turn: TurnStart, kind: ProgramKind) -> Run
                 // A closed channel means the server is gone; the run ends by its cancel flag.
                 let _ = events.send(TurnEvent::Event { event, data });
             };
-            let outcome = session.run(input, &mut sink).await;
+            let checkpoints = checkpoints
+                .as_ref()
+                .map(|c| c as &dyn canvasc_runtime::exec::checkpoint::CheckpointSink);
+            let outcome = session
+                .run_checkpointed(input, &mut sink, checkpoints, resume)
+                .await;
             let end = match outcome {
                 RunOutcome::Finished => TurnEnd::Finished,
                 RunOutcome::Paused => TurnEnd::Paused,
@@ -258,4 +302,27 @@ fn start<P: Program>(program: Arc<P>, turn: TurnStart, kind: ProgramKind) -> Run
         events,
         cancel: Arc::new(move || flag.cancel()),
     }
+}
+
+/// The checkpoint a turn may go on from: refused, naming both sides, when it was written for
+/// another canvas (fingerprint) or by another engine version, whose state shapes may differ.
+fn resumable(checkpoint: &Json, fp: &str) -> Result<Checkpoint, String> {
+    let field = |name: &str| {
+        checkpoint
+            .get(name)
+            .and_then(Json::as_str)
+            .unwrap_or("none")
+    };
+    let (written_fp, written_engine) = (field("fingerprint"), field("engine_version"));
+    if written_fp != fp {
+        return Err(format!(
+            "cannot resume from the checkpoint: it was written for canvas {written_fp}, and the session's canvas is now {fp} (the canvas changed since); start a new turn instead"
+        ));
+    }
+    if written_engine != ENGINE_VERSION {
+        return Err(format!(
+            "cannot resume from the checkpoint: it was written by engine {written_engine}, and this server runs engine {ENGINE_VERSION}; start a new turn instead"
+        ));
+    }
+    Checkpoint::from_json(checkpoint)
 }

@@ -33,6 +33,24 @@ pub struct TurnRequest {
     /// Per-run HTTP headers for tools and MCP servers; never stored.
     pub custom_header: Map<String, Value>,
     pub chat_template_kwargs: Option<Value>,
+    /// Where the run's checkpoints go (one at every batch boundary); `None`: none are taken.
+    pub checkpoints: Option<CheckpointWriter>,
+    /// A checkpoint the turn goes on from instead of starting (`resume_from`, or a run whose
+    /// replica died): the runner refuses it when its fingerprint or engine version is not
+    /// the program's.
+    pub resume: Option<Value>,
+}
+
+/// Receives a run's checkpoints as JSON (`{"dsl", "resume", "batch", "fingerprint",
+/// "engine_version", "mode"}`), on the run's task: it must not block (the server queues the
+/// write to the coordinator).
+#[derive(Clone)]
+pub struct CheckpointWriter(pub Arc<dyn Fn(Value) + Send + Sync>);
+
+impl std::fmt::Debug for CheckpointWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CheckpointWriter")
+    }
 }
 
 /// Which program ran a turn; recorded in the run log and sent as a response header.

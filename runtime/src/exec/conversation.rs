@@ -2,11 +2,12 @@
 //! a [`Published`] canvas that starts new sessions cheaply.
 
 use super::cancel::CancelFlag;
+use super::checkpoint::{CheckpointSink, ResumePoint};
 use super::context::{Shared, SharedRandom};
 use super::events::EventSink;
 use super::persist;
 use super::program::Program;
-use super::scheduler::{self, RunInput, RunOutcome};
+use super::scheduler::{self, Checkpointing, RunInput, RunOutcome};
 use super::services::Services;
 use super::state::RunState;
 use crate::value::{Json, Map};
@@ -98,6 +99,31 @@ impl<P: Program> Session<P> {
     /// Run one turn, sending events to `sink`.
     pub async fn run(&self, input: RunInput, sink: &mut dyn EventSink) -> RunOutcome {
         scheduler::run(self.program.as_ref(), &self.shared, input, sink).await
+    }
+
+    /// Run one turn, handing a checkpoint to `checkpoints` at every batch boundary; with
+    /// `resume` (a checkpoint's point and batch count, the session built from its DSL with
+    /// `fresh = false`), go on from there instead of starting the turn.
+    pub async fn run_checkpointed(
+        &self,
+        input: RunInput,
+        sink: &mut dyn EventSink,
+        checkpoints: Option<&dyn CheckpointSink>,
+        resume: Option<(ResumePoint, u64)>,
+    ) -> RunOutcome {
+        let checkpoints = checkpoints.map(|sink| Checkpointing {
+            sink,
+            dsl: &self.dsl,
+        });
+        scheduler::run_checkpointed(
+            self.program.as_ref(),
+            &self.shared,
+            input,
+            sink,
+            checkpoints,
+            resume,
+        )
+        .await
     }
 
     /// The session as RAGFlow persists it (`str(canvas)`).

@@ -6,6 +6,7 @@
 //! component implementations in [`components`].
 
 mod cancel;
+pub mod checkpoint;
 mod clock;
 pub mod components;
 mod context;
@@ -42,6 +43,6 @@ pub use conversation::{Published, Session};
 pub use error::{RunError, CANCELED};
 pub use events::{Envelope, EventSink};
 pub use program::{Program, ProgramVisitor};
-pub use scheduler::{run, RunInput, RunOutcome};
+pub use scheduler::{run, run_checkpointed, Checkpointing, RunInput, RunOutcome};
 pub use services::{Services, Settings};
 pub use state::RunState;

@@ -2,10 +2,12 @@
 //! [`Program`]. Path batches, dependency deferral, path extension, streaming Messages, pending
 //! partials, exception routes, the UserFillUp pause and the terminal events all live here.
 
+use super::checkpoint::{Checkpoint, CheckpointSink, ResumePoint};
 use super::clock::{perf_counter, unix_seconds};
 use super::context::{NodeCx, Shared};
 use super::error::{RunError, CANCELED};
 use super::events::{obj, Envelope, Event, EventSink, Payload};
+use super::persist;
 use super::program::Program;
 use super::state::{InputKeys, RunState, SLOT_CREATED_TIME, SLOT_ELAPSED_TIME, SLOT_ERROR};
 use crate::exec::val::Val;
@@ -57,6 +59,27 @@ pub async fn run<P: Program>(
     input: RunInput,
     sink: &mut dyn EventSink,
 ) -> RunOutcome {
+    run_checkpointed(program, shared, input, sink, None, None).await
+}
+
+/// Where a turn's checkpoints go: the sink, and the DSL the session saves into.
+#[derive(Clone, Copy)]
+pub struct Checkpointing<'a> {
+    pub sink: &'a dyn CheckpointSink,
+    pub dsl: &'a Map<String, Json>,
+}
+
+/// Run one turn, handing a checkpoint to `checkpoints` at every batch boundary; with `resume`,
+/// go on from a checkpoint (the session's state must be the checkpoint's DSL) instead of
+/// starting the turn: no user input is added, and the path is not reset.
+pub async fn run_checkpointed<P: Program>(
+    program: &P,
+    shared: &Arc<Shared>,
+    input: RunInput,
+    sink: &mut dyn EventSink,
+    checkpoints: Option<Checkpointing<'_>>,
+    resume: Option<(ResumePoint, u64)>,
+) -> RunOutcome {
     let task_id = shared.state().task_id.clone();
     let mut r = Runner {
         program,
@@ -74,6 +97,8 @@ pub async fn run<P: Program>(
         batch: Vec::new(),
         scheduled: Vec::new(),
         steps: 0,
+        checkpoints,
+        batches: 0,
     };
     let labels = &shared.services.run_labels;
     let span = tracing::info_span!(
@@ -87,7 +112,7 @@ pub async fn run<P: Program>(
         canvasc.outcome = tracing::field::Empty,
         otel.status_code = tracing::field::Empty,
     );
-    let outcome = match r.run(input).instrument(span.clone()).await {
+    let outcome = match r.run(input, resume).instrument(span.clone()).await {
         Ok(outcome) => outcome,
         Err(e) => RunOutcome::Aborted(e),
     };
@@ -134,6 +159,9 @@ struct Runner<'a, P: Program> {
     scheduled: Vec<(NodeId, Map<String, Json>)>,
     /// Component invocations so far this turn, for the host's step limit.
     steps: usize,
+    checkpoints: Option<Checkpointing<'a>>,
+    /// Batches finished this turn (across a resume).
+    batches: u64,
 }
 
 /// What Python raises on reaching a path entry that names no component.
@@ -203,9 +231,150 @@ impl<'a, P: Program> Runner<'a, P> {
         self.batch.get(j).copied().flatten().ok_or_else(missing)
     }
 
-    async fn run(&mut self, input: RunInput) -> Result<RunOutcome, RunError> {
-        let meta = self.meta();
+    async fn run(
+        &mut self,
+        input: RunInput,
+        resume: Option<(ResumePoint, u64)>,
+    ) -> Result<RunOutcome, RunError> {
         let st = perf_counter();
+        let mut input = input;
+        if let Some((point, _)) = &resume {
+            // The turn's own form values, not the resuming request's.
+            input.inputs = point.inputs.clone();
+        }
+        let input = &input;
+        let idx = match resume {
+            Some((point, batches)) => {
+                let retry: Vec<NodeId> = point
+                    .retry
+                    .iter()
+                    .filter_map(|id| self.meta().find(id))
+                    .collect();
+                let idx = self.resume_turn(point, batches, input)?;
+                if !retry.is_empty() {
+                    let error = self.run_retry(&retry, idx, input).await?;
+                    if !error.is_empty() {
+                        return self.finish(idx, st, input, error);
+                    }
+                }
+                if self.pause_if_waiting(idx).await? {
+                    return Ok(RunOutcome::Paused);
+                }
+                idx
+            }
+            None => self.start_turn(input)?,
+        };
+        self.run_from(idx, st, input).await
+    }
+
+    /// Goes on from a checkpoint: the state is the checkpoint's; what the turn kept in locals
+    /// comes back from `point`, and the components to call again are cleared.
+    fn resume_turn(
+        &mut self,
+        point: ResumePoint,
+        batches: u64,
+        input: &RunInput,
+    ) -> Result<usize, RunError> {
+        let meta = self.meta();
+        {
+            let mut s = self.shared.state();
+            s.error = String::new();
+            s.forget_sharing();
+            for (id, counter) in &point.counters {
+                if let Some(n) = meta.find(id) {
+                    s.nodes[n.index()].counter = *counter;
+                }
+            }
+            for id in &point.retry {
+                if let Some(n) = meta.find(id) {
+                    s.nodes[n.index()].reset(meta.node(n).kind == Kind::Begin);
+                }
+            }
+        }
+        self.resumed = point.resumed;
+        self.steps = point.steps;
+        self.batches = batches;
+        if self.shared.is_canceled() {
+            let id = self.env.task_id.clone();
+            return Err(RunError::Canceled(format!(
+                "Task {id} has been canceled before starting."
+            )));
+        }
+        self.emit(
+            "workflow_started",
+            obj([("inputs", input.inputs.clone().unwrap_or(Json::Null))]),
+        );
+        Ok(point.next)
+    }
+
+    /// The components a failed batch left to call again, as a batch of their own before the
+    /// path goes on at `next` (what the batch's finished components led to): they run, are
+    /// post-processed (appending where they lead), and a checkpoint follows. The error, if one
+    /// failed again.
+    async fn run_retry(
+        &mut self,
+        retry: &[NodeId],
+        next: usize,
+        input: &RunInput,
+    ) -> Result<String, RunError> {
+        let meta = self.meta();
+        for &n in retry {
+            let cx = NodeCx::new(n, self.shared);
+            let thoughts = self.program.thoughts(&cx)?;
+            let payload = Payload::NodeStarted {
+                node: meta.node(n),
+                created_at: unix_seconds(),
+                thoughts,
+            };
+            self.sink.emit(Event {
+                envelope: &self.env,
+                payload: &payload,
+            });
+        }
+        if self.shared.is_canceled() {
+            let id = self.env.task_id.clone();
+            return Err(RunError::Canceled(format!(
+                "Task {id} has been canceled during batch execution."
+            )));
+        }
+        let mut scheduled = Vec::with_capacity(retry.len());
+        for &n in retry {
+            let cx = NodeCx::new(n, self.shared);
+            scheduled.push((n, self.program.get_input(&cx)?));
+        }
+        self.steps += scheduled.len();
+        let (program, shared) = (self.program, self.shared);
+        let tasks = scheduled.into_iter().map(|(n, kwargs)| async move {
+            let cx = NodeCx::with_kwargs(n, shared, Cow::Owned(kwargs));
+            invoke(program, &cx).await;
+        });
+        futures::stream::iter(tasks)
+            .buffer_unordered(MAX_CONCURRENCY)
+            .for_each(|()| async {})
+            .await;
+        let base = self.shared.state().path.len();
+        let mut error = String::new();
+        let mut appended = Vec::with_capacity(retry.len());
+        for &n in retry {
+            let before = self.shared.state().path.len();
+            self.post_process(n, &mut error).await?;
+            let after = self.shared.state().path.len();
+            appended.push((n, before, after));
+        }
+        self.batches += 1;
+        if error.is_empty() {
+            self.checkpoint(next, input);
+        } else {
+            self.checkpoint_failed(base, next, &appended, input);
+        }
+        Ok(error)
+    }
+
+    /// RAGFlow's start of a turn: the user input, the reset of the path's components, the
+    /// globals, Begin on the path (unless a UserFillUp pause continues); where the first batch
+    /// starts.
+    fn start_turn(&mut self, input: &RunInput) -> Result<usize, RunError> {
+        let meta = self.meta();
         let is_resume;
         {
             let mut s = self.shared.state();
@@ -310,7 +479,7 @@ impl<'a, P: Program> Runner<'a, P> {
                 obj([("inputs", input.inputs.clone().unwrap_or(Json::Null))]),
             );
         }
-        let mut idx = {
+        let idx = {
             let mut s = self.shared.state();
             s.retrieval
                 .push(serde_json::json!({"chunks": {}, "doc_aggs": {}}));
@@ -321,6 +490,17 @@ impl<'a, P: Program> Runner<'a, P> {
                 s.path.len() - 1
             }
         };
+        Ok(idx)
+    }
+
+    /// The batches from `path[idx]` on, then the terminal events.
+    async fn run_from(
+        &mut self,
+        mut idx: usize,
+        st: f64,
+        input: &RunInput,
+    ) -> Result<RunOutcome, RunError> {
+        let meta = self.meta();
         let mut error = String::new();
         loop {
             let to = self.read_batch(idx);
@@ -341,21 +521,121 @@ impl<'a, P: Program> Runner<'a, P> {
                     payload: &payload,
                 });
             }
-            self.run_batch(idx, to, &input).await?;
+            self.run_batch(idx, to, input).await?;
             let to = self.read_batch(idx);
+            // What each component's post-processing appended to the path, for a checkpoint
+            // of a batch that failed.
+            let mut appended = Vec::with_capacity(to - idx);
             for j in 0..to - idx {
                 let n = self.batch_node(j)?;
+                let before = self.shared.state().path.len();
                 self.post_process(n, &mut error).await?;
+                let after = self.shared.state().path.len();
+                appended.push((n, before, after));
             }
+            self.batches += 1;
             if !error.is_empty() {
+                self.checkpoint_failed(to, to, &appended, input);
                 break;
             }
             idx = to;
+            self.checkpoint(idx, input);
             if self.pause_if_waiting(idx).await? {
                 return Ok(RunOutcome::Paused);
             }
         }
-        self.finish(idx, st, &input, error)
+        self.finish(idx, st, input, error)
+    }
+
+    /// The resume point at `next`, as the state stands.
+    fn resume_point(&self, s: &RunState, next: usize, input: &RunInput) -> ResumePoint {
+        let meta = self.meta();
+        ResumePoint {
+            next,
+            steps: self.steps,
+            resumed: self.resumed,
+            inputs: input.inputs.clone(),
+            counters: s
+                .nodes
+                .iter()
+                .enumerate()
+                .filter(|(_, st)| st.counter != 0)
+                .map(|(i, st)| (meta.nodes[i].id.clone(), st.counter))
+                .collect(),
+            retry: Vec::new(),
+        }
+    }
+
+    /// A checkpoint at the boundary before `path[next]`, unless a component's answer still
+    /// streams into a Message (it has not finished, and a stream cannot be saved).
+    fn checkpoint(&mut self, next: usize, input: &RunInput) {
+        let Some(cp) = self.checkpoints else { return };
+        if !self.partials.is_empty() {
+            return;
+        }
+        let (dsl, point) = {
+            let s = self.shared.state();
+            (
+                persist::state_to_dsl(self.meta(), &s, cp.dsl),
+                self.resume_point(&s, next, input),
+            )
+        };
+        cp.sink.batch_done(Checkpoint {
+            dsl,
+            point,
+            batch: self.batches,
+        });
+    }
+
+    /// A checkpoint of a batch in which some components failed or were cancelled: the path up
+    /// to `base` (the batch included), then what the batch's finished components appended
+    /// (`appended`: each component's range of the path); resuming calls the failed ones again
+    /// as a batch of their own, then goes on at `next`. A finished one is never called again.
+    fn checkpoint_failed(
+        &mut self,
+        base: usize,
+        next: usize,
+        appended: &[(NodeId, usize, usize)],
+        input: &RunInput,
+    ) {
+        let Some(cp) = self.checkpoints else { return };
+        if !self.partials.is_empty() {
+            return;
+        }
+        let meta = self.meta();
+        let (mut dsl, point, path) = {
+            let s = self.shared.state();
+            let failed = |n: NodeId| unhandled_failure(meta, &s, n);
+            let mut path: Vec<Target> = s.path[..base.min(s.path.len())].to_vec();
+            let retry: Vec<NodeId> = appended
+                .iter()
+                .map(|(n, _, _)| *n)
+                .filter(|n| failed(*n))
+                .collect();
+            for (n, from, upto) in appended {
+                if !failed(*n) {
+                    let upto = (*upto).min(s.path.len());
+                    path.extend(s.path[(*from).min(upto)..upto].iter().cloned());
+                }
+            }
+            let mut point = self.resume_point(&s, next, input);
+            point.retry = retry.iter().map(|n| meta.node(*n).id.clone()).collect();
+            (persist::state_to_dsl(meta, &s, cp.dsl), point, path)
+        };
+        if point.retry.is_empty() {
+            return;
+        }
+        if let Json::Object(m) = &mut dsl {
+            let ids = path
+                .iter()
+                .map(|t| Json::String(path_id(meta, t).to_string()));
+            m.insert("path".into(), Json::Array(ids.collect()));
+        }
+        cp.sink.batch_done(Checkpoint {
+            dsl,
+            point,
+            batch: self.batches,
+        });
     }
 
     async fn run_batch(&mut self, f: usize, t: usize, input: &RunInput) -> Result<(), RunError> {
@@ -851,6 +1131,17 @@ impl<'a, P: Program> Runner<'a, P> {
             Ok(RunOutcome::Failed(error))
         }
     }
+}
+
+/// A component failed and no exception route took the failure (post-processing then ends
+/// the turn with its error).
+fn unhandled_failure(meta: &CanvasMeta, s: &RunState, n: NodeId) -> bool {
+    if s.node(n).error().is_none() {
+        return false;
+    }
+    let ex = &meta.node(n).exception;
+    let handled = ex.method.is_some() && (!ex.goto.is_empty() || py::truthy(&ex.default_value));
+    !handled
 }
 
 /// Extend the path by `t`, unless `t` is already its last entry.

@@ -73,7 +73,14 @@ pub(crate) async fn begin(
     };
     let descriptors = file_descriptors(body.get("files"))?;
     let user_given = string(body, "user_id")?;
-    let (session_id, state, user_id) = match session_id {
+    let resume_from = string(body, "resume_from")?.filter(|r| !r.is_empty());
+    if resume_from.is_some() && session_id.is_none() {
+        return Err(ApiError::argument(
+            "`resume_from` names a run of a session: give that run's `session_id` too.",
+        ));
+    }
+    let continues = session_id.is_some();
+    let (session_id, state, user_id, new_session) = match session_id {
         Some(id) => {
             let (owner_agent, owner_tenant) = app
                 .store
@@ -98,7 +105,7 @@ pub(crate) async fn begin(
                 .await?
                 .ok_or_else(|| ApiError::data("Session not found!"))?;
             let user = user_given.unwrap_or(record.user_id);
-            (id, record.state, user)
+            (id, record.state, user, None)
         }
         None => {
             let agent = app
@@ -144,13 +151,33 @@ pub(crate) async fn begin(
                 state: state.clone(),
                 create_time: now_ms(),
             };
-            app.store.insert_session(&session).await?;
-            (session.id, state, user)
+            (session.id.clone(), state, user, Some(session))
         }
     };
-    // The session's lease, on whichever replica: refused here when any replica runs it.
+    // The session's lease, on whichever replica: refused here when any replica runs it. A new
+    // session is stored only once its lease is held, so a coordinator that cannot answer
+    // leaves no session behind.
     let Some(lease) = app.coord.claim(&session_id).await? else {
         return Err(ApiError::operating(ALREADY_RUNNING));
+    };
+    if let Some(session) = new_session {
+        if let Err(e) = app.store.insert_session(&session).await {
+            app.coord.give_back(&lease).await;
+            return Err(e.into());
+        }
+    }
+    // A run of this session whose replica died, or the run `resume_from` names, goes on from
+    // its checkpoint instead of a new turn starting.
+    let resume = if continues {
+        match run::resume::find(app, &session_id, &state, resume_from.as_deref()).await {
+            Ok(resume) => resume,
+            Err(e) => {
+                app.coord.give_back(&lease).await;
+                return Err(e);
+            }
+        }
+    } else {
+        None
     };
     let files = match file_contents(app, tenant, &descriptors).await {
         Ok(files) => files,
@@ -159,19 +186,27 @@ pub(crate) async fn begin(
             return Err(e);
         }
     };
-    let message_id = new_id();
     let now = now_ms();
+    let (message_id, user) = match &resume {
+        Some(resume) => (resume.run_id.clone(), resume.user_message.clone()),
+        None => {
+            let message_id = new_id();
+            let user = json!({"role": "user", "content": query, "id": message_id,
+                "files": descriptors, "created_at": now as f64 / 1000.0});
+            (message_id, user)
+        }
+    };
     let mut state = state;
-    if let Some(object) = state.as_object_mut() {
-        let user = json!({"role": "user", "content": query, "id": message_id,
-            "files": descriptors, "created_at": now as f64 / 1000.0});
+    let unsaved = !run::resume::saved(&state, &message_id) && !user.is_null();
+    if let (Some(object), true) = (state.as_object_mut(), unsaved) {
         match object.get_mut("message") {
-            Some(Value::Array(list)) => list.push(user),
+            Some(Value::Array(list)) => list.push(user.clone()),
             _ => {
-                object.insert("message".into(), Value::from(vec![user]));
+                object.insert("message".into(), Value::from(vec![user.clone()]));
             }
         }
     }
+    let checkpoints = run::resume::writer(app, &message_id, &session_id, &user);
     let round = state.get("round").and_then(Value::as_i64).unwrap_or(0);
     let turn = TurnRequest {
         tenant_id: tenant.to_string(),
@@ -188,6 +223,8 @@ pub(crate) async fn begin(
         user_id,
         custom_header,
         chat_template_kwargs,
+        checkpoints: Some(checkpoints),
+        resume: resume.map(|r| r.checkpoint),
     };
     let mut running = match app.runner.start(turn) {
         Ok(running) => running,

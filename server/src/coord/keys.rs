@@ -29,6 +29,16 @@ impl Keys {
         format!("{}agent:run:{run_id}", self.prefix)
     }
 
+    /// A run's last checkpoint (the session at a batch boundary, JSON).
+    pub fn checkpoint(&self, run_id: &str) -> String {
+        format!("{}agent:cp:{run_id}", self.prefix)
+    }
+
+    /// The session's latest run id: where the session's next request looks for an orphaned run.
+    pub fn session_run(&self, session: &str) -> String {
+        format!("{}agent:session-run:{session}", self.prefix)
+    }
+
     /// The pub/sub channel cancel notices go through; the message is the task id.
     pub fn cancel_channel(&self) -> String {
         format!("{}agent:cancel", self.prefix)

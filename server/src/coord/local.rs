@@ -10,7 +10,9 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 
 use super::registry::Registry;
-use super::{Backend, CoordResult, RunRecord, CANCEL_TTL, LEASE_TTL, RUN_RECORD_TTL};
+use super::{
+    Backend, CoordResult, RunRecord, CANCEL_TTL, CHECKPOINT_TTL, LEASE_TTL, RUN_RECORD_TTL,
+};
 
 #[derive(Default)]
 struct Maps {
@@ -20,6 +22,10 @@ struct Maps {
     cancels: HashMap<String, Instant>,
     /// run id → (record, expiry)
     runs: HashMap<String, (RunRecord, Instant)>,
+    /// run id → (checkpoint, expiry)
+    checkpoints: HashMap<String, (String, Instant)>,
+    /// session → (latest run id, expiry)
+    session_runs: HashMap<String, (String, Instant)>,
 }
 
 impl Maps {
@@ -28,6 +34,8 @@ impl Maps {
         self.leases.retain(|_, (_, until)| *until > now);
         self.cancels.retain(|_, until| *until > now);
         self.runs.retain(|_, (_, until)| *until > now);
+        self.checkpoints.retain(|_, (_, until)| *until > now);
+        self.session_runs.retain(|_, (_, until)| *until > now);
     }
 
     fn holder(&self, session: &str, now: Instant) -> Option<&str> {
@@ -136,6 +144,10 @@ impl Backend for Local {
         maps.expire(now);
         maps.runs
             .insert(run_id.to_string(), (record.clone(), now + RUN_RECORD_TTL));
+        maps.session_runs.insert(
+            record.session_id.clone(),
+            (run_id.to_string(), now + RUN_RECORD_TTL),
+        );
         futures::future::ready(Ok(())).boxed()
     }
 
@@ -164,6 +176,43 @@ impl Backend for Local {
             .filter(|(_, until)| *until > now)
             .map(|(record, _)| record.clone());
         futures::future::ready(Ok(record)).boxed()
+    }
+
+    fn put_checkpoint<'a>(
+        &'a self,
+        run_id: &'a str,
+        checkpoint: &'a str,
+    ) -> BoxFuture<'a, CoordResult<()>> {
+        let now = Instant::now();
+        let mut maps = self.lock();
+        maps.expire(now);
+        maps.checkpoints.insert(
+            run_id.to_string(),
+            (checkpoint.to_string(), now + CHECKPOINT_TTL),
+        );
+        futures::future::ready(Ok(())).boxed()
+    }
+
+    fn checkpoint<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<Option<String>>> {
+        let now = Instant::now();
+        let found = self
+            .lock()
+            .checkpoints
+            .get(run_id)
+            .filter(|(_, until)| *until > now)
+            .map(|(cp, _)| cp.clone());
+        futures::future::ready(Ok(found)).boxed()
+    }
+
+    fn last_run<'a>(&'a self, session: &'a str) -> BoxFuture<'a, CoordResult<Option<String>>> {
+        let now = Instant::now();
+        let found = self
+            .lock()
+            .session_runs
+            .get(session)
+            .filter(|(_, until)| *until > now)
+            .map(|(id, _)| id.clone());
+        futures::future::ready(Ok(found)).boxed()
     }
 
     fn name(&self) -> &'static str {

@@ -37,6 +37,8 @@ pub const LEASE_REFRESH: Duration = Duration::from_secs(10);
 pub const CANCEL_POLL: Duration = Duration::from_millis(250);
 /// `agent:run:{run_id}` records are kept this long.
 pub const RUN_RECORD_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
+/// Checkpoints (`agent:cp:{run_id}`) are kept this long.
+pub const CHECKPOINT_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 /// RAGFlow's `REDIS_CONN.set(f"{task_id}-cancel", "x")` keeps the key its default hour
 /// (`rag/utils/redis_conn.py`, `exp=3600`).
 pub const CANCEL_TTL: Duration = Duration::from_secs(3600);
@@ -80,7 +82,7 @@ pub trait Backend: Send + Sync + 'static {
         &'a self,
         task_ids: &'a [String],
     ) -> BoxFuture<'a, CoordResult<Vec<bool>>>;
-    /// Writes the whole record of a run.
+    /// Writes the whole record of a run, and makes it the session's latest run.
     fn put_run<'a>(
         &'a self,
         run_id: &'a str,
@@ -95,6 +97,16 @@ pub trait Backend: Send + Sync + 'static {
     ) -> BoxFuture<'a, CoordResult<()>>;
     /// The record of a run, if kept.
     fn run<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<Option<RunRecord>>>;
+    /// Replaces a run's checkpoint (`agent:cp:{run_id}`, [`CHECKPOINT_TTL`]).
+    fn put_checkpoint<'a>(
+        &'a self,
+        run_id: &'a str,
+        checkpoint: &'a str,
+    ) -> BoxFuture<'a, CoordResult<()>>;
+    /// A run's last checkpoint, if kept.
+    fn checkpoint<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<Option<String>>>;
+    /// The id of the session's latest run ([`Backend::put_run`] records it).
+    fn last_run<'a>(&'a self, session: &'a str) -> BoxFuture<'a, CoordResult<Option<String>>>;
     /// `in-process` or `redis`, for the start-up line.
     fn name(&self) -> &'static str;
 }
@@ -208,8 +220,28 @@ impl Coordinator {
         self.backend.request_cancel(task_id).await
     }
 
+    /// Writes a run's record (a run found orphaned, marked failed).
+    pub async fn put_run(&self, run_id: &str, record: &RunRecord) -> CoordResult<()> {
+        self.backend.put_run(run_id, record).await
+    }
+
     /// A run's record.
     pub async fn run(&self, run_id: &str) -> CoordResult<Option<RunRecord>> {
         self.backend.run(run_id).await
+    }
+
+    /// Stores a run's latest checkpoint.
+    pub async fn put_checkpoint(&self, run_id: &str, checkpoint: &str) -> CoordResult<()> {
+        self.backend.put_checkpoint(run_id, checkpoint).await
+    }
+
+    /// A run's latest checkpoint (JSON text).
+    pub async fn checkpoint(&self, run_id: &str) -> CoordResult<Option<String>> {
+        self.backend.checkpoint(run_id).await
+    }
+
+    /// The session's latest run id.
+    pub async fn last_run(&self, session: &str) -> CoordResult<Option<String>> {
+        self.backend.last_run(session).await
     }
 }

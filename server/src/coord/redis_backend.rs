@@ -14,8 +14,8 @@ use redis::{AsyncCommands, Client, Script};
 
 use super::registry::Registry;
 use super::{
-    scripts, Backend, CoordError, CoordResult, Keys, RunRecord, CANCEL_TTL, LEASE_TTL,
-    RUN_RECORD_TTL,
+    scripts, Backend, CoordError, CoordResult, Keys, RunRecord, CANCEL_TTL, CHECKPOINT_TTL,
+    LEASE_TTL, RUN_RECORD_TTL,
 };
 
 /// A command unanswered this long fails (the request that needed it gets an error) instead
@@ -213,6 +213,12 @@ impl Backend for RedisBackend {
                 .ignore()
                 .expire(&key, RUN_RECORD_TTL.as_secs() as i64)
                 .ignore()
+                .set_ex(
+                    self.keys.session_run(&record.session_id),
+                    run_id,
+                    RUN_RECORD_TTL.as_secs(),
+                )
+                .ignore()
                 .query_async(&mut conn)
                 .await
                 .map_err(failed)?;
@@ -249,6 +255,44 @@ impl Backend for RedisBackend {
             let fields: BTreeMap<String, String> =
                 conn.hgetall(self.keys.run(run_id)).await.map_err(failed)?;
             Ok(RunRecord::from_fields(&fields))
+        }
+        .boxed()
+    }
+
+    fn put_checkpoint<'a>(
+        &'a self,
+        run_id: &'a str,
+        checkpoint: &'a str,
+    ) -> BoxFuture<'a, CoordResult<()>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let () = conn
+                .set_ex(
+                    self.keys.checkpoint(run_id),
+                    checkpoint,
+                    CHECKPOINT_TTL.as_secs(),
+                )
+                .await
+                .map_err(failed)?;
+            Ok(())
+        }
+        .boxed()
+    }
+
+    fn checkpoint<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<Option<String>>> {
+        async move {
+            let mut conn = self.conn.clone();
+            conn.get(self.keys.checkpoint(run_id)).await.map_err(failed)
+        }
+        .boxed()
+    }
+
+    fn last_run<'a>(&'a self, session: &'a str) -> BoxFuture<'a, CoordResult<Option<String>>> {
+        async move {
+            let mut conn = self.conn.clone();
+            conn.get(self.keys.session_run(session))
+                .await
+                .map_err(failed)
         }
         .boxed()
     }

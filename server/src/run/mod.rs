@@ -4,6 +4,7 @@
 //! transaction. The driver runs on its own task: a client that goes away cancels the run
 //! (noticed even while the run is idle) and the turn is still saved with what ran.
 
+pub(crate) mod resume;
 pub(crate) mod summary;
 
 use futures::StreamExt;
@@ -147,18 +148,32 @@ async fn drive(app: Shared, ctx: TurnContext, turn: RunningTurn, tx: mpsc::Sende
         trace: Value::from(summary.trace.clone()),
         create_time: now_ms(),
     };
-    if let Err(e) = app.store.save_turn(&ctx.session_id, &state, &log).await {
-        eprintln!(
-            "canvasc serve: session {}: the turn could not be saved: {e}",
-            ctx.session_id
-        );
-    }
+    let unsaved = match app.store.save_turn(&ctx.session_id, &state, &log).await {
+        Ok(()) => None,
+        Err(e) => {
+            eprintln!(
+                "canvasc serve: session {}: the turn could not be saved (nothing of it was written): {e}",
+                ctx.session_id
+            );
+            Some(format!("the turn could not be saved: {e}"))
+        }
+    };
     (record.status, record.failure_reason) = match &end {
+        // A cancel that lands while the last Message streams cuts the answer, and the engine
+        // then ends as RAGFlow's does, with an ordinary `workflow_finished`: the record says
+        // what happened.
+        TurnEnd::Finished if ctx.cancel_stamp.get().is_some() => {
+            (RunStatus::Cancelled, String::new())
+        }
         TurnEnd::Finished => (RunStatus::Succeeded, String::new()),
         TurnEnd::Paused => (RunStatus::Waiting, String::new()),
         TurnEnd::Canceled => (RunStatus::Cancelled, String::new()),
         TurnEnd::Failed(e) | TurnEnd::Aborted(e) => (RunStatus::Failed, e.clone()),
     };
+    if let Some(reason) = unsaved {
+        // The session does not hold the turn: its record must not say it succeeded.
+        (record.status, record.failure_reason) = (RunStatus::Failed, reason);
+    }
     record.finished_at = now_ms();
     app.coord
         .finished(&ctx.lease, &ctx.message_id, &record)

@@ -84,6 +84,9 @@ pub struct Store {
     backend: Backend,
 }
 
+/// How long a request waits for a database connection.
+const ACQUIRE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 impl Store {
     /// Connects to `url` and applies the migrations this build carries.
     pub async fn open(url: &str) -> Result<Store, StoreError> {
@@ -92,6 +95,9 @@ impl Store {
         let sqlite = backend == Backend::Sqlite;
         let pool = AnyPoolOptions::new()
             .max_connections(8)
+            // A database that went away fails a request within this (RAGFlow's error
+            // envelope) instead of holding it for sqlx's default 30 s.
+            .acquire_timeout(ACQUIRE_TIMEOUT)
             .after_connect(move |conn, _| {
                 Box::pin(async move {
                     if sqlite {
