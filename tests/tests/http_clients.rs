@@ -7,6 +7,13 @@ use std::path::{Path, PathBuf};
 /// The one file allowed to build clients, relative to the workspace root.
 const FACTORY: &str = "runtime/src/exec/http.rs";
 
+/// Programs outside `server/tests/` that talk to `canvasc serve` over HTTP as a user would.
+const SERVER_CLIENTS: &[&str] = &[
+    "bench/src/bin/serve_load.rs",
+    "bench/src/bin/cancel_latency.rs",
+    "compiler/tests/serve_replicas.rs",
+];
+
 /// What building a client or an rmcp client transport looks like in source.
 const BUILDERS: &[&str] = &[
     "Client::builder",
@@ -63,8 +70,8 @@ fn http_clients_are_built_in_exec_http_only() {
         if rel == file!() {
             continue; // this file names the builders it looks for
         }
-        if rel.starts_with("server/tests/") || rel == "bench/src/bin/serve_load.rs" {
-            // The server's integration tests and its load bench are its clients, as a user's
+        if SERVER_CLIENTS.contains(&rel.as_str()) || rel.starts_with("server/tests/") {
+            // The server's integration tests and its benches are its clients, as a user's
             // program would be: they build what a user builds, not what canvasc builds.
             continue;
         }
