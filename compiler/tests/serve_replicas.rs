@@ -332,6 +332,18 @@ struct Stream {
 struct Frames(String);
 
 impl Stream {
+    /// A new session's streamed turn on `replica` whose scripted answer is slow enough to act on
+    /// mid-run.
+    async fn slow_run(
+        http: &reqwest::Client,
+        replica: &Replica,
+        auth: &str,
+        agent: &str,
+    ) -> Stream {
+        let body = json!({"agent_id": agent, "query": "slow please", "stream": true});
+        Stream::start(http, replica.url(PATH), auth, body).await
+    }
+
     async fn start(http: &reqwest::Client, url: String, auth: &str, body: Value) -> Stream {
         let response = http
             .post(url)
@@ -416,13 +428,7 @@ async fn a_run_on_a_is_refused_a_second_runner_and_cancelled_through_b() {
     let auth = account(&http, &a).await;
     let agent = chat_agent(&http, &a, &auth).await;
 
-    let run = Stream::start(
-        &http,
-        a.url(PATH),
-        &auth,
-        json!({"agent_id": agent, "query": "slow please", "stream": true}),
-    )
-    .await;
+    let run = Stream::slow_run(&http, &a, &auth, &agent).await;
     let session = run.first("session_id");
     let message_id = run.first("message_id");
 
@@ -537,13 +543,7 @@ async fn redis_stopped_mid_run_leaves_the_run_whole_and_the_replicas_recover() {
     let auth = account(&http, &a).await;
     let agent = chat_agent(&http, &a, &auth).await;
 
-    let run = Stream::start(
-        &http,
-        a.url(PATH),
-        &auth,
-        json!({"agent_id": agent, "query": "slow please", "stream": true}),
-    )
-    .await;
+    let run = Stream::slow_run(&http, &a, &auth, &agent).await;
     let session = run.first("session_id");
     redis.stop();
 
@@ -879,13 +879,7 @@ async fn an_unreachable_database_gets_the_error_envelope_and_nothing_half_writte
     let http = client();
     let auth = account(&http, &a).await;
     let agent = chat_agent(&http, &a, &auth).await;
-    let run = Stream::start(
-        &http,
-        a.url(PATH),
-        &auth,
-        json!({"agent_id": agent, "query": "slow please", "stream": true}),
-    )
-    .await;
+    let run = Stream::slow_run(&http, &a, &auth, &agent).await;
     let session = run.first("session_id");
 
     proxy.cut();
