@@ -1,8 +1,18 @@
 //! The web APIs the reference oracle stubs inside RAGFlow's tool libraries (`fixtures.py`:
-//! `tavily`, …), served over HTTP on 127.0.0.1 in the shapes the real services answer, so
-//! canvasc's tools send real requests and RAGFlow's canned data comes back. The tools are
-//! pointed here through their configuration (`[tools.<service>] base_url`), the way a
-//! deployment points them at a proxy. The oracle's canned retriever (`retrieval`) is served as
+//! `tavily`, `wikipedia`, `duckduckgo`, `google`), served over HTTP on 127.0.0.1 in the shapes
+//! the real services answer, so canvasc's tools send real requests and RAGFlow's canned data
+//! comes back:
+//!
+//! * Tavily's `/search` and `/extract` answer the fixture's `search` and `extract` objects;
+//! * the MediaWiki Action API (`list=search`, `prop=info|pageprops`, `prop=extracts`) answers
+//!   as the oracle's fake `wikipedia` module does: a search finds its query as the one title,
+//!   whose page is at `https://en.wikipedia.org/wiki/<title>` with the fixture's `summary`;
+//! * DuckDuckGo's HTML results page lists the fixture's `{title, href, body}` records in its
+//!   `result__a`/`result__snippet` markup, each link behind DuckDuckGo's `/l/?uddg=` redirect;
+//! * SerpApi's `/search` answers the fixture (it is already `GoogleSearch.get_dict()`'s dict).
+//!
+//! The tools are pointed here through their configuration (`[tools.<service>] base_url`), the
+//! way a deployment points them at a proxy. The oracle's canned retriever (`retrieval`) is served as
 //! a RAGFlow server's retrieval API, the Retrieval tool's production store.
 
 use axum::extract::Query;
@@ -66,6 +76,20 @@ pub fn default_retrieval() -> Json {
             {"doc_name": "agent_canvas.md", "doc_id": "doc-0002", "count": 1}
         ]
     })
+}
+
+/// `DEFAULTS["wikipedia"]`, `DEFAULTS["duckduckgo"]` and `DEFAULTS["google"]` of the oracle's
+/// `fixtures.py`.
+pub fn default_wikipedia() -> Json {
+    json!({"summary": "Fixed Wikipedia summary."})
+}
+
+pub fn default_duckduckgo() -> Json {
+    json!([{"title": "Fake DDG result", "href": "https://example.com/ddg", "body": "Fixed DDG body."}])
+}
+
+pub fn default_google() -> Json {
+    json!({"organic_results": [{"title": "Fake Google result", "link": "https://example.com/g", "snippet": "Fixed Google snippet."}]})
 }
 
 /// The retriever's chunk keys RAGFlow's HTTP API renames (`retrieval_test`'s `key_mapping`).
@@ -152,6 +176,100 @@ async fn tavily_extract(State(data): State<Arc<Json>>) -> impl IntoResponse {
     (StatusCode::OK, AxJson(data["extract"].clone()))
 }
 
+/// The MediaWiki Action API as the oracle's fake `wikipedia` answers: `search(q, results)` is
+/// `[q][:results]`, `page(title)` has the URL `https://en.wikipedia.org/wiki/<title>` and the
+/// fixture's summary.
+async fn wikipedia_api(
+    State(data): State<Arc<Json>>,
+    Query(q): Query<std::collections::BTreeMap<String, String>>,
+) -> impl IntoResponse {
+    let param = |k: &str| q.get(k).cloned().unwrap_or_default();
+    const PAGE_ID: &str = "1";
+    let title = param("titles");
+    let body = if param("list") == "search" {
+        let limit: i64 = param("srlimit").parse().unwrap_or(10);
+        let found: Vec<Json> = if limit > 0 {
+            vec![json!({"ns": 0, "title": param("srsearch"), "pageid": 1})]
+        } else {
+            Vec::new()
+        };
+        json!({"batchcomplete": "", "query": {"searchinfo": {"totalhits": found.len()}, "search": found}})
+    } else if param("prop") == "extracts" {
+        json!({"batchcomplete": "", "query": {"pages": {PAGE_ID: {
+            "pageid": 1, "ns": 0, "title": title, "extract": data["summary"].clone()}}}})
+    } else {
+        json!({"batchcomplete": "", "query": {"pages": {PAGE_ID: {
+            "pageid": 1, "ns": 0, "title": title, "contentmodel": "wikitext", "pagelanguage": "en",
+            "fullurl": format!("https://en.wikipedia.org/wiki/{title}"),
+            "canonicalurl": format!("https://en.wikipedia.org/wiki/{title}")}}}})
+    };
+    AxJson(body)
+}
+
+/// HTML text escaping (`html.escape`).
+fn escape_html(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#x27;")
+}
+
+/// `urllib.parse.quote(s, safe="")`.
+fn percent_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+/// DuckDuckGo's HTML results page listing the fixture's records (the text fields as text).
+async fn duckduckgo_html(State(data): State<Arc<Json>>) -> impl IntoResponse {
+    let field = |r: &Json, k: &str| match r.get(k) {
+        Some(Json::String(s)) => s.clone(),
+        Some(Json::Null) | None => String::new(),
+        Some(other) => other.to_string(),
+    };
+    let mut page = String::from(
+        "<!DOCTYPE html><html><body><div class=\"serp__results\"><div id=\"links\" class=\"results\">\n",
+    );
+    for r in data.as_array().map(Vec::as_slice).unwrap_or_default() {
+        let href = field(r, "href");
+        let href = if href.is_empty() {
+            field(r, "url")
+        } else {
+            href
+        };
+        let link = format!(
+            "//duckduckgo.com/l/?uddg={}&amp;rut=0",
+            percent_encode(&href)
+        );
+        page.push_str(&format!(
+            "<div class=\"result results_links results_links_deep web-result \"><div class=\"links_main links_deep result__body\">\n\
+             <h2 class=\"result__title\"><a rel=\"nofollow\" class=\"result__a\" href=\"{link}\">{}</a></h2>\n\
+             <a class=\"result__snippet\" href=\"{link}\">{}</a>\n</div></div>\n",
+            escape_html(&field(r, "title")),
+            escape_html(&field(r, "body")),
+        ));
+    }
+    page.push_str("</div></div></body></html>");
+    (
+        StatusCode::OK,
+        [("content-type", "text/html; charset=UTF-8")],
+        page,
+    )
+}
+
+/// SerpApi's `/search`: the fixture is the whole answer.
+async fn serpapi_search(State(data): State<Arc<Json>>) -> impl IntoResponse {
+    AxJson(data.as_ref().clone())
+}
+
 impl ToolStub {
     /// Serve `script`'s fixtures (the oracle's defaults where it has none) on a free port.
     pub fn start(script: Option<&Json>) -> std::io::Result<ToolStub> {
@@ -163,6 +281,14 @@ impl ToolStub {
             .and_then(|s| s.get("retrieval"))
             .cloned()
             .unwrap_or_else(default_retrieval);
+        let fixture = |key: &str, default: fn() -> Json| {
+            Arc::new(
+                script
+                    .and_then(|s| s.get(key))
+                    .cloned()
+                    .unwrap_or_else(default),
+            )
+        };
         let listener = std::net::TcpListener::bind(("127.0.0.1", 0))?;
         listener.set_nonblocking(true)?;
         let addr = listener.local_addr()?;
@@ -175,6 +301,21 @@ impl ToolStub {
                     .route("/ragflow/api/v1/retrieval", post(ragflow_retrieval))
                     .route("/ragflow/api/v1/datasets", get(ragflow_datasets))
                     .with_state(Arc::new(retrieval)),
+            )
+            .merge(
+                Router::new()
+                    .route("/wikipedia/w/api.php", get(wikipedia_api))
+                    .with_state(fixture("wikipedia", default_wikipedia)),
+            )
+            .merge(
+                Router::new()
+                    .route("/duckduckgo/html", post(duckduckgo_html))
+                    .with_state(fixture("duckduckgo", default_duckduckgo)),
+            )
+            .merge(
+                Router::new()
+                    .route("/google/search", get(serpapi_search))
+                    .with_state(fixture("google", default_google)),
             );
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -205,6 +346,9 @@ impl ToolStub {
     pub fn config_toml(&self) -> String {
         format!(
             "[tools.tavily]\nbase_url = \"http://{0}/tavily\"\n[tools.retrieval]\nbase_url = \"http://{0}/ragflow\"\n\
+             [tools.wikipedia]\nbase_url = \"http://{0}/wikipedia/w/api.php\"\n\
+             [tools.duckduckgo]\nbase_url = \"http://{0}/duckduckgo\"\n\
+             [tools.google]\nbase_url = \"http://{0}/google\"\n\
              [tools.sandbox]\nbackend = \"local\"\n[tools.exesql]\nallowed_hosts = \"127.0.0.1\"\n",
             self.addr
         )

@@ -31,7 +31,9 @@ const NOT_RUN: &[(&str, &str)] = &[
     ),
     (
         "tpl_stock_market_research_assistant",
-        "YahooFinance's balance sheets need Yahoo's fundamentals API, which canvasc does not speak yet",
+        "the oracle's fake `Ticker.balance_sheet` is a frame of columns `item`, `v` on a RangeIndex, \
+         which no answer of Yahoo's fundamentals API gives (yfinance indexes a statement by line \
+         item, its columns are dates), so the YahooFinance report cannot match",
     ),
 ];
 

@@ -37,6 +37,7 @@ pub mod tabulate;
 pub mod tavily;
 pub mod wencai;
 pub mod wikipedia;
+pub mod yahoo_fundamentals;
 pub mod yahoofinance;
 
 use canvasc_runtime::exec::external::Registry;

@@ -12,20 +12,30 @@
 //!   local dates;
 //! * `news`: `/v1/finance/search?q=<symbol>`, its `news` list.
 //!
+//! * `financials`: the calendar, quoteSummary's `calendarEvents` module; an HTTP error gives
+//!   an empty calendar, as in the library;
+//! * `balance_sheet` and `cash_flow_statement`: the annual, then the quarterly statement from
+//!   `/ws/fundamentals-timeseries/v1/finance/timeseries/<symbol>` with every key the library
+//!   asks for (`type=annualTotalAssets,…`, `period1` 2016-12-31, `period2` the next UTC
+//!   midnight); any failure gives the empty statement, as the library swallows it
+//!   (`yahoo_fundamentals.rs` builds the tables).
+//!
 //! Differences from the library: the crumb is fetched from the same host as the data; `info`
 //! lacks the fields newer `yfinance` versions merge in from `/v7/finance/quote` and the
 //! fundamentals time series (`trailingPegRatio`); `history` dates carry the exchange's current
 //! UTC offset (`meta.gmtoffset`) rather than the offset in force on each date (they differ
 //! only across a daylight-saving change within the month); newer `yfinance` versions read news
-//! from Yahoo's page feed rather than the search API. `financials` (the calendar),
-//! `balance_sheet` and `cash_flow_statement` read Yahoo's fundamentals API, which canvasc does
-//! not speak yet: asking for them fails the call with an error naming the option.
+//! from Yahoo's page feed rather than the search API. Where the library reads the server's
+//! local clock (the calendar's dates, `period1`), canvasc reads UTC. After an HTTP error the
+//! library fetches a new crumb by its other cookie strategy and retries once; canvasc does not.
 
-use crate::common::{
-    finish, param_bool, send_raw, text, with_query, with_retries, DEFAULT_TIMEOUT,
-};
+use crate::common::{finish, send_raw, text, with_query, with_retries, DEFAULT_TIMEOUT};
 use crate::config::ToolsConfig;
 use crate::tabulate::{Cell, Frame};
+use crate::yahoo_fundamentals::{
+    calendar_frame, civil_from_days, period2, statement_frame, type_query, BALANCE_SHEET_KEYS,
+    CASH_FLOW_KEYS, PERIOD1,
+};
 use canvasc_runtime::exec::external::{External, ToolCx};
 use canvasc_runtime::exec::RunError;
 use canvasc_runtime::value::{py, Json, Map};
@@ -108,8 +118,12 @@ impl<'a, 'c> Session<'a, 'c> {
         })
     }
 
-    /// `GET <base><path>?<query>&crumb=…`: the status and the body parsed as JSON.
-    async fn get(&self, path: &str, query: &[(&str, String)]) -> Result<(u16, Json), String> {
+    /// `GET <base><path>?<query>&crumb=…`: the status and the body.
+    async fn get_text(
+        &self,
+        path: &str,
+        query: &[(&str, String)],
+    ) -> Result<(u16, String), String> {
         let shown = format!("{}{path}", self.base);
         let mut pairs = query.to_vec();
         pairs.push(("crumb", self.crumb.clone()));
@@ -118,12 +132,53 @@ impl<'a, 'c> Session<'a, 'c> {
             req = req.header("Cookie", &self.cookie);
         }
         let (status, body) = send_raw(req, DEFAULT_TIMEOUT, &shown).await?;
-        let status = status.as_u16();
+        Ok((status.as_u16(), body))
+    }
+
+    /// `GET <base><path>?<query>&crumb=…`: the status and the body parsed as JSON (`null`
+    /// for an HTTP error).
+    async fn get(&self, path: &str, query: &[(&str, String)]) -> Result<(u16, Json), String> {
+        let (status, body) = self.get_text(path, query).await?;
         if status >= 400 {
             return Ok((status, Json::Null));
         }
         let json = serde_json::from_str(&body).map_err(|e| format!("Expecting value: {e}"))?;
         Ok((status, json))
+    }
+
+    /// quoteSummary with the given modules, as the library's `Quote._fetch` asks for them.
+    async fn quote_summary(&self, symbol: &str, modules: &str) -> Result<(u16, Json), String> {
+        let path = format!("/v10/finance/quoteSummary/{}", segment(symbol));
+        let query = [
+            ("modules", modules.to_string()),
+            ("corsDomain", "finance.yahoo.com".to_string()),
+            ("formatted", "false".to_string()),
+            ("symbol", symbol.to_string()),
+        ];
+        self.get(&path, &query).await
+    }
+
+    /// One statement (`timescale` `annual` or `quarterly`) from the fundamentals time series;
+    /// the library turns every failure into the empty frame.
+    async fn statement(&self, symbol: &str, timescale: &str, keys: &[&str]) -> Frame {
+        let path = format!(
+            "/ws/fundamentals-timeseries/v1/finance/timeseries/{}",
+            segment(symbol)
+        );
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+        let query = [
+            ("symbol", symbol.to_string()),
+            ("type", type_query(timescale, keys)),
+            ("period1", PERIOD1.to_string()),
+            ("period2", period2(now).to_string()),
+        ];
+        let answer = match self.get_text(&path, &query).await {
+            Ok((_, body)) => serde_json::from_str(&body).unwrap_or(Json::Null),
+            Err(_) => Json::Null,
+        };
+        statement_frame(&answer, timescale, keys)
     }
 }
 
@@ -184,21 +239,6 @@ fn offset_text(seconds: i64) -> String {
     let sign = if seconds < 0 { '-' } else { '+' };
     let s = seconds.unsigned_abs();
     format!("{sign}{:02}:{:02}", s / 3600, (s % 3600) / 60)
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01 (Howard Hinnant's
-/// `civil_from_days`; a dozen lines instead of a date crate for one conversion).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
 }
 
 /// The exchange-local date of a UTC timestamp, printed as pandas prints the midnight
@@ -331,20 +371,6 @@ pub fn history_frame(chart: &Json) -> Frame {
 
 impl YahooFinance {
     async fn report(&self, cx: &ToolCx<'_>, code: &str) -> Result<Json, String> {
-        for (option, what) in [
-            ("financials", "the calendar (financials)"),
-            ("balance_sheet", "balance sheets (balance_sheet)"),
-            (
-                "cash_flow_statement",
-                "cash flow statements (cash_flow_statement)",
-            ),
-        ] {
-            if param_bool(cx, option) {
-                return Err(format!(
-                    "canvasc's YahooFinance cannot read {what} from Yahoo's fundamentals API yet"
-                ));
-            }
-        }
         let symbol = code.to_uppercase();
         let session = Session::open(cx, &self.config).await?;
         if cx.check_canceled() {
@@ -353,14 +379,7 @@ impl YahooFinance {
         let mut sections = Vec::new();
         let wanted = |k: &str| cx.param(k).map_or(matches!(k, "info" | "news"), py::truthy);
         if wanted("info") {
-            let path = format!("/v10/finance/quoteSummary/{}", segment(&symbol));
-            let query = [
-                ("modules", INFO_MODULES.to_string()),
-                ("corsDomain", "finance.yahoo.com".to_string()),
-                ("formatted", "false".to_string()),
-                ("symbol", symbol.clone()),
-            ];
-            let (_, summary) = session.get(&path, &query).await?;
+            let (_, summary) = session.quote_summary(&symbol, INFO_MODULES).await?;
             let info = flatten_info(&summary);
             sections.push(format!(
                 "# Information:\n{}\n",
@@ -380,6 +399,36 @@ impl YahooFinance {
                 "# History:\n{}\n",
                 history_frame(&chart).markdown()
             ));
+        }
+        if wanted("financials") {
+            let (status, summary) = session.quote_summary(&symbol, "calendarEvents").await?;
+            let calendar = calendar_frame((status < 400).then_some(&summary))?;
+            sections.push(format!("# Calendar:\n{}\n", calendar.markdown()));
+        }
+        for (option, keys, title, quarterly) in [
+            (
+                "balance_sheet",
+                BALANCE_SHEET_KEYS,
+                "Balance sheet",
+                "Quarterly balance sheet",
+            ),
+            (
+                "cash_flow_statement",
+                CASH_FLOW_KEYS,
+                "Cash flow statement",
+                "Quarterly cash flow statement",
+            ),
+        ] {
+            if !wanted(option) {
+                continue;
+            }
+            for (timescale, heading) in [("annual", title), ("quarterly", quarterly)] {
+                if cx.check_canceled() {
+                    return Ok(Json::Null);
+                }
+                let frame = session.statement(&symbol, timescale, keys).await;
+                sections.push(format!("# {heading}:\n{}\n", frame.markdown()));
+            }
         }
         if wanted("news") {
             let (status, found) = session

@@ -1,7 +1,16 @@
 //! Agent round trips whose expected results come from RAGFlow's own engine: the canvas,
 //! scripted model and the oracle's output are under `tests/golden/<case>/` (the command is in
 //! `COMMAND`). The oracle fakes the tool's client library with its fixture data; here the tool
-//! sends its real request to a stub of the service answering with that same data.
+//! sends its real request to a stub of the service answering with that same data, in the
+//! service's shape:
+//!
+//! * MediaWiki Action API (`list=search`, `prop=info|pageprops`, `prop=extracts`):
+//!   <https://www.mediawiki.org/wiki/API:Search>, <https://www.mediawiki.org/wiki/API:Info>,
+//!   <https://www.mediawiki.org/wiki/Extension:TextExtracts#API>;
+//! * DuckDuckGo's HTML results page (`POST https://html.duckduckgo.com/html`), the
+//!   `result__a`/`result__snippet` markup `duckduckgo_search`'s html backend reads;
+//! * SerpApi's Google Search API (`GET https://serpapi.com/search`):
+//!   <https://serpapi.com/search-api>, <https://serpapi.com/organic-results>.
 
 mod support;
 
@@ -124,4 +133,137 @@ async fn agent_calls_yahoo_finance_as_ragflow_does() {
     let state = oracle_state(case);
     let ours = ran.saved["history"][1][1]["content"].clone();
     assert_eq!(ours, state["data"]["history"][1][1]["content"]);
+}
+
+/// The oracle's answer, compared with ours: the tool messages the model read last, the
+/// references and the reply.
+fn assert_matches_oracle(case: &str, ran: &support::Ran) {
+    assert_eq!(ran.tool_results(), oracle_tool_messages(case));
+    let state = oracle_state(case);
+    assert_eq!(ran.references(), state["data"]["reference"]);
+    let ours = ran.saved["history"][1][1]["content"].clone();
+    assert_eq!(ours, state["data"]["history"][1][1]["content"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agent_calls_wikipedia_as_ragflow_does() {
+    let case = "agent_wikipedia";
+    let stub = Stub::start().await;
+    // The oracle's fake `wikipedia` finds the query itself as the one title, at
+    // `https://en.wikipedia.org/wiki/<title>`, with `DEFAULTS["wikipedia"]["summary"]`.
+    let page = serde_json::json!({"pageid": 25937, "ns": 0, "title": "Retrieval"});
+    stub.on(
+        "/w/api.php",
+        vec![
+            // search(query, results=top_n)
+            Answer::json(&serde_json::json!({"batchcomplete": "", "query": {"searchinfo": {"totalhits": 1}, "search": [page]}})),
+            // page(title): its auto-suggest search, info, extracts
+            Answer::json(&serde_json::json!({"batchcomplete": "", "query": {"searchinfo": {"totalhits": 1}, "search": [page]}})),
+            Answer::json(&serde_json::json!({"batchcomplete": "", "query": {"pages": {"25937": {
+                "pageid": 25937, "ns": 0, "title": "Retrieval", "contentmodel": "wikitext",
+                "pagelanguage": "en", "touched": "2025-01-01T00:00:00Z", "lastrevid": 1, "length": 2048,
+                "fullurl": "https://en.wikipedia.org/wiki/Retrieval",
+                "editurl": "https://en.wikipedia.org/w/index.php?title=Retrieval&action=edit",
+                "canonicalurl": "https://en.wikipedia.org/wiki/Retrieval"}}}})),
+            Answer::json(&serde_json::json!({"batchcomplete": "", "query": {"pages": {"25937": {
+                "pageid": 25937, "ns": 0, "title": "Retrieval", "extract": "Fixed Wikipedia summary."}}}})),
+        ],
+    );
+    let toml = format!(
+        "[tools.wikipedia]\nbase_url = \"{}/w/api.php\"\n",
+        stub.base
+    );
+    let script = json(case, "script.json")["llm"].clone();
+    let ran = run(
+        &json(case, "canvas.json"),
+        &script,
+        registry(&toml),
+        "what is new in RAG?",
+    )
+    .await;
+    let requests = stub.requests();
+    assert_eq!(requests.len(), 4);
+    assert!(requests[0]
+        .query_pairs()
+        .contains(&("srsearch".into(), "Retrieval".into())));
+    assert!(requests[3]
+        .query_pairs()
+        .contains(&("prop".into(), "extracts".into())));
+    assert_matches_oracle(case, &ran);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agent_calls_duckduckgo_as_ragflow_does() {
+    let case = "agent_duckduckgo";
+    let stub = Stub::start().await;
+    // `DEFAULTS["duckduckgo"]` of the oracle's `fixtures.py` as DuckDuckGo's results page
+    // lists it (the link behind DuckDuckGo's redirect, as the page gives it).
+    let page = r#"<!DOCTYPE html><html><body><div class="serp__results"><div id="links" class="results">
+<div class="result results_links results_links_deep web-result "><div class="links_main links_deep result__body">
+<h2 class="result__title"><a rel="nofollow" class="result__a" href="//duckduckgo.com/l/?uddg=https%3A%2F%2Fexample.com%2Fddg&amp;rut=0f1e">Fake DDG result</a></h2>
+<div class="result__extras"><div class="result__extras__url"><a class="result__url" href="//duckduckgo.com/l/?uddg=https%3A%2F%2Fexample.com%2Fddg&amp;rut=0f1e">example.com/ddg</a></div></div>
+<a class="result__snippet" href="//duckduckgo.com/l/?uddg=https%3A%2F%2Fexample.com%2Fddg&amp;rut=0f1e">Fixed DDG body.</a>
+<div class="clear"></div></div></div>
+</div></div></body></html>"#;
+    stub.on(
+        "/html",
+        vec![Answer::text("text/html; charset=UTF-8", page)],
+    );
+    let toml = format!("[tools.duckduckgo]\nbase_url = \"{}\"\n", stub.base);
+    let script = json(case, "script.json")["llm"].clone();
+    let ran = run(
+        &json(case, "canvas.json"),
+        &script,
+        registry(&toml),
+        "what is new in RAG?",
+    )
+    .await;
+    let requests = stub.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(requests[0].method, "POST");
+    assert_eq!(requests[0].body, "q=rag+news&b=&kl=wt-wt");
+    assert_matches_oracle(case, &ran);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agent_calls_google_as_ragflow_does() {
+    let case = "agent_google";
+    let stub = Stub::start().await;
+    // `DEFAULTS["google"]` of the oracle's `fixtures.py` in a SerpApi answer.
+    stub.on(
+        "/search",
+        vec![Answer::json(&serde_json::json!({
+            "search_metadata": {"id": "6745d2f0c0b1a2", "status": "Success"},
+            "search_parameters": {"engine": "google", "q": "rag news", "google_domain": "google.com", "hl": "en", "gl": "cn"},
+            "organic_results": [
+                {"position": 1, "title": "Fake Google result", "link": "https://example.com/g", "snippet": "Fixed Google snippet."}
+            ]
+        }))],
+    );
+    let toml = format!("[tools.google]\nbase_url = \"{}\"\n", stub.base);
+    let script = json(case, "script.json")["llm"].clone();
+    let ran = run(
+        &json(case, "canvas.json"),
+        &script,
+        registry(&toml),
+        "what is new in RAG?",
+    )
+    .await;
+    let requests = stub.requests();
+    assert_eq!(requests.len(), 1);
+    assert_eq!(
+        requests[0].query_pairs(),
+        [
+            ("api_key", "serp-test"),
+            ("engine", "google"),
+            ("q", "rag news"),
+            ("google_domain", "google.com"),
+            ("gl", "cn"),
+            ("hl", "en"),
+            ("source", "python"),
+            ("output", "json"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+    );
+    assert_matches_oracle(case, &ran);
 }

@@ -14,7 +14,17 @@
 //! * Yahoo Finance's chart API (`/v8/finance/chart/<symbol>`: `chart.result[0]` with `meta`,
 //!   `timestamp[]`, `events.dividends`/`splits` and `indicators.quote[0]`/`adjclose[0]`), as
 //!   `yfinance` reads it (`yfinance/scrapers/history.py`); the expected History section is
-//!   pandas' own output for the same data (`tests/golden/yahoo_history/regenerate.py`).
+//!   pandas' own output for the same data (`tests/golden/yahoo_history/regenerate.py`);
+//! * Yahoo Finance's quoteSummary `calendarEvents` module (`quoteSummary.result[0]
+//!   .calendarEvents` with `dividendDate`, `exDividendDate` and `earnings.earningsDate[]`,
+//!   `earningsHigh`, … as raw numbers under `formatted=false`) and fundamentals time series
+//!   (`/ws/fundamentals-timeseries/v1/finance/timeseries/<symbol>`: `timeseries.result[]`, one
+//!   entry per requested type with `meta.symbol`/`meta.type` and, where Yahoo has data,
+//!   `timestamp[]` and `<type>[]` of `{dataId, asOfDate, periodType, currencyCode,
+//!   reportedValue: {raw, fmt}}`), the shapes `yfinance` 0.2.65 reads
+//!   (`yfinance/scrapers/quote.py` `_fetch_calendar`, `yfinance/scrapers/fundamentals.py`
+//!   `_get_financials_time_series`); the expected sections are what `yfinance` 0.2.65 itself
+//!   printed for the same answers (`tests/golden/yahoo_fundamentals/regenerate.py`).
 
 mod support;
 
@@ -213,5 +223,175 @@ async fn yahoo_finance_prints_the_history_as_pandas_does() {
     assert_eq!(
         ran.output("Tool:T", "report"),
         json!(golden("yahoo_history/expected.md"))
+    );
+}
+
+/// The `type` query `yfinance` 0.2.65 sends for a statement: every key of its list for the
+/// statement, prefixed by the timescale, in its order (checked here on both ends).
+fn type_query_of(request: &support::Recorded) -> String {
+    request
+        .query_pairs()
+        .into_iter()
+        .find(|(k, _)| k == "type")
+        .map(|(_, v)| v)
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn yahoo_finance_prints_calendar_and_statements_as_yfinance_does() {
+    let stub = Stub::start().await;
+    stub.on("/", vec![Answer::text("text/html", "")]);
+    stub.on(
+        "/v1/test/getcrumb",
+        vec![Answer::text("text/plain", "Cr4mb")],
+    );
+    let answer = |f: &str| -> Answer {
+        let v: Json = serde_json::from_str(&golden(&format!("yahoo_fundamentals/{f}")))
+            .unwrap_or_else(|e| panic!("{f}: {e}"));
+        Answer::json(&v)
+    };
+    stub.on(
+        "/v10/finance/quoteSummary/AAPL",
+        vec![answer("calendar.json")],
+    );
+    let timeseries = "/ws/fundamentals-timeseries/v1/finance/timeseries/AAPL";
+    stub.on(
+        timeseries,
+        vec![
+            answer("balance_annual.json"),
+            answer("balance_quarterly.json"),
+            answer("cash_annual.json"),
+            answer("cash_quarterly.json"),
+        ],
+    );
+    let toml = format!(
+        "[tools.yahoo]\nbase_url = \"{0}\"\ngeo_url = \"{0}/\"\n",
+        stub.base
+    );
+    let dsl = node_canvas(
+        "YahooFinance",
+        json!({"info": false, "news": false, "financials": true, "balance_sheet": true,
+               "cash_flow_statement": true}),
+        "report",
+    );
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let ran = run(&dsl, &json!({"default": "x"}), registry(&toml), "aapl").await;
+    assert_eq!(
+        ran.output("Tool:T", "report"),
+        json!(golden("yahoo_fundamentals/expected.md"))
+    );
+
+    let requests = stub.requests();
+    let paths: Vec<&str> = requests.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "/",
+            "/v1/test/getcrumb",
+            "/v10/finance/quoteSummary/AAPL",
+            timeseries,
+            timeseries,
+            timeseries,
+            timeseries
+        ]
+    );
+    assert_eq!(
+        requests[2].query.as_deref(),
+        Some("modules=calendarEvents&corsDomain=finance.yahoo.com&formatted=false&symbol=AAPL&crumb=Cr4mb")
+    );
+    // `period2` is the next UTC midnight (`pd.Timestamp.utcnow().ceil("D")`).
+    let midnight = |s: u64| s.div_ceil(86_400) * 86_400;
+    for (request, timescale, first, last, count) in [
+        (
+            &requests[3],
+            "annual",
+            "TreasurySharesNumber",
+            "CashCashEquivalentsAndFederalFundsSold",
+            145,
+        ),
+        (
+            &requests[4],
+            "quarterly",
+            "TreasurySharesNumber",
+            "CashCashEquivalentsAndFederalFundsSold",
+            145,
+        ),
+        (
+            &requests[5],
+            "annual",
+            "ForeignSales",
+            "ReceiptsfromCustomers",
+            123,
+        ),
+        (
+            &requests[6],
+            "quarterly",
+            "ForeignSales",
+            "ReceiptsfromCustomers",
+            123,
+        ),
+    ] {
+        let types = type_query_of(request);
+        let types: Vec<&str> = types.split(',').collect();
+        assert_eq!(types.len(), count, "{timescale}");
+        assert_eq!(types[0], format!("{timescale}{first}"));
+        assert_eq!(types[count - 1], format!("{timescale}{last}"));
+        assert!(types.iter().all(|t| t.starts_with(timescale)));
+        let pairs = request.query_pairs();
+        let keys: Vec<&str> = pairs.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["symbol", "type", "period1", "period2", "crumb"]);
+        assert_eq!(pairs[0].1, "AAPL");
+        assert_eq!(pairs[2].1, "1483142400");
+        let period2: u64 = pairs[3].1.parse().unwrap_or(0);
+        assert!(
+            period2 == midnight(before) || period2 == midnight(before) + 86_400,
+            "period2 {period2}"
+        );
+        assert_eq!(pairs[4].1, "Cr4mb");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn yahoo_finance_statements_yfinance_cannot_build_are_empty() {
+    let stub = Stub::start().await;
+    stub.on("/", vec![Answer::text("text/html", "")]);
+    stub.on(
+        "/v1/test/getcrumb",
+        vec![Answer::text("text/plain", "Cr4mb")],
+    );
+    let timeseries = "/ws/fundamentals-timeseries/v1/finance/timeseries/AAPL";
+    stub.on(
+        timeseries,
+        vec![
+            // A `null` in a series: the library's reshaping raises and it keeps nothing.
+            Answer::json(&json!({"timeseries": {"result": [
+                {"meta": {"symbol": ["AAPL"], "type": ["annualTotalAssets"]}, "timestamp": [1727654400],
+                 "annualTotalAssets": [null, {"asOfDate": "2024-09-30", "reportedValue": {"raw": 1.0}}]}
+            ], "error": null}})),
+            // An error answer.
+            Answer::status(404, &json!({"finance": {"result": null, "error": {"code": "Not Found", "description": "No data"}}})),
+        ],
+    );
+    stub.on(
+        "/v10/finance/quoteSummary/AAPL",
+        vec![Answer::status(404, &json!({"quoteSummary": {"result": null, "error": {"code": "Not Found", "description": "Quote not found for symbol: AAPL"}}}))],
+    );
+    let toml = format!(
+        "[tools.yahoo]\nbase_url = \"{0}\"\ngeo_url = \"{0}/\"\n",
+        stub.base
+    );
+    let dsl = node_canvas(
+        "YahooFinance",
+        json!({"info": false, "news": false, "financials": true, "balance_sheet": true}),
+        "report",
+    );
+    let ran = run(&dsl, &json!({"default": "x"}), registry(&toml), "aapl").await;
+    // What `pd.DataFrame({}).to_markdown()` and an empty statement print: nothing.
+    assert_eq!(
+        ran.output("Tool:T", "report"),
+        json!("# Calendar:\n\n\n\n# Balance sheet:\n\n\n\n# Quarterly balance sheet:\n\n")
     );
 }
