@@ -145,16 +145,21 @@ async fn a_stale_lease_holders_refresh_and_release_are_ignored() {
         0
     );
     let run = format!("{p}agent:run:m1");
+    let checkpoint = format!("{p}agent:cp:m1");
+    let _: () = conn.set(&checkpoint, "{}").await.expect("set");
     assert_eq!(
         eval(
             &mut conn,
             scripts::FINISH,
-            &[&run, &lease],
-            &["60", "old", "status", "failed"]
+            &[&run, &lease, &checkpoint],
+            &["60", "old", "1", "status", "failed"]
         )
         .await,
         0
     );
+    // A failed run may be resumed: its checkpoint stays.
+    let kept: bool = conn.exists(&checkpoint).await.expect("exists");
+    assert!(kept);
     let holder: Option<String> = conn.get(&lease).await.expect("get");
     assert_eq!(holder.as_deref(), Some("new"));
     // The holder refreshes (the TTL is set again) and releases.
@@ -178,12 +183,15 @@ async fn a_stale_lease_holders_refresh_and_release_are_ignored() {
         eval(
             &mut conn,
             scripts::FINISH,
-            &[&run, &lease],
-            &["60", "new", "status", "succeeded"]
+            &[&run, &lease, &checkpoint],
+            &["60", "new", "0", "status", "succeeded"]
         )
         .await,
         1
     );
+    // A finished run has nothing to resume: its checkpoint goes with the record's end.
+    let kept: bool = conn.exists(&checkpoint).await.expect("exists");
+    assert!(!kept);
     let status: Option<String> = conn.hget(&run, "status").await.expect("hget");
     assert_eq!(status.as_deref(), Some("succeeded"));
     let ttl: i64 = conn.ttl(&run).await.expect("ttl");

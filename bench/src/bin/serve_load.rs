@@ -21,11 +21,14 @@
 //! `message` frame, minus the model's delay before its first delta), runs per second
 //! (N / wall time of the level, arrivals included), the most runs in flight the client saw,
 //! the server's peak RSS during the level and the memory per in-flight run ((peak RSS − RSS
-//! before the level) / most in flight).
+//! before the level) / most in flight), and the same for the server's live heap (counted by
+//! its allocator: what the runs hold, without what the allocator keeps around).
 
+use std::alloc::{GlobalAlloc, Layout};
+use std::io::Write;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -42,8 +45,30 @@ use canvasc_tests::scripted_server::ScriptedServer;
 use futures::StreamExt;
 use serde_json::{json, Value};
 
+/// mimalloc, as canvasc's binaries use, counting the server's live and peak heap bytes: the
+/// heap per in-flight run next to the RSS per run, which also counts what the allocator keeps.
+struct Tracking;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Tracking {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { mimalloc::MiMalloc.alloc(layout) };
+        if !p.is_null() {
+            let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { mimalloc::MiMalloc.dealloc(ptr, layout) };
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+}
+
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: Tracking = Tracking;
 
 const SOURCE: &str = include_str!("../../../fixtures/valid/llm-think-stream.json");
 /// Deltas per answer and the model's wait before each.
@@ -135,10 +160,14 @@ fn serve(llm: &str, dir: &str) {
             .await
             .unwrap_or_else(|e| panic!("{e}"));
         println!("LISTEN http://{}", running.addr);
-        // Ends when the parent closes the pipe (or dies).
+        // Answers `heap` (live and peak heap bytes since the last `heap`) until the parent
+        // closes the pipe (or dies).
         tokio::task::spawn_blocking(|| {
-            let mut line = String::new();
-            let _ = std::io::stdin().read_line(&mut line);
+            for _ in std::io::stdin().lines().map_while(Result::ok) {
+                let live = LIVE.load(Ordering::Relaxed);
+                let peak = PEAK.swap(live, Ordering::Relaxed);
+                println!("HEAP {live} {peak}");
+            }
         })
         .await
         .ok();
@@ -148,6 +177,25 @@ fn serve(llm: &str, dir: &str) {
 struct ServerChild {
     child: Child,
     base: String,
+    stdin: std::process::ChildStdin,
+    stdout: BufReader<std::process::ChildStdout>,
+}
+
+impl ServerChild {
+    /// The server's live heap and its peak since the last call, in bytes.
+    fn heap(&mut self) -> (u64, u64) {
+        let mut line = String::new();
+        let asked = writeln!(self.stdin, "heap").and_then(|()| self.stdout.read_line(&mut line));
+        let mut numbers = line
+            .strip_prefix("HEAP ")
+            .unwrap_or_default()
+            .split_whitespace()
+            .filter_map(|n| n.parse().ok());
+        match (asked, numbers.next(), numbers.next()) {
+            (Ok(_), Some(live), Some(peak)) => (live, peak),
+            _ => (0, 0),
+        }
+    }
 }
 
 impl Drop for ServerChild {
@@ -168,16 +216,21 @@ fn start_child(llm: &str, dir: &std::path::Path) -> Result<ServerChild, String> 
         .spawn()
         .map_err(|e| format!("cannot start the server child: {e}"))?;
     let stdout = child.stdout.take().ok_or("no stdout")?;
+    let stdin = child.stdin.take().ok_or("no stdin")?;
+    let mut stdout = BufReader::new(stdout);
     let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .map_err(|e| e.to_string())?;
+    stdout.read_line(&mut line).map_err(|e| e.to_string())?;
     let base = line
         .trim()
         .strip_prefix("LISTEN ")
         .ok_or_else(|| format!("the server child said {line:?}"))?
         .to_string();
-    Ok(ServerChild { child, base })
+    Ok(ServerChild {
+        child,
+        base,
+        stdin,
+        stdout,
+    })
 }
 
 /// `VmRSS` or `VmHWM` of a process, in KiB.
@@ -202,7 +255,7 @@ fn drive(levels: &[usize]) -> Result<(), String> {
     let llm = ScriptedServer::try_start(script).map_err(|e| e.to_string())?;
     llm.set_recording(false);
     let dir = std::env::temp_dir().join(format!("canvasc-serve-load-{}", std::process::id()));
-    let server = start_child(&llm.base_url(), &dir)?;
+    let mut server = start_child(&llm.base_url(), &dir)?;
     let pid = server.child.id();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
@@ -215,19 +268,24 @@ fn drive(levels: &[usize]) -> Result<(), String> {
             .pool_max_idle_per_host(usize::MAX)
             .build()
             .map_err(|e| e.to_string())?;
-        let key = account(&client, &server.base).await?;
-        let agent = create_agent(&client, &server.base, &key).await?;
+        let base = server.base.clone();
+        let key = account(&client, &base).await?;
+        let agent = create_agent(&client, &base, &key).await?;
         println!(
             "serve_load: {tokens} deltas per answer, {delay_ms} ms before each; server pid {pid}, RSS at start {} KiB",
             status_kib(pid, "VmRSS:")
         );
         println!(
-            "{:>6} {:>9} {:>11} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7} {:>10} {:>10}",
-            "runs", "in flight", "program", "ev p50", "ev p99", "tok p50", "tok p99", "runs/s", "failed", "peak RSS", "KiB/run"
+            "{:>6} {:>9} {:>11} {:>9} {:>9} {:>9} {:>9} {:>8} {:>7} {:>10} {:>10} {:>10}",
+            "runs", "in flight", "program", "ev p50", "ev p99", "tok p50", "tok p99", "runs/s", "failed", "peak RSS", "KiB/run", "heap/run"
         );
         for &n in levels {
             for release in [true, false] {
-                let level = level(&client, &server.base, &key, &agent, n, release, pid).await;
+                // Let the previous level's sockets and sessions settle before the baseline.
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                let (heap_before, _) = server.heap();
+                let mut level = level(&client, &base, &key, &agent, n, release, pid).await;
+                level.heap_growth = server.heap().1.saturating_sub(heap_before);
                 level.print(n, release);
             }
         }
@@ -306,6 +364,8 @@ struct Level {
     before_kib: u64,
     /// Most runs open at once, as the client counted them.
     most_in_flight: u64,
+    /// The server's peak live heap during the level over its live heap before, bytes.
+    heap_growth: u64,
 }
 
 impl Level {
@@ -319,7 +379,7 @@ impl Level {
         };
         let done = self.events.len();
         println!(
-            "{:>6} {:>9} {:>11} {:>9} {:>9} {:>9} {:>9} {:>8.1} {:>7} {:>10} {:>10.1}",
+            "{:>6} {:>9} {:>11} {:>9} {:>9} {:>9} {:>9} {:>8.1} {:>7} {:>10} {:>10.1} {:>10.1}",
             n,
             self.most_in_flight,
             if release { "compiled" } else { "interpreted" },
@@ -332,6 +392,7 @@ impl Level {
             self.peak_kib,
             self.peak_kib.saturating_sub(self.before_kib) as f64
                 / self.most_in_flight.max(1) as f64,
+            self.heap_growth as f64 / 1024.0 / self.most_in_flight.max(1) as f64,
         );
         if let Some(first) = self.failed.first() {
             println!("       first failure: {first}");
@@ -348,8 +409,6 @@ async fn level(
     release: bool,
     pid: u32,
 ) -> Level {
-    // Let the previous level's sockets and sessions settle before measuring the baseline.
-    tokio::time::sleep(Duration::from_millis(500)).await;
     let before_kib = status_kib(pid, "VmRSS:");
     let peak = Arc::new(AtomicU64::new(before_kib));
     let sampling = Arc::new(std::sync::atomic::AtomicBool::new(true));
@@ -393,6 +452,7 @@ async fn level(
         peak_kib: 0,
         before_kib,
         most_in_flight: 0,
+        heap_growth: 0,
     };
     let all = futures::future::join_all(runs);
     match tokio::time::timeout(LEVEL_TIMEOUT, all).await {

@@ -136,10 +136,7 @@ pub(crate) async fn begin(
                 Some(name) => name,
                 None => query.chars().take(NAME_CHARS).collect(),
             };
-            let state = json!({
-                "message": [], "reference": [], "dsl": dsl, "released": release,
-                "round": 0, "tokens": 0, "duration": 0.0, "thumb_up": 0, "errors": null,
-            });
+            let state = new_session_state(dsl, release);
             let session = NewSession {
                 id: new_id(),
                 agent_id: agent_id.to_string(),
@@ -148,10 +145,11 @@ pub(crate) async fn begin(
                 name,
                 source: "workflow".into(),
                 version_title,
-                state: state.clone(),
+                state,
                 create_time: now_ms(),
             };
-            (session.id.clone(), state, user, Some(session))
+            // The state moves back out of the session once it is stored.
+            (session.id.clone(), Value::Null, user, Some(session))
         }
     };
     // The session's lease, on whichever replica: refused here when any replica runs it. A new
@@ -160,12 +158,16 @@ pub(crate) async fn begin(
     let Some(lease) = app.coord.claim(&session_id).await? else {
         return Err(ApiError::operating(ALREADY_RUNNING));
     };
-    if let Some(session) = new_session {
-        if let Err(e) = app.store.insert_session(&session).await {
-            app.coord.give_back(&lease).await;
-            return Err(e.into());
+    let state = match new_session {
+        Some(session) => {
+            if let Err(e) = app.store.insert_session(&session).await {
+                app.coord.give_back(&lease).await;
+                return Err(e.into());
+            }
+            session.state
         }
-    }
+        None => state,
+    };
     // A run of this session whose replica died, or the run `resume_from` names, goes on from
     // its checkpoint instead of a new turn starting.
     let resume = if continues {
@@ -206,13 +208,20 @@ pub(crate) async fn begin(
             }
         }
     }
-    let checkpoints = run::resume::writer(app, &message_id, &session_id, &user);
+    // The run owns the DSL; the state the turn is saved into gets the run's DSL back at its
+    // end (or the stored one, when the run aborts), so a long run holds one copy, not two.
+    let dsl = state
+        .get_mut("dsl")
+        .map(std::mem::take)
+        .unwrap_or(Value::Null);
+    let (checkpoints, checkpoints_written) =
+        run::resume::writer(app, &message_id, &session_id, &user);
     let round = state.get("round").and_then(Value::as_i64).unwrap_or(0);
     let turn = TurnRequest {
         tenant_id: tenant.to_string(),
         agent_id: agent_id.to_string(),
         session_id: session_id.clone(),
-        dsl: state.get("dsl").cloned().unwrap_or(Value::Null),
+        dsl,
         released: state
             .get("released")
             .is_some_and(|r| r == &Value::Bool(true)),
@@ -245,8 +254,24 @@ pub(crate) async fn begin(
         return_trace,
         cancel_stamp,
         lease,
+        checkpoints_written,
     };
     Ok((run::launch(app.clone(), ctx, running), session_id))
+}
+
+/// A new session's state (`canvas_service`'s fresh `UserCanvas` DSL), keys in RAGFlow's order.
+fn new_session_state(dsl: Value, released: bool) -> Value {
+    let mut state = Map::new();
+    state.insert("message".into(), Value::Array(Vec::new()));
+    state.insert("reference".into(), Value::Array(Vec::new()));
+    state.insert("dsl".into(), dsl);
+    state.insert("released".into(), Value::Bool(released));
+    state.insert("round".into(), 0.into());
+    state.insert("tokens".into(), 0.into());
+    state.insert("duration".into(), 0.0.into());
+    state.insert("thumb_up".into(), 0.into());
+    state.insert("errors".into(), Value::Null);
+    Value::Object(state)
 }
 
 /// `files`: upload descriptors, or one list of them wrapped in another (Go's form).

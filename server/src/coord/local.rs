@@ -26,11 +26,24 @@ struct Maps {
     checkpoints: HashMap<String, (String, Instant)>,
     /// session → (latest run id, expiry)
     session_runs: HashMap<String, (String, Instant)>,
+    /// When [`Maps::expire`] last swept.
+    swept: Option<Instant>,
 }
 
+/// Expired entries are swept at most this often: a sweep walks every map, and reads check
+/// expiries themselves, so sweeping on every write would cost a walk per run start.
+const SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
 impl Maps {
-    /// Drops what has expired (on every write, so the maps stay as small as Redis would).
+    /// Drops what has expired, so the maps stay as small as Redis would keep them.
     fn expire(&mut self, now: Instant) {
+        if self
+            .swept
+            .is_some_and(|at| now.duration_since(at) < SWEEP_EVERY)
+        {
+            return;
+        }
+        self.swept = Some(now);
         self.leases.retain(|_, (_, until)| *until > now);
         self.cancels.retain(|_, until| *until > now);
         self.runs.retain(|_, (_, until)| *until > now);
@@ -161,6 +174,9 @@ impl Backend for Local {
         let mut maps = self.lock();
         maps.runs
             .insert(run_id.to_string(), (record.clone(), now + RUN_RECORD_TTL));
+        if !record.status.resumable() {
+            maps.checkpoints.remove(run_id);
+        }
         if maps.holder(&record.session_id, now) == Some(token) {
             maps.leases.remove(&record.session_id);
         }
@@ -223,6 +239,7 @@ impl Backend for Local {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::coord::RunStatus;
 
     #[tokio::test]
     async fn a_stale_token_neither_refreshes_nor_releases_a_newer_lease() {
@@ -237,6 +254,35 @@ mod tests {
         assert!(local.is_held("s").await.unwrap());
         assert!(local.release("s", "new").await.unwrap());
         assert!(!local.is_held("s").await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_run_that_cannot_be_resumed_drops_its_checkpoint_when_it_ends() {
+        let local = Local::new(Arc::default());
+        for (status, kept) in [
+            (RunStatus::Failed, true),
+            (RunStatus::Cancelled, true),
+            (RunStatus::Succeeded, false),
+            (RunStatus::Waiting, false),
+        ] {
+            let record = RunRecord {
+                canvas_id: "c".into(),
+                tenant_id: "t".into(),
+                session_id: "s".into(),
+                mode: "compiled".into(),
+                status,
+                failure_reason: String::new(),
+                started_at: 0,
+                finished_at: 1,
+            };
+            local.put_checkpoint("r", "{}").await.unwrap();
+            local.finish_run("r", &record, "token").await.unwrap();
+            assert_eq!(
+                local.checkpoint("r").await.unwrap().is_some(),
+                kept,
+                "{status:?}"
+            );
+        }
     }
 
     #[tokio::test]

@@ -25,6 +25,12 @@ impl RunStatus {
         }
     }
 
+    /// Whether `resume_from` may go on from the run's checkpoint: a finished or waiting run
+    /// has nothing to resume, so its checkpoint is dropped when it ends.
+    pub fn resumable(self) -> bool {
+        !matches!(self, RunStatus::Succeeded | RunStatus::Waiting)
+    }
+
     pub fn parse(text: &str) -> Option<RunStatus> {
         Some(match text {
             "running" => RunStatus::Running,

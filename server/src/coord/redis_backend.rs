@@ -238,8 +238,10 @@ impl Backend for RedisBackend {
             let mut invocation = self.finish.key(self.keys.run(run_id));
             invocation
                 .key(self.keys.lease(&record.session_id))
+                .key(self.keys.checkpoint(run_id))
                 .arg(RUN_RECORD_TTL.as_secs())
-                .arg(token);
+                .arg(token)
+                .arg(if record.status.resumable() { "1" } else { "0" });
             for (field, value) in record.fields() {
                 invocation.arg(field).arg(value);
             }

@@ -37,11 +37,15 @@ end
 return 0
 ";
 
-/// KEYS: run record, lease. ARGV: record TTL s, token, then field/value pairs. Writes the
-/// run's end and releases the lease if the token still holds it. 1 released, 0 not held.
+/// KEYS: run record, lease, checkpoint. ARGV: record TTL s, token, `1` to keep the checkpoint
+/// (the run may be resumed) or `0` to drop it, then field/value pairs. Writes the run's end and
+/// releases the lease if the token still holds it. 1 released, 0 not held.
 pub const FINISH: &str = r"
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('HSET', KEYS[1], unpack(ARGV, 4))
 redis.call('EXPIRE', KEYS[1], ARGV[1])
+if ARGV[3] == '0' then
+  redis.call('DEL', KEYS[3])
+end
 if redis.call('GET', KEYS[2]) == ARGV[2] then
   return redis.call('DEL', KEYS[2])
 end

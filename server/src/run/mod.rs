@@ -14,13 +14,16 @@ use tokio::sync::mpsc;
 use crate::clock::now_ms;
 use crate::coord::{Lease, RunRecord, RunStatus};
 use crate::shared::Shared;
-use crate::store::RunLog;
+use crate::store::{RunLog, StoreError};
 use crate::telemetry::metrics::CancelStamp;
 use crate::turn::{ProgramKind, RunningTurn, TurnEnd, TurnEvent};
 use summary::Summary;
 
 /// Frames waiting for a slow client; the run itself never waits for the client.
 const BUFFERED_FRAMES: usize = 256;
+
+/// How long a turn's end waits for its last checkpoint to be stored.
+const CHECKPOINTS_DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// The turn's identity and the session state it starts from.
 pub(crate) struct TurnContext {
@@ -30,7 +33,8 @@ pub(crate) struct TurnContext {
     pub message_id: String,
     /// Run start, seconds (every frame's `created_at`).
     pub created_at: i64,
-    /// The session's stored state with this turn's user message appended.
+    /// The session's stored state with this turn's user message appended; its `dsl` is the
+    /// run's (taken out, `null` here) until the turn ends.
     pub state: Value,
     /// Every `node_finished` carries the trace so far (`return_trace`).
     pub return_trace: bool,
@@ -38,6 +42,8 @@ pub(crate) struct TurnContext {
     pub cancel_stamp: CancelStamp,
     /// The session's lease, given back when the turn is saved.
     pub lease: Lease,
+    /// Ends when the run's last checkpoint is stored.
+    pub checkpoints_written: tokio::task::JoinHandle<()>,
 }
 
 /// What the framing reads.
@@ -70,7 +76,7 @@ pub(crate) fn launch(app: Shared, ctx: TurnContext, turn: RunningTurn) -> Launch
     }
 }
 
-async fn drive(app: Shared, ctx: TurnContext, turn: RunningTurn, tx: mpsc::Sender<Out>) {
+async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::Sender<Out>) {
     let RunningTurn {
         program,
         mut events,
@@ -138,7 +144,14 @@ async fn drive(app: Shared, ctx: TurnContext, turn: RunningTurn, tx: mpsc::Sende
         }
     };
     watch.ended(&end);
-    let state = next_state(ctx.state.clone(), &ctx, &end, dsl, &summary);
+    // The run took the session's DSL; an aborted run gives none back, so the turn keeps the
+    // one it started from, as stored.
+    let dsl = match dsl {
+        Some(dsl) => Ok(dsl),
+        None => stored_dsl(&app, &ctx).await,
+    };
+    let mut state = std::mem::take(&mut ctx.state);
+    let stored = dsl.map(|dsl| next_state(&mut state, &ctx, &end, dsl, &summary));
     let log = RunLog {
         message_id: ctx.message_id.clone(),
         agent_id: ctx.agent_id.clone(),
@@ -148,7 +161,11 @@ async fn drive(app: Shared, ctx: TurnContext, turn: RunningTurn, tx: mpsc::Sende
         trace: Value::from(summary.trace.clone()),
         create_time: now_ms(),
     };
-    let unsaved = match app.store.save_turn(&ctx.session_id, &state, &log).await {
+    let saved = match stored {
+        Ok(()) => app.store.save_turn(&ctx.session_id, &state, &log).await,
+        Err(e) => Err(e),
+    };
+    let unsaved = match saved {
         Ok(()) => None,
         Err(e) => {
             eprintln!(
@@ -175,6 +192,10 @@ async fn drive(app: Shared, ctx: TurnContext, turn: RunningTurn, tx: mpsc::Sende
         (record.status, record.failure_reason) = (RunStatus::Failed, reason);
     }
     record.finished_at = now_ms();
+    // The engine's task is over, so its checkpoint writer is dropped: the last checkpoint is
+    // stored before the record says whether it may be kept. A coordinator that hangs does
+    // not hold the lease back.
+    let _ = tokio::time::timeout(CHECKPOINTS_DRAIN, ctx.checkpoints_written).await;
     app.coord
         .finished(&ctx.lease, &ctx.message_id, &record)
         .await;
@@ -185,26 +206,18 @@ async fn drive(app: Shared, ctx: TurnContext, turn: RunningTurn, tx: mpsc::Sende
 /// The session state after a turn (`canvas_service.completion`): the assistant turn and its
 /// reference entry, the saved DSL, the error, the counters. An aborted run keeps the DSL it
 /// started from and adds no assistant turn; a run with no event adds none either.
-fn next_state(
-    mut state: Value,
-    ctx: &TurnContext,
-    end: &TurnEnd,
-    dsl: Option<Value>,
-    summary: &Summary,
-) -> Value {
+fn next_state(state: &mut Value, ctx: &TurnContext, end: &TurnEnd, dsl: Value, summary: &Summary) {
     let Some(object) = state.as_object_mut() else {
-        return state;
+        return;
     };
+    object.insert("dsl".into(), dsl);
     let error = match end {
         TurnEnd::Failed(e) | TurnEnd::Aborted(e) => Value::String(e.clone()),
         _ => Value::Null,
     };
     object.insert("errors".into(), error);
     if matches!(end, TurnEnd::Aborted(_)) {
-        return state;
-    }
-    if let Some(dsl) = dsl {
-        object.insert("dsl".into(), dsl);
+        return;
     }
     if summary.events > 0 {
         let assistant = json!({"role": "assistant", "content": summary.content,
@@ -233,7 +246,14 @@ fn next_state(
         .unwrap_or(0.0)
         + summary.elapsed;
     object.insert("duration".into(), duration.into());
-    state
+}
+
+/// The DSL the session's stored state holds (what an aborted turn started from).
+async fn stored_dsl(app: &Shared, ctx: &TurnContext) -> Result<Value, StoreError> {
+    let record = app.store.session(&ctx.agent_id, &ctx.session_id).await?;
+    record
+        .and_then(|r| r.state.get("dsl").cloned())
+        .ok_or_else(|| StoreError::missing(&format!("session {}", ctx.session_id)))
 }
 
 fn push(object: &mut serde_json::Map<String, Value>, key: &str, item: Value) {

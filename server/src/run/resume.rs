@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 
 use crate::clock::now_ms;
 use crate::coord::{RunRecord, RunStatus};
@@ -26,13 +27,15 @@ pub(crate) struct Resume {
 }
 
 /// A writer that stores the run's checkpoints in order, the newest winning when writes fall
-/// behind; the server's keys (`run_id`, `session_id`, `user_message`) are added to each.
+/// behind; the server's keys (`run_id`, `session_id`, `user_message`) are added to each. The
+/// handle ends once every writer is dropped and the last checkpoint is stored, so the run's
+/// end (which drops a checkpoint nobody can resume) is recorded after it.
 pub(crate) fn writer(
     app: &Shared,
     run_id: &str,
     session_id: &str,
     user_message: &Value,
-) -> CheckpointWriter {
+) -> (CheckpointWriter, JoinHandle<()>) {
     let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
     let coord = app.coord.clone();
     let (run_id, session_id, user_message) = (
@@ -40,7 +43,7 @@ pub(crate) fn writer(
         session_id.to_string(),
         user_message.clone(),
     );
-    tokio::spawn(async move {
+    let written = tokio::spawn(async move {
         let mut failing = false;
         while let Some(mut checkpoint) = rx.recv().await {
             while let Ok(newer) = rx.try_recv() {
@@ -64,10 +67,11 @@ pub(crate) fn writer(
             }
         }
     });
-    CheckpointWriter(Arc::new(move |checkpoint| {
+    let writer = CheckpointWriter(Arc::new(move |checkpoint| {
         // The receiver lives as long as the writer task; a closed one only loses a checkpoint.
         let _ = tx.send(checkpoint);
-    }))
+    }));
+    (writer, written)
 }
 
 /// Whether the session's stored messages already hold the run's user message (its turn was

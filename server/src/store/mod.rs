@@ -64,6 +64,13 @@ impl fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+impl StoreError {
+    /// A row the server relies on is not there (deleted while a turn ran).
+    pub(crate) fn missing(what: &str) -> StoreError {
+        StoreError(format!("storage: {what} is gone"))
+    }
+}
+
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> Self {
         crate::telemetry::metrics::store_error();
