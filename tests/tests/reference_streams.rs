@@ -16,24 +16,10 @@ use tokio::runtime::Runtime;
 const STREAMS: usize = 41;
 
 /// Cases this build does not replay, each with its reason (an ignored test).
-const NOT_RUN: &[(&str, &str)] = &[
-    (
-        "ex_exesql",
-        "RAGFlow refuses to build it (no `Answer` component)",
-    ),
-    (
-        "ex_headhunter_zh",
-        "RAGFlow refuses to build it (no `Answer` component)",
-    ),
-    (
-        "tpl_web_search_assistant",
-        "RAGFlow refuses to build it (no `Bing` tool)",
-    ),
-    (
-        "tpl_stock_market_research_assistant",
-        "YahooFinance's balance sheets need Yahoo's fundamentals API, which canvasc does not speak yet",
-    ),
-];
+const NOT_RUN: &[(&str, &str)] = &[(
+    "tpl_stock_market_research_assistant",
+    "YahooFinance's balance sheets need Yahoo's fundamentals API, which canvasc does not speak yet",
+)];
 
 /// Cases whose components this build implements.
 const SUPPORTED: &[&str] = &[
@@ -74,6 +60,9 @@ const SUPPORTED: &[&str] = &[
     "tpl_data_analysis_beginner_assistant",
     "ex_iteration",
     "tpl_smart_customer_service_booking",
+    "ex_exesql",
+    "ex_headhunter_zh",
+    "tpl_web_search_assistant",
 ];
 
 /// The table each case's scripted SQL reads (the oracle's canned rows are loaded into it in the
