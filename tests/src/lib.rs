@@ -112,12 +112,7 @@ pub fn reference_cases(shared: &Path) -> Vec<(String, reference::Case, PathBuf)>
 }
 
 /// Goldens whose needs this build meets but whose streams it does not reproduce yet, with why.
-const NOT_YET: &[(&str, &str)] = &[
-    (
-        "template-faq-bot",
-        "an Agent calling Retrieval as a tool: RAGFlow's `start_to_think` marker comes out as `end_to_think`",
-    ),
-];
+const NOT_YET: &[(&str, &str)] = &[];
 
 /// One golden of `tests/golden/cases.json`.
 pub struct Golden {
