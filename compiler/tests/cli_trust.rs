@@ -89,13 +89,14 @@ fn check_reports_a_diagnostic_far_along_one_line() {
 }
 
 /// A component the runtime cannot execute is a warning naming it, an error with
-/// `--deny-warnings`; the legacy `Answer` is no longer said to run.
+/// `--deny-warnings`; the legacy `Answer`, which RAGFlow cannot build either, is an error.
 #[test]
 fn check_names_what_this_build_cannot_run() {
     let file = fixture("broken/unsupported-kind-answer-node.json");
     let o = canvasc(&["check", &file]);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let err = stderr(&o);
+    assert!(err.contains("error[legacy-kind]"), "{err}");
     assert!(err.contains("warning[unsupported-kind]"), "{err}");
     assert!(err.contains("Answer:Reply"), "{err}");
     assert!(
@@ -140,7 +141,8 @@ fn check_names_what_this_build_cannot_run() {
             .to_string()
     };
     assert!(
-        message("legacy-kind").ends_with("canvasc accepts it but cannot run it"),
+        message("legacy-kind")
+            .ends_with("building the canvas fails with `AssertionError: Can't import AnswerParam`"),
         "{found:?}"
     );
     assert!(

@@ -85,8 +85,6 @@ pub mod web_research_agent;
 #[rustfmt::skip]
 pub mod inert_reference_spaced_braces;
 #[rustfmt::skip]
-pub mod legacy_kind_generate;
-#[rustfmt::skip]
 pub mod loop_never_runs_no_condition;
 #[rustfmt::skip]
 pub mod loop_never_runs_zero_count;
@@ -96,8 +94,6 @@ pub mod maybe_unset_switch_branch;
 pub mod out_of_range_invoke_seconds;
 #[rustfmt::skip]
 pub mod type_mismatch_switch_operator_on_string;
-#[rustfmt::skip]
-pub mod unsupported_kind_answer_node;
 #[rustfmt::skip]
 mod registry;
 pub use registry::{visit, CANVASES};

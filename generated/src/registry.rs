@@ -189,11 +189,6 @@ pub const CANVASES: &[(&str, &str, usize)] = &[
         inert_reference_spaced_braces::CHECKER_ERRORS,
     ),
     (
-        legacy_kind_generate::SOURCE,
-        legacy_kind_generate::FINGERPRINT,
-        legacy_kind_generate::CHECKER_ERRORS,
-    ),
-    (
         loop_never_runs_no_condition::SOURCE,
         loop_never_runs_no_condition::FINGERPRINT,
         loop_never_runs_no_condition::CHECKER_ERRORS,
@@ -217,11 +212,6 @@ pub const CANVASES: &[(&str, &str, usize)] = &[
         type_mismatch_switch_operator_on_string::SOURCE,
         type_mismatch_switch_operator_on_string::FINGERPRINT,
         type_mismatch_switch_operator_on_string::CHECKER_ERRORS,
-    ),
-    (
-        unsupported_kind_answer_node::SOURCE,
-        unsupported_kind_answer_node::FINGERPRINT,
-        unsupported_kind_answer_node::CHECKER_ERRORS,
     ),
 ];
 static AGENT_MAX_ROUNDS: LazyLock<Arc<agent_max_rounds::Canvas>> = LazyLock::new(|| Arc::new(
@@ -335,8 +325,6 @@ static WEB_RESEARCH_AGENT: LazyLock<Arc<web_research_agent::Canvas>> = LazyLock:
 static INERT_REFERENCE_SPACED_BRACES: LazyLock<
     Arc<inert_reference_spaced_braces::Canvas>,
 > = LazyLock::new(|| Arc::new(inert_reference_spaced_braces::Canvas::new()));
-static LEGACY_KIND_GENERATE: LazyLock<Arc<legacy_kind_generate::Canvas>> = LazyLock::new(||
-Arc::new(legacy_kind_generate::Canvas::new()));
 static LOOP_NEVER_RUNS_NO_CONDITION: LazyLock<
     Arc<loop_never_runs_no_condition::Canvas>,
 > = LazyLock::new(|| Arc::new(loop_never_runs_no_condition::Canvas::new()));
@@ -349,9 +337,6 @@ Arc::new(out_of_range_invoke_seconds::Canvas::new()));
 static TYPE_MISMATCH_SWITCH_OPERATOR_ON_STRING: LazyLock<
     Arc<type_mismatch_switch_operator_on_string::Canvas>,
 > = LazyLock::new(|| Arc::new(type_mismatch_switch_operator_on_string::Canvas::new()));
-static UNSUPPORTED_KIND_ANSWER_NODE: LazyLock<
-    Arc<unsupported_kind_answer_node::Canvas>,
-> = LazyLock::new(|| Arc::new(unsupported_kind_answer_node::Canvas::new()));
 /// Hand the program compiled for `fingerprint` to `visitor`; `None` when no canvas here
 /// has that fingerprint.
 pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Output> {
@@ -450,9 +435,6 @@ pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Outp
         inert_reference_spaced_braces::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&INERT_REFERENCE_SPACED_BRACES)))
         }
-        legacy_kind_generate::FINGERPRINT => {
-            Some(visitor.visit(Arc::clone(&LEGACY_KIND_GENERATE)))
-        }
         loop_never_runs_no_condition::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&LOOP_NEVER_RUNS_NO_CONDITION)))
         }
@@ -467,9 +449,6 @@ pub fn visit<V: ProgramVisitor>(fingerprint: &str, visitor: V) -> Option<V::Outp
         }
         type_mismatch_switch_operator_on_string::FINGERPRINT => {
             Some(visitor.visit(Arc::clone(&TYPE_MISMATCH_SWITCH_OPERATOR_ON_STRING)))
-        }
-        unsupported_kind_answer_node::FINGERPRINT => {
-            Some(visitor.visit(Arc::clone(&UNSUPPORTED_KIND_ANSWER_NODE)))
         }
         _ => None,
     }

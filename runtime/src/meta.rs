@@ -3,6 +3,7 @@
 //! generated code embeds them as constants.
 
 use crate::frontend::catalog::Kind;
+use crate::frontend::construct::{construction_error, ConstructionError};
 use crate::frontend::ir::{Ir, NodeId};
 use serde_json::{Map, Value as Json};
 use std::collections::HashMap;
@@ -70,6 +71,8 @@ pub struct CanvasMeta {
     pub begin: Option<NodeId>,
     /// Whether any node is a UserFillUp (only then can a run pause).
     pub has_forms: bool,
+    /// The exception RAGFlow raises building this canvas (`Canvas(dsl)`): no turn of it runs.
+    pub construction_error: Option<ConstructionError>,
     by_id: HashMap<String, NodeId>,
     /// Exact ids, tried first so the common lookup allocates nothing.
     by_exact_id: HashMap<String, NodeId>,
@@ -88,9 +91,16 @@ impl CanvasMeta {
             has_forms: nodes.iter().any(|n| n.kind == Kind::UserFillUp),
             nodes,
             begin,
+            construction_error: None,
             by_id,
             by_exact_id,
         }
+    }
+
+    /// The same facts, for a canvas RAGFlow cannot build.
+    pub fn with_construction_error(mut self, error: Option<ConstructionError>) -> Self {
+        self.construction_error = error;
+        self
     }
 
     /// Build from the IR (the interpreter's path).
@@ -132,7 +142,7 @@ impl CanvasMeta {
                 outputs: n.outputs.iter().map(|o| o.name.clone()).collect(),
             });
         }
-        CanvasMeta::new(nodes)
+        CanvasMeta::new(nodes).with_construction_error(construction_error(doc))
     }
 
     pub fn node(&self, id: NodeId) -> &NodeMeta {

@@ -112,24 +112,7 @@ pub fn reference_cases(shared: &Path) -> Vec<(String, reference::Case, PathBuf)>
 }
 
 /// Goldens whose needs this build meets but whose streams it does not reproduce yet, with why.
-const NOT_YET: &[(&str, &str)] = &[
-    (
-        "template-faq-bot",
-        "an Agent calling Retrieval as a tool: RAGFlow's `start_to_think` marker comes out as `end_to_think`",
-    ),
-    (
-        "v2-smart-agent",
-        "an Agent with cite=true calling a tool: RAGFlow streams the \"Running the … tool...\" think \
-         text a second time after a second `start_to_think`; ours ends the think block instead (the \
-         tool data, its references and the Agent's output already match)",
-    ),
-    (
-        "web-research-agent",
-        "an Agent with cite=true calling tools: RAGFlow streams the \"Running the … tool...\" think \
-         text a second time after a second `start_to_think`; ours ends the think block instead (the \
-         tool data, its references and the Agent's output already match)",
-    ),
-];
+const NOT_YET: &[(&str, &str)] = &[];
 
 /// One golden of `tests/golden/cases.json`.
 pub struct Golden {

@@ -419,6 +419,11 @@ async fn run_case_with<P: Program>(
         }
     };
     let program = make(&analysis);
+    // RAGFlow's `Canvas(dsl)` raising: the oracle writes the exception before any turn.
+    if let Some(e) = &program.meta().construction_error {
+        lines.push(line(&serde_json::json!({"event": "_exception", "data": {"type": e.class, "message": e.message}})));
+        return run;
+    }
     let base_dsl = analysis.document.dsl.clone();
     // RAGFlow's tool libraries answer with the oracle's canned data: our tools get the same
     // data from a stub of each service's HTTP API (kept until the run ends).

@@ -97,6 +97,15 @@ fn loads_and_round_trips(path: &Path) {
 /// The errors the checker reports on the corpus, each a real defect of its file:
 /// (file, code, component, pointer).
 const KNOWN_DEFECTS: &[(&str, &str, &str, &str)] = &[
+    // A v1 DSL with the removed `Answer` node: RAGFlow cannot build it ("Can't import
+    // AnswerParam", reference stream ex_exesql) — the first component whose class it looks up
+    // and cannot find, before it checks the ExeSQL below.
+    (
+        "dsl_examples/exesql.json",
+        "legacy-kind",
+        "answer:0",
+        "/components/answer:0/obj/component_name",
+    ),
     // RAGFlow's ExeSQL check refuses a database named `rag_flow` with RAGFlow's own password:
     // "For the security reason, it does not support database named rag_flow."
     (
@@ -105,14 +114,51 @@ const KNOWN_DEFECTS: &[(&str, &str, &str, &str)] = &[
         "exesql:0",
         "/components/exesql:0/obj/params/password",
     ),
-    // A v1 DSL: its Messages use `messages`, RAGFlow reads `content`, so the check fails with
-    // "[Message] Content does not support empty value." (and `Answer`/`Generate` no longer exist:
-    // reference stream ex_headhunter_zh ends in "Can't import AnswerParam").
+    // A v1 DSL: `Answer` and `Generate` no longer exist (reference stream ex_headhunter_zh ends
+    // in "Can't import AnswerParam", the first of them in document order), and its Messages use
+    // `messages` where RAGFlow reads `content`, so their check fails with "[Message] Content does
+    // not support empty value.".
+    (
+        "dsl_examples/headhunter_zh.json",
+        "legacy-kind",
+        "answer:0",
+        "/components/answer:0/obj/component_name",
+    ),
     (
         "dsl_examples/headhunter_zh.json",
         "structural",
         "message:introduction",
         "/components/message:introduction/obj/params",
+    ),
+    (
+        "dsl_examples/headhunter_zh.json",
+        "legacy-kind",
+        "answer:1",
+        "/components/answer:1/obj/component_name",
+    ),
+    (
+        "dsl_examples/headhunter_zh.json",
+        "legacy-kind",
+        "generate:casual",
+        "/components/generate:casual/obj/component_name",
+    ),
+    (
+        "dsl_examples/headhunter_zh.json",
+        "legacy-kind",
+        "generate:aboutJob",
+        "/components/generate:aboutJob/obj/component_name",
+    ),
+    (
+        "dsl_examples/headhunter_zh.json",
+        "legacy-kind",
+        "generate:get_wechat",
+        "/components/generate:get_wechat/obj/component_name",
+    ),
+    (
+        "dsl_examples/headhunter_zh.json",
+        "legacy-kind",
+        "generate:nowechat",
+        "/components/generate:nowechat/obj/component_name",
     ),
     (
         "dsl_examples/headhunter_zh.json",
@@ -146,6 +192,15 @@ const KNOWN_DEFECTS: &[(&str, &str, &str, &str)] = &[
         "ExeSQL:TiredShirtsPull",
         "/dsl/components/ExeSQL:TiredShirtsPull/obj/params/database",
     ),
+    // The template's Google tool has no SerpApi key: the Agent's constructor checks it before it
+    // reaches the Bing tool ("SerpApi API key does not support empty value."; the reference run
+    // fills every empty api_key with --fill-empty).
+    (
+        "templates/web_search_assistant.json",
+        "structural",
+        "Agent:WildGoatsRule",
+        "/dsl/components/Agent:WildGoatsRule/obj/params/tools/2/params/api_key",
+    ),
     // RAGFlow has no `Bing` tool: loading fails with "Can't import BingParam" (reference stream
     // tpl_web_search_assistant).
     (
@@ -155,6 +210,55 @@ const KNOWN_DEFECTS: &[(&str, &str, &str, &str)] = &[
         "/dsl/components/Agent:WildGoatsRule/obj/params/tools/3/component_name",
     ),
 ];
+
+/// The exception RAGFlow's engine raises building each corpus file as it is (no patches), from
+/// the reference oracle (`run_canvas <file> --query hello --default-llm-id
+/// scripted-chat@Scripted`); every other file builds.
+const CONSTRUCTION_ERRORS: &[(&str, &str, &str)] = &[
+    (
+        "dsl_examples/exesql.json",
+        "AssertionError",
+        "Can't import AnswerParam",
+    ),
+    (
+        "dsl_examples/headhunter_zh.json",
+        "AssertionError",
+        "Can't import AnswerParam",
+    ),
+    (
+        "templates/text2sql_data_expert.json",
+        "ValueError",
+        "ExeSQL: Database name does not support empty value.",
+    ),
+    (
+        "templates/web_search_assistant.json",
+        "ValueError",
+        "SerpApi API key does not support empty value.",
+    ),
+];
+
+/// canvasc derives the exception RAGFlow raises building each corpus file, and none for the
+/// files RAGFlow builds (graph-only files, which RAGFlow's engine cannot load, are skipped).
+fn construction_errors_are_ragflows(files: &[PathBuf]) {
+    let mut found = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(path).expect("readable");
+        let analysis = analyze(&text).expect("a canvas");
+        if analysis.document.form == Form::Graph {
+            continue;
+        }
+        if let Some(e) =
+            canvasc_runtime::frontend::construct::construction_error(&analysis.document)
+        {
+            found.push((name(path), e.class.to_string(), e.message));
+        }
+    }
+    let expected: Vec<(String, String, String)> = CONSTRUCTION_ERRORS
+        .iter()
+        .map(|(f, c, m)| (f.to_string(), c.to_string(), m.to_string()))
+        .collect();
+    assert_eq!(found, expected);
+}
 
 fn checker_reports_only_real_defects(files: &[PathBuf]) {
     let mut found = Vec::new();
@@ -203,6 +307,11 @@ fn main() -> ExitCode {
             Ok(())
         });
     }
+    let all = files.clone();
+    suite.case("construction_errors_are_ragflows", move || {
+        construction_errors_are_ragflows(&all);
+        Ok(())
+    });
     suite.case(
         "checker_reports_only_real_defects_on_the_corpus",
         move || {

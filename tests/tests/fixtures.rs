@@ -78,6 +78,56 @@ fn every_code_is_triggered(files: &[PathBuf]) -> Result<(), String> {
     }
 }
 
+/// What RAGFlow's engine raised building these fixtures (`tests/golden/README.md`, "Fixtures
+/// without a golden": the reference oracle's `_exception` lines): the construction error
+/// canvasc derives must be the same exception, and the checker must report an error there.
+const CONSTRUCTION_ERRORS: &[(&str, &str, &str)] = &[
+    ("broken/legacy-kind-generate.json", "AssertionError", "Can't import GenerateParam"),
+    ("broken/unknown-kind-misspelt-message.json", "AssertionError", "Can't import MesageParam"),
+    ("broken/unknown-kind-bing-tool.json", "AssertionError", "Can't import BingParam"),
+    ("broken/unsupported-kind-answer-node.json", "AssertionError", "Can't import AnswerParam"),
+    (
+        "broken/structural-param-switch-without-else.json",
+        "ValueError",
+        "Confirm: [Switch] the ELSE/Other destination can not be empty. does not support empty value.",
+    ),
+    (
+        "broken/structural-param-categorize-empty-to.json",
+        "ValueError",
+        "Intent: [Categorize] 'To' of category other can not be empty!",
+    ),
+    (
+        "broken/structural-param-llm-temperature-and-empty-message.json",
+        "ValueError",
+        "Answer: [Agent] Temperature 1.5 not supported, should be a float number in range [0, 1]",
+    ),
+    (
+        "broken/structural-graph-categorize-unknown-handle.json",
+        "ValueError",
+        "Ticket type: [Categorize] 'To' of category technical can not be empty!",
+    ),
+];
+
+fn raises_at_construction(path: &Path, class: &str, message: &str) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).expect("readable");
+    let analysis = analyze(&text).expect("a canvas");
+    let got = canvasc_runtime::frontend::construct::construction_error(&analysis.document)
+        .map(|e| (e.class.to_string(), e.message));
+    if got != Some((class.to_string(), message.to_string())) {
+        return Err(format!(
+            "{}: RAGFlow raises {class}: {message}; canvasc derives {got:?}",
+            display_path(path)
+        ));
+    }
+    if !analysis.has_errors() {
+        return Err(format!(
+            "{}: RAGFlow cannot build it, so the checker must report an error",
+            display_path(path)
+        ));
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let mut suite = Suite::from_args();
     let valid = fixture_files("valid");
@@ -101,6 +151,28 @@ fn main() -> ExitCode {
             Ok(())
         });
     }
+    for (file, class, message) in CONSTRUCTION_ERRORS {
+        let path = canvasc_tests::workspace_root().join("fixtures").join(file);
+        suite.case(&format!("construction_error {file}"), move || {
+            raises_at_construction(&path, class, message)
+        });
+    }
+    suite.case("valid_fixtures_build_in_ragflow", || {
+        let unbuildable: Vec<String> = fixture_files("valid")
+            .iter()
+            .filter_map(|path| {
+                let text = std::fs::read_to_string(path).expect("readable");
+                let analysis = analyze(&text).expect("a canvas");
+                canvasc_runtime::frontend::construct::construction_error(&analysis.document)
+                    .map(|e| format!("{}: {}: {}", display_path(path), e.class, e.message))
+            })
+            .collect();
+        if unbuildable.is_empty() {
+            Ok(())
+        } else {
+            Err(unbuildable.join("\n"))
+        }
+    });
     suite.case("broken_fixtures_trigger_every_code", move || {
         every_code_is_triggered(&broken)
     });

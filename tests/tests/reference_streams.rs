@@ -16,26 +16,12 @@ use tokio::runtime::Runtime;
 const STREAMS: usize = 41;
 
 /// Cases this build does not replay, each with its reason (an ignored test).
-const NOT_RUN: &[(&str, &str)] = &[
-    (
-        "ex_exesql",
-        "RAGFlow refuses to build it (no `Answer` component)",
-    ),
-    (
-        "ex_headhunter_zh",
-        "RAGFlow refuses to build it (no `Answer` component)",
-    ),
-    (
-        "tpl_web_search_assistant",
-        "RAGFlow refuses to build it (no `Bing` tool)",
-    ),
-    (
-        "tpl_stock_market_research_assistant",
-        "the oracle's fake `Ticker.balance_sheet` is a frame of columns `item`, `v` on a RangeIndex, \
-         which no answer of Yahoo's fundamentals API gives (yfinance indexes a statement by line \
-         item, its columns are dates), so the YahooFinance report cannot match",
-    ),
-];
+const NOT_RUN: &[(&str, &str)] = &[(
+    "tpl_stock_market_research_assistant",
+    "the oracle's fake `Ticker.balance_sheet` is a frame of columns `item`, `v` on a RangeIndex, \
+     which no answer of Yahoo's fundamentals API gives (yfinance indexes a statement by line \
+     item, its columns are dates), so the YahooFinance report cannot match",
+)];
 
 /// Cases whose components this build implements.
 const SUPPORTED: &[&str] = &[
@@ -76,6 +62,9 @@ const SUPPORTED: &[&str] = &[
     "tpl_data_analysis_beginner_assistant",
     "ex_iteration",
     "tpl_smart_customer_service_booking",
+    "ex_exesql",
+    "ex_headhunter_zh",
+    "tpl_web_search_assistant",
 ];
 
 /// The table each case's scripted SQL reads (the oracle's canned rows are loaded into it in the

@@ -1,5 +1,4 @@
-//! `fixtures/broken/legacy-kind-generate.json`: its checker warnings are rustc warnings (denied here to pin them).
-#![deny(deprecated)]
+//! `fixtures/broken/legacy-kind-generate.json`: its checker errors are compile errors.
 
 fn main() {
     let _program = canvasc_macros::canvas!("../fixtures/broken/legacy-kind-generate.json");

@@ -1,4 +1,4 @@
-//! `fixtures/broken/unsupported-kind-answer-node.json`: its checker warnings are rustc warnings (denied here to pin them).
+//! `fixtures/broken/unsupported-kind-answer-node.json`: its checker error is a compile error and its warning a rustc warning (denied here to pin it).
 #![deny(deprecated)]
 
 fn main() {

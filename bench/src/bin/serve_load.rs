@@ -493,7 +493,12 @@ async fn one_run(request: reqwest::RequestBuilder, release: bool) -> Result<RunT
         .to_string();
     let expected = if release { "compiled" } else { "interpreted" };
     if program != expected {
-        return Err(format!("ran {program:?}, not {expected}"));
+        let status = response.status();
+        let body = response.text().await.unwrap_or_default();
+        let body: String = body.chars().take(300).collect();
+        return Err(format!(
+            "ran {program:?}, not {expected} (HTTP {status}: {body})"
+        ));
     }
     let mut body = response.bytes_stream();
     let mut buffer = Vec::new();

@@ -142,6 +142,26 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
     let per_node =
         (0..meta.nodes.len()).map(|i| node_items(NodeId(i as u32), &meta, &names, analysis));
     let meta_calls = names.iter().map(|nm| format_ident!("meta_{}", nm.field));
+    // A canvas RAGFlow cannot build raises on every turn; only such a canvas says so (the
+    // checker reports it as an error, so `canvas!` and `canvasc build` refuse it unless asked).
+    let construction = meta.construction_error.as_ref().map(|e| {
+        let (class, message, component, name, pointer) = (
+            e.class,
+            &e.message,
+            &e.component,
+            &e.component_name,
+            &e.pointer,
+        );
+        quote! {
+            .with_construction_error(Some(::canvasc_runtime::frontend::construct::ConstructionError {
+                class: #class,
+                message: #message.to_string(),
+                component: #component.to_string(),
+                component_name: #name.to_string(),
+                pointer: #pointer.to_string(),
+            }))
+        }
+    });
 
     let dispatch = |call: TokenStream, awaited: bool| {
         let arms = groups.iter().map(|(g, _)| {
@@ -258,7 +278,7 @@ pub fn canvas_module(source: &str, analysis: &Analysis) -> TokenStream {
         /// The static facts the scheduler reads: names, kinds, edges, routes, exception
         /// handling, parameters and declared outputs.
         pub fn meta() -> CanvasMeta {
-            CanvasMeta::new(Vec::from([#(#meta_calls()),*]))
+            CanvasMeta::new(Vec::from([#(#meta_calls()),*]))#construction
         }
 
         #(#per_node)*

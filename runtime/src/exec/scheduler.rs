@@ -112,9 +112,14 @@ pub async fn run_checkpointed<P: Program>(
         canvasc.outcome = tracing::field::Empty,
         otel.status_code = tracing::field::Empty,
     );
-    let outcome = match r.run(input, resume).instrument(span.clone()).await {
-        Ok(outcome) => outcome,
-        Err(e) => RunOutcome::Aborted(e),
+    // RAGFlow builds the canvas before each turn; one it cannot build raises before any event.
+    let outcome = if let Some(e) = &program.meta().construction_error {
+        RunOutcome::Aborted(RunError::raised(e.class, e.message.clone()))
+    } else {
+        match r.run(input, resume).instrument(span.clone()).await {
+            Ok(outcome) => outcome,
+            Err(e) => RunOutcome::Aborted(e),
+        }
     };
     if !span.is_disabled() {
         span.record("canvasc.outcome", outcome.name());

@@ -57,7 +57,7 @@ codes! {
     MaybeUnset => "maybe-unset", Warning, "the referenced component runs only on some paths to this one";
     InertReference => "inert-reference", Warning, "text that looks like a reference but is sent verbatim";
     LoopNeverRuns => "loop-never-runs", Warning, "a Loop whose body can never run";
-    LegacyKind => "legacy-kind", Warning, "a legacy component name accepted for compatibility";
+    LegacyKind => "legacy-kind", Warning, "a legacy component: a name RAGFlow can no longer load (an error), or a node it runs as a no-op";
     OutOfRange => "out-of-range", Warning, "a number RAGFlow accepts that fails when the component runs";
     UnsupportedKind => "unsupported-kind", Warning, "a component or tool RAGFlow runs and this build of canvasc cannot";
 }

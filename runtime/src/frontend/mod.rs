@@ -9,6 +9,7 @@ pub mod binding;
 pub mod catalog;
 pub mod check;
 mod component_parts;
+pub mod construct;
 pub mod convert;
 pub mod diagnostic;
 pub mod document;

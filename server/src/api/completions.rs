@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{json, Map, Value};
 
 use super::openai;
-use super::turn_start::{begin, with_program};
+use super::turn_start::{begin, with_program, Mode};
 use crate::auth::Tenant;
 use crate::envelope::{json_response, ApiError};
 use crate::request::{string, truthy, Body};
@@ -70,7 +70,7 @@ async fn native(
         session_id,
         query,
         &body,
-        return_trace,
+        Mode::Native { return_trace },
     )
     .await
     {

@@ -3,6 +3,7 @@
 pub(crate) mod account;
 pub(crate) mod agents;
 pub(crate) mod attachments;
+mod buildable;
 pub(crate) mod completions;
 pub(crate) mod editor;
 pub(crate) mod files;

@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Map, Value};
 
-use super::turn_start::{begin, with_program};
+use super::turn_start::{begin, with_program, Mode};
 use crate::clock::now_ms;
 use crate::envelope::{json_response, ApiError};
 use crate::run::Ended;
@@ -38,11 +38,20 @@ pub(crate) async fn answer(
         .map(String::from);
     let stream = crate::request::truthy(body.get("stream"));
     let prompt_tokens = app.runner.count_tokens(&question);
-    let (launched, session_id) =
-        match begin(&app, &tenant, &agent_id, session_id, question, &body, false).await {
-            Ok(started) => started,
-            Err(e) => return e.into_response(),
-        };
+    let (launched, session_id) = match begin(
+        &app,
+        &tenant,
+        &agent_id,
+        session_id,
+        question,
+        &body,
+        Mode::OpenAi,
+    )
+    .await
+    {
+        Ok(started) => started,
+        Err(e) => return e.into_response(),
+    };
     let framing = OpenAiFraming {
         id: session_id,
         model: agent_id,

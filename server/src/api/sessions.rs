@@ -152,6 +152,7 @@ pub(crate) async fn create(
         let newest = app.store.versions(&agent_id).await?.into_iter().next();
         (agent.dsl, newest.map(|v| v.title))
     };
+    super::buildable::refuse_unbuildable(&dsl).await?;
     canvasc_runtime::frontend::reset::reset(&mut dsl);
     let user_id = match string(&body, "user_id")? {
         Some(user) => user,

@@ -28,6 +28,15 @@ pub(crate) fn with_program(mut response: Response, program: crate::turn::Program
     response
 }
 
+/// Which route starts the turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// RAGFlow's native completions, with or without component traces.
+    Native { return_trace: bool },
+    /// The OpenAI-compatible completions.
+    OpenAi,
+}
+
 /// Validates the request against the session or the agent (§7.2), creates the session when
 /// none is named, appends the user message and starts the turn. Returns the turn and its
 /// session id.
@@ -38,8 +47,9 @@ pub(crate) async fn begin(
     session_id: Option<String>,
     query: String,
     body: &Map<String, Value>,
-    return_trace: bool,
+    mode: Mode,
 ) -> Result<(Launched, String), ApiError> {
+    let return_trace = matches!(mode, Mode::Native { return_trace: true });
     let inputs = match body.get("inputs") {
         None => None,
         Some(Value::Object(inputs)) => Some(Value::Object(inputs.clone())),
@@ -130,6 +140,12 @@ pub(crate) async fn begin(
                 let newest = app.store.versions(agent_id).await?.into_iter().next();
                 (agent.dsl, newest.map(|v| v.title))
             };
+            // RAGFlow builds the canvas before it stores the session; the OpenAI-compatible
+            // route builds it inside the answer, which then says `**ERROR**: <why>` (as the
+            // run's abort does here).
+            if matches!(mode, Mode::Native { .. }) {
+                super::buildable::refuse_unbuildable(&dsl).await?;
+            }
             canvasc_runtime::frontend::reset::reset(&mut dsl);
             let user = user_given.unwrap_or_else(|| tenant.to_string());
             let name = match string(body, "name")? {

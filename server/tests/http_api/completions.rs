@@ -306,3 +306,62 @@ async fn reset_clears_the_agents_run_state() {
     let stored = t.api.get(&format!("/agents/{id}")).await;
     assert_eq!(stored.expect(0)["dsl"]["path"], json!([]));
 }
+
+#[tokio::test]
+async fn a_canvas_ragflow_cannot_build_is_refused_as_ragflow_refuses_it() {
+    // A legacy `Generate` node: RAGFlow's `Canvas(dsl)` raises
+    // `AssertionError("Can't import GenerateParam")` and its API answers
+    // `server_error_response(e)` before storing a session.
+    let dsl: Value = serde_json::from_str(include_str!(
+        "../../../fixtures/broken/legacy-kind-generate.json"
+    ))
+    .expect("the fixture is JSON");
+    let t = tenant().await;
+    let created = t
+        .api
+        .post("/agents", json!({"title": unique("legacy"), "dsl": dsl}))
+        .await;
+    let id = created.expect(0)["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let refusal = |answer: &crate::harness::Answer| {
+        assert_eq!(answer.status, 200, "{}", answer.body);
+        assert_eq!(
+            answer.body,
+            json!({"code": 100, "message": "AssertionError(\"Can't import GenerateParam\")", "data": null})
+        );
+    };
+    for stream in [false, true] {
+        let answer = t
+            .api
+            .post(
+                "/agents/chat/completions",
+                json!({"agent_id": id, "query": "hi", "stream": stream}),
+            )
+            .await;
+        refusal(&answer);
+    }
+    refusal(
+        &t.api
+            .post(&format!("/agents/{id}/sessions"), json!({"name": "s"}))
+            .await,
+    );
+    refusal(&t.api.post(&format!("/agents/{id}/reset"), json!({})).await);
+    let sessions = t.api.get(&format!("/agents/{id}/sessions")).await;
+    assert_eq!(sessions.body["total"], 0, "{}", sessions.body);
+    // The OpenAI-compatible route builds the canvas inside its answer: `**ERROR**: <str(e)>`.
+    let whole = t
+        .api
+        .post(
+            "/agents/chat/completions",
+            json!({"agent_id": id, "openai-compatible": true,
+                   "messages": [{"role": "user", "content": "hi"}]}),
+        )
+        .await;
+    assert_eq!(
+        whole.body["choices"][0]["message"]["content"], "**ERROR**: Can't import GenerateParam",
+        "{}",
+        whole.body
+    );
+}

@@ -5,8 +5,8 @@
 //! inputs and outputs to themselves.
 
 use super::llm::{
-    answer_stream, apply, clean_formatted_answer, fail, fit_messages, llm_run, node_role,
-    split_system, structured_record, Llm, Outcome, Prepared, Role,
+    apply, clean_formatted_answer, fail, fit_messages, llm_run, node_role, split_system,
+    structured_record, Llm, Outcome, Prepared, Role,
 };
 use super::Component;
 use crate::exec::clock::perf_counter;
@@ -14,7 +14,9 @@ use crate::exec::context::{NodeCx, Shared};
 use crate::exec::error::RunError;
 use crate::exec::external::ToolCx;
 use crate::exec::llm::bundle::{Bundle, ToolSession, Tools};
+use crate::exec::llm::kb_prompt::kb_prompt;
 use crate::exec::llm::prompts::Prompts;
+use crate::exec::llm::think_split::think_pieces;
 use crate::exec::llm::{json_repair, ChatMessage};
 use crate::exec::mcp::McpSession;
 use crate::exec::state::InputKeys;
@@ -555,28 +557,85 @@ fn agent_stream(
                     return;
                 }
             };
-            let need2cite = cite && cx.state().has_chunks();
-            if need2cite {
-                if msg.len() < 7 {
-                    append_system(&mut msg, &shared.services.prompts.citation_prompt(None));
-                } else {
-                    // RAGFlow answers first and then adds citations in a second call over the
-                    // knowledge blocks; no canvasc component produces knowledge blocks yet.
-                    yield Err(RunError::msg(format!(
-                        "{}: citing a long conversation needs the knowledge-block citation pass, which canvasc does not have yet",
-                        cx.meta().id
-                    )));
-                    return;
-                }
+            let need2cite = if !cite {
+                NeedToCite::Fixed(false)
+            } else if cx.state().has_chunks() {
+                NeedToCite::Fixed(!cx.meta().id.contains("-->"))
+            } else {
+                NeedToCite::Live
+            };
+            let cited = need2cite == NeedToCite::Fixed(true) && msg.len() < 7;
+            if cited {
+                append_system(&mut msg, &shared.services.prompts.citation_prompt(None));
             }
             let (system, history) = split_system(msg);
             let deltas = bundle.chat_stream_delta(&system, history, &gen_conf);
-            let mut answer = answer_stream(Arc::clone(&shared), node, deltas, true);
-            while let Some(piece) = answer.next().await {
-                yield piece;
+            let mut pieces = think_pieces(deltas);
+            let mut answer = String::new();
+            while let Some(piece) = pieces.next().await {
+                if cx.check_canceled() {
+                    return;
+                }
+                if piece.contains("**ERROR**") {
+                    if let Some(shown) = fail(&cx, piece, true) {
+                        yield Ok(shown);
+                    }
+                    return;
+                }
+                if !need2cite.now(&cx) || cited {
+                    yield Ok(piece.clone());
+                }
+                answer.push_str(&piece);
             }
+            if !need2cite.now(&cx) || cited {
+                cx.set_output("content", Json::String(answer));
+                return;
+            }
+            // `_gen_citations_async`: the answer again, cited over the turn's references.
+            let reference = cx.state().reference();
+            let chunks: Vec<Json> = match reference.get("chunks") {
+                Some(Json::Object(chunks)) => chunks.values().cloned().collect(),
+                _ => Vec::new(),
+            };
+            let budget = usize::try_from(bundle.max_length).unwrap_or(usize::MAX);
+            let sources = kb_prompt(&chunks, budget).join("\n\n");
+            let system = shared.services.prompts.citation_plus(&sources);
+            let deltas = bundle.chat_stream_delta(&system, vec![ChatMessage::new("user", answer)], &gen_conf);
+            let mut pieces = think_pieces(deltas);
+            let mut cited_answer = String::new();
+            while let Some(piece) = pieces.next().await {
+                if cx.check_canceled() {
+                    return;
+                }
+                cited_answer.push_str(&piece);
+                yield Ok(piece);
+            }
+            cx.set_output("content", Json::String(cited_answer));
         })
     })
+}
+
+/// `need2cite` of `stream_output_with_tools_async`: `cite and get_reference()["chunks"] and
+/// <not a sub-agent>`. Python's `and` yields its first falsy operand, so with `cite` set and no
+/// chunks yet it *is* the turn's chunk dict: the tools the model calls fill that dict while the
+/// answer streams, and from then on the answer is held back and cited in a second pass. So
+/// the "Running the … tool…" think text before the first tool result is shown, and the rest of
+/// the first answer is not.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NeedToCite {
+    /// Decided when the stream starts.
+    Fixed(bool),
+    /// Whether the turn has chunks at the moment it is read.
+    Live,
+}
+
+impl NeedToCite {
+    fn now(self, cx: &NodeCx<'_>) -> bool {
+        match self {
+            NeedToCite::Fixed(b) => b,
+            NeedToCite::Live => cx.state().has_chunks(),
+        }
+    }
 }
 
 /// `full_question`: the latest user turn rewritten as a complete question (the handle's tools

@@ -692,9 +692,9 @@ pub(super) fn fail(cx: &NodeCx<'_>, error: String, show: bool) -> Option<String>
     }
 }
 
-/// The answer part of the LLM and Agent streams: the model's deltas split at think tags,
-/// stopped by cancellation or an `**ERROR**` piece ([`fail`]), and the text yielded (markers
-/// included) becoming `content` at the end.
+/// The answer part of the LLM stream (an Agent with tools has its own, `agent.rs`): the
+/// model's deltas split at think tags, stopped by cancellation or an `**ERROR**` piece
+/// ([`fail`]), and the text yielded (markers included) becoming `content` at the end.
 pub(super) fn answer_stream(
     shared: Arc<Shared>,
     node: NodeId,

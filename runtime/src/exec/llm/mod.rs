@@ -7,6 +7,7 @@ pub mod config;
 pub mod error;
 pub mod fit;
 pub mod json_repair;
+pub mod kb_prompt;
 pub mod openai;
 pub mod prompts;
 pub mod script;

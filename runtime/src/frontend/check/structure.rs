@@ -4,8 +4,9 @@ use super::Cx;
 use crate::frontend::catalog::{
     checks::check_params, known_names, resolve_name, Kind, NameResolution,
 };
+use crate::frontend::diagnostic::Severity;
 use crate::frontend::diagnostic::{closest, pointer_join, Code, Diagnostic};
-use crate::frontend::document::Component;
+use crate::frontend::document::{Component, Form};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -31,7 +32,10 @@ fn kinds(cx: &mut Cx) {
             NameResolution::Unknown => {
                 let mut d = Diagnostic::new(
                     Code::UnknownKind,
-                    format!("`{}` is not a component or tool RAGFlow knows", c.component_name),
+                    format!(
+                        "`{}` is not a component or tool RAGFlow knows",
+                        c.component_name
+                    ),
                 )
                 .component(&c.id)
                 .at(&c.loc.name);
@@ -49,7 +53,21 @@ fn kinds(cx: &mut Cx) {
                 .at(&c.loc.name)
                 .help(why),
             ),
-            NameResolution::Canonical(k @ (Kind::Jin10 | Kind::TuShare)) | NameResolution::Alias(k @ (Kind::Jin10 | Kind::TuShare)) => cx.emit(
+            NameResolution::Alias(kind) if cx.doc.form != Form::V2 => cx.emit(
+                not_loadable(
+                    Code::UnknownKind,
+                    format!(
+                        "`{}` is not the name of a RAGFlow component: names are exact class names",
+                        c.component_name
+                    ),
+                    &c.component_name,
+                )
+                .component(&c.id)
+                .at(&c.loc.name)
+                .help(format!("write `{kind}`")),
+            ),
+            NameResolution::Canonical(k @ (Kind::Jin10 | Kind::TuShare))
+            | NameResolution::Alias(k @ (Kind::Jin10 | Kind::TuShare)) => cx.emit(
                 Diagnostic::new(
                     Code::LegacyKind,
                     format!("{k} is a legacy node that RAGFlow runs as a no-op: it sets no output"),
@@ -58,20 +76,14 @@ fn kinds(cx: &mut Cx) {
                 .at(&c.loc.name)
                 .help("remove it, or fetch the data with an Invoke (HTTP request) node"),
             ),
-            NameResolution::Legacy(kind, replacement) => cx.emit(
-                Diagnostic::new(
+            NameResolution::Legacy(_, replacement) => cx.emit(
+                not_loadable(
                     Code::LegacyKind,
-                    if super::runs_as_node(kind) {
-                        format!(
-                            "`{}` is a legacy component name that RAGFlow can no longer load; canvasc runs it for compatibility",
-                            c.component_name
-                        )
-                    } else {
-                        format!(
-                            "`{}` is a legacy component name that RAGFlow can no longer load; canvasc accepts it but cannot run it",
-                            c.component_name
-                        )
-                    },
+                    format!(
+                        "`{}` is a legacy component name that RAGFlow can no longer load",
+                        c.component_name
+                    ),
+                    &c.component_name,
                 )
                 .component(&c.id)
                 .at(&c.loc.name)
@@ -80,6 +92,19 @@ fn kinds(cx: &mut Cx) {
             _ => {}
         }
     }
+}
+
+/// An error for a `component_name` RAGFlow's `component_class` cannot import: building the
+/// canvas raises, so no turn of it runs (`frontend/construct.rs`).
+fn not_loadable(code: Code, message: String, name: &str) -> Diagnostic {
+    let mut d = Diagnostic::new(
+        code,
+        format!(
+            "{message}: building the canvas fails with `AssertionError: Can't import {name}Param`"
+        ),
+    );
+    d.severity = Severity::Error;
+    d
 }
 
 fn begin(cx: &mut Cx) {
@@ -325,7 +350,9 @@ fn time_ranges(cx: &mut Cx) {
     }
 }
 
-/// Tools configured inside Agents must be tools RAGFlow can instantiate.
+/// Tools configured inside Agents must be tools RAGFlow can instantiate: the Agent's
+/// constructor imports each tool's class and checks its parameters, and a sub-Agent tool does
+/// the same for its own tools (`frontend/construct.rs`).
 fn agent_tools(cx: &mut Cx) {
     let ir = cx.ir;
     for id in ir.node_ids() {
@@ -334,59 +361,139 @@ fn agent_tools(cx: &mut Cx) {
             continue;
         }
         let c = cx.component_of(id);
-        let Some(Value::Array(tools)) = node.params.get("tools") else {
+        tools_of(cx, &c.id, &node.params, &c.loc.params);
+    }
+}
+
+/// The tools in `params` (an Agent's, at `params_pointer`), and those of its sub-Agents.
+fn tools_of(
+    cx: &mut Cx,
+    component: &str,
+    params: &serde_json::Map<String, Value>,
+    params_pointer: &str,
+) {
+    let Some(Value::Array(tools)) = params.get("tools") else {
+        return;
+    };
+    for (i, tool) in tools.iter().enumerate() {
+        let Some(name) = tool.get("component_name").and_then(Value::as_str) else {
             continue;
         };
-        for (i, tool) in tools.iter().enumerate() {
-            let Some(name) = tool.get("component_name").and_then(Value::as_str) else {
-                continue;
-            };
-            let pointer = pointer_join(&c.loc.params, &["tools", &i.to_string(), "component_name"]);
-            match resolve_name(name) {
-                NameResolution::Unknown => {
-                    let mut d = Diagnostic::new(
-                        Code::UnknownKind,
-                        format!("Agent tool `{name}` is not a tool RAGFlow knows"),
-                    )
-                    .component(&c.id)
-                    .at(pointer);
-                    if let Some(best) = closest(name, known_names()) {
-                        d = d.help(format!("did you mean `{best}`?"));
-                    }
-                    cx.emit(d);
+        let index = i.to_string();
+        let pointer = pointer_join(params_pointer, &["tools", &index, "component_name"]);
+        let resolution = resolve_name(name);
+        match resolution {
+            NameResolution::Unknown => {
+                let mut d = Diagnostic::new(
+                    Code::UnknownKind,
+                    format!("Agent tool `{name}` is not a tool RAGFlow knows"),
+                )
+                .component(component)
+                .at(pointer);
+                if let Some(best) = closest(name, known_names()) {
+                    d = d.help(format!("did you mean `{best}`?"));
                 }
-                NameResolution::Removed(why) => cx.emit(
+                cx.emit(d);
+                continue;
+            }
+            NameResolution::Removed(why) => {
+                cx.emit(
                     Diagnostic::new(
                         Code::UnknownKind,
                         format!("Agent tool `{name}` no longer exists in RAGFlow"),
                     )
-                    .component(&c.id)
+                    .component(component)
                     .at(pointer)
                     .help(why),
-                ),
-                r => {
-                    if let Some(k @ (Kind::Jin10 | Kind::TuShare)) = r.kind() {
-                        cx.emit(
-                            Diagnostic::new(Code::Structural, format!("`{name}` cannot be used as an Agent tool: it has no function schema"))
-                                .component(&c.id)
-                                .at(pointer)
-                                .help(format!("RAGFlow fails to build the Agent; {k} is a legacy node that does nothing")),
-                        );
-                    } else if let Some(k) = r.kind() {
-                        if !k.is_tool() && k != Kind::Agent {
-                            cx.emit(
-                                Diagnostic::new(
-                                    Code::Structural,
-                                    format!("`{name}` cannot be used as an Agent tool"),
-                                )
-                                .component(&c.id)
-                                .at(pointer)
-                                .help("only tools and Agents can be called by an Agent"),
-                            );
-                        }
-                    }
-                }
+                );
+                continue;
             }
+            NameResolution::Legacy(_, replacement) => {
+                cx.emit(
+                    not_loadable(
+                        Code::LegacyKind,
+                        format!("Agent tool `{name}` is a legacy component name that RAGFlow can no longer load"),
+                        name,
+                    )
+                    .component(component)
+                    .at(pointer)
+                    .help(format!("replace it with {replacement}")),
+                );
+                continue;
+            }
+            NameResolution::Alias(kind) if cx.doc.form != Form::V2 => {
+                cx.emit(
+                    not_loadable(
+                        Code::UnknownKind,
+                        format!("Agent tool `{name}` is not the name of a RAGFlow tool: names are exact class names"),
+                        name,
+                    )
+                    .component(component)
+                    .at(pointer)
+                    .help(format!("write `{kind}`")),
+                );
+                continue;
+            }
+            _ => {}
+        }
+        let Some(kind) = resolution.kind() else {
+            continue;
+        };
+        if let k @ (Kind::Jin10 | Kind::TuShare) = kind {
+            cx.emit(
+                Diagnostic::new(
+                    Code::Structural,
+                    format!("`{name}` cannot be used as an Agent tool: it has no function schema"),
+                )
+                .component(component)
+                .at(pointer)
+                .help(format!(
+                    "RAGFlow fails to build the Agent; {k} is a legacy node that does nothing"
+                )),
+            );
+            continue;
+        }
+        if !kind.is_tool() && kind != Kind::Agent {
+            cx.emit(
+                Diagnostic::new(
+                    Code::Structural,
+                    format!("`{name}` cannot be used as an Agent tool"),
+                )
+                .component(component)
+                .at(pointer)
+                .help("only tools and Agents can be called by an Agent"),
+            );
+            continue;
+        }
+        let empty = serde_json::Map::new();
+        let tool_params = tool
+            .get("params")
+            .and_then(Value::as_object)
+            .unwrap_or(&empty);
+        let params_at = pointer_join(params_pointer, &["tools", &index, "params"]);
+        let mut merged = crate::frontend::catalog::defaults::merged_params(kind, tool_params);
+        if merged.get("llm_id").and_then(Value::as_str) == Some("") {
+            merged.insert("llm_id".into(), Value::String("default".into()));
+        }
+        if let Err(failure) = check_params(kind, &merged) {
+            let at = match &failure.param {
+                Some(p) if tool_params.contains_key(p) => pointer_join(&params_at, &[p]),
+                _ => params_at.clone(),
+            };
+            cx.emit(
+                Diagnostic::new(
+                    Code::Structural,
+                    format!(
+                        "RAGFlow rejects the parameters of Agent tool `{name}`: {}",
+                        failure.message
+                    ),
+                )
+                .component(component)
+                .at(at),
+            );
+        }
+        if kind == Kind::Agent {
+            tools_of(cx, component, tool_params, &params_at);
         }
     }
 }
