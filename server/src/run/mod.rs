@@ -144,11 +144,11 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
         }
     };
     watch.ended(&end);
-    // The run took the session's DSL; an aborted run gives none back, so the turn keeps the
-    // one it started from, as stored.
+    // The run took the session's DSL. An aborted run keeps the one it started from, as
+    // stored (its engine may give none back, or one cut short).
     let dsl = match dsl {
-        Some(dsl) => Ok(dsl),
-        None => stored_dsl(&app, &ctx).await,
+        Some(dsl) if !matches!(end, TurnEnd::Aborted(_)) => Ok(dsl),
+        _ => stored_dsl(&app, &ctx).await,
     };
     let mut state = std::mem::take(&mut ctx.state);
     let stored = dsl.map(|dsl| next_state(&mut state, &ctx, &end, dsl, &summary));
