@@ -660,13 +660,14 @@ async fn a_killed_replicas_run_is_resumed_by_the_other_from_its_checkpoint() {
     let run_id = run.first("message_id");
     let key = format!("{prefix}agent:cp:{run_id}");
     let waited = Instant::now();
-    loop {
+    let orphaned = loop {
         let text: Option<String> = redis.get(&key).await.unwrap_or(None);
         let batch = text
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .as_deref()
+            .and_then(|t| serde_json::from_str::<Value>(t).ok())
             .and_then(|cp| cp["batch"].as_u64());
         if batch == Some(3) {
-            break;
+            break text.unwrap_or_default();
         }
         assert!(
             waited.elapsed() < Duration::from_secs(20),
@@ -674,7 +675,7 @@ async fn a_killed_replicas_run_is_resumed_by_the_other_from_its_checkpoint() {
             a.log()
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    };
     a.child.kill().expect("SIGKILL A");
     let _ = a.child.wait();
     drop(run);
@@ -765,10 +766,13 @@ async fn a_killed_replicas_run_is_resumed_by_the_other_from_its_checkpoint() {
     assert_eq!(roles, ["user", "assistant"], "{saved}");
     assert_eq!(messages[0]["content"], "go", "{saved}");
 
-    // A resume the canvas no longer matches is refused with a clear error: the run's
-    // checkpoint is rewritten with another fingerprint, and `resume_from` names it.
-    let text: String = redis.get(&key).await.expect("the checkpoint");
-    let mut checkpoint: Value = serde_json::from_str(&text).expect("JSON");
+    // The resumed run succeeded: nothing is left to resume, so its checkpoint went with its end.
+    let left: Option<String> = redis.get(&key).await.expect("GET");
+    assert_eq!(left, None, "a finished run's checkpoint is dropped");
+
+    // A resume the canvas no longer matches is refused with a clear error: the orphaned run's
+    // checkpoint is written back with another fingerprint, and `resume_from` names it.
+    let mut checkpoint: Value = serde_json::from_str(&orphaned).expect("JSON");
     checkpoint["fingerprint"] = json!("sha256:another-canvas");
     let _: () = redis.set(&key, checkpoint.to_string()).await.expect("set");
     let _: () = redis
