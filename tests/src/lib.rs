@@ -326,7 +326,10 @@ fn golden_case(root: &Path, dir: &Path, c: &serde_json::Value) -> Option<Golden>
             .and_then(Value::as_f64)
             .map(std::time::Duration::from_secs_f64),
         mcp_servers: mcp_servers(c.get("mcp_servers")),
-        sql_table: None,
+        sql_table: c
+            .get("sql_table")
+            .and_then(Value::as_str)
+            .map(str::to_string),
     };
     let needs = c
         .get("needs")

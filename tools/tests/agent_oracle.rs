@@ -54,6 +54,22 @@ fn oracle_tool_messages(case: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Runs the case's canvas with its scripted model and the tools configured by `toml`.
+async fn run_case(case: &str, toml: &str, query: &str) -> support::Ran {
+    let script = json(case, "script.json")["llm"].clone();
+    run(&json(case, "canvas.json"), &script, registry(toml), query).await
+}
+
+/// The oracle's answer, compared with ours: the tool messages the model read last, the
+/// references and the reply.
+fn assert_matches_oracle(case: &str, ran: &support::Ran) {
+    assert_eq!(ran.tool_results(), oracle_tool_messages(case));
+    let state = oracle_state(case);
+    assert_eq!(ran.references(), state["data"]["reference"]);
+    let ours = ran.saved["history"][1][1]["content"].clone();
+    assert_eq!(ours, state["data"]["history"][1][1]["content"]);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn agent_calls_tavily_as_ragflow_does() {
     let case = "agent_tavily";
@@ -70,22 +86,10 @@ async fn agent_calls_tavily_as_ragflow_does() {
         }))],
     );
     let toml = format!("[tools.tavily]\nbase_url = \"{}\"\n", stub.base);
-    let script = json(case, "script.json")["llm"].clone();
-    let ran = run(
-        &json(case, "canvas.json"),
-        &script,
-        registry(&toml),
-        "what is new in RAG?",
-    )
-    .await;
+    let ran = run_case(case, &toml, "what is new in RAG?").await;
     assert_eq!(stub.requests().len(), 1);
     assert_eq!(stub.requests()[0].json()["query"], "rag news");
-
-    assert_eq!(ran.tool_results(), oracle_tool_messages(case));
-    let state = oracle_state(case);
-    assert_eq!(ran.references(), state["data"]["reference"]);
-    let ours = ran.saved["history"][1][1]["content"].clone();
-    assert_eq!(ours, state["data"]["history"][1][1]["content"]);
+    assert_matches_oracle(case, &ran);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -111,14 +115,7 @@ async fn agent_calls_yahoo_finance_as_ragflow_does() {
         "[tools.yahoo]\nbase_url = \"{0}\"\ngeo_url = \"{0}/\"\n",
         stub.base
     );
-    let script = json(case, "script.json")["llm"].clone();
-    let ran = run(
-        &json(case, "canvas.json"),
-        &script,
-        registry(&toml),
-        "How is Microsoft doing?",
-    )
-    .await;
+    let ran = run_case(case, &toml, "How is Microsoft doing?").await;
     let paths: Vec<String> = stub.requests().iter().map(|r| r.path.clone()).collect();
     assert_eq!(
         paths,
@@ -131,16 +128,6 @@ async fn agent_calls_yahoo_finance_as_ragflow_does() {
     );
     assert_eq!(ran.tool_results(), oracle_tool_messages(case));
     let state = oracle_state(case);
-    let ours = ran.saved["history"][1][1]["content"].clone();
-    assert_eq!(ours, state["data"]["history"][1][1]["content"]);
-}
-
-/// The oracle's answer, compared with ours: the tool messages the model read last, the
-/// references and the reply.
-fn assert_matches_oracle(case: &str, ran: &support::Ran) {
-    assert_eq!(ran.tool_results(), oracle_tool_messages(case));
-    let state = oracle_state(case);
-    assert_eq!(ran.references(), state["data"]["reference"]);
     let ours = ran.saved["history"][1][1]["content"].clone();
     assert_eq!(ours, state["data"]["history"][1][1]["content"]);
 }
@@ -173,14 +160,7 @@ async fn agent_calls_wikipedia_as_ragflow_does() {
         "[tools.wikipedia]\nbase_url = \"{}/w/api.php\"\n",
         stub.base
     );
-    let script = json(case, "script.json")["llm"].clone();
-    let ran = run(
-        &json(case, "canvas.json"),
-        &script,
-        registry(&toml),
-        "what is new in RAG?",
-    )
-    .await;
+    let ran = run_case(case, &toml, "what is new in RAG?").await;
     let requests = stub.requests();
     assert_eq!(requests.len(), 4);
     assert!(requests[0]
@@ -210,14 +190,7 @@ async fn agent_calls_duckduckgo_as_ragflow_does() {
         vec![Answer::text("text/html; charset=UTF-8", page)],
     );
     let toml = format!("[tools.duckduckgo]\nbase_url = \"{}\"\n", stub.base);
-    let script = json(case, "script.json")["llm"].clone();
-    let ran = run(
-        &json(case, "canvas.json"),
-        &script,
-        registry(&toml),
-        "what is new in RAG?",
-    )
-    .await;
+    let ran = run_case(case, &toml, "what is new in RAG?").await;
     let requests = stub.requests();
     assert_eq!(requests.len(), 1);
     assert_eq!(requests[0].method, "POST");
@@ -241,14 +214,7 @@ async fn agent_calls_google_as_ragflow_does() {
         }))],
     );
     let toml = format!("[tools.google]\nbase_url = \"{}\"\n", stub.base);
-    let script = json(case, "script.json")["llm"].clone();
-    let ran = run(
-        &json(case, "canvas.json"),
-        &script,
-        registry(&toml),
-        "what is new in RAG?",
-    )
-    .await;
+    let ran = run_case(case, &toml, "what is new in RAG?").await;
     let requests = stub.requests();
     assert_eq!(requests.len(), 1);
     assert_eq!(
