@@ -16,7 +16,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use tokio::runtime::Runtime;
 
-/// 85 goldens: 4 this build cannot replay, 18 whose canvases have checker errors.
+/// 85 goldens: 3 this build cannot replay, 18 whose canvases have checker errors, 1 whose
+/// replay rewrites its database address.
 const GOLDENS: usize = 85;
 const SKIPPED: usize = 22;
 
@@ -37,8 +38,14 @@ impl ProgramVisitor for RunCompiled<'_> {
 
 /// Why a golden has no compiled program to run: the build refuses canvases with checker
 /// errors. The compiled program is the fixture's (a converted case's v1 file is the same
-/// canvas in the form RAGFlow runs).
+/// canvas in the form RAGFlow runs), so it also keeps the fixture's database address, which a
+/// replay against the machine's MariaDB (`sql_table`) rewrites.
 fn not_compiled(g: &Golden) -> Option<&'static str> {
+    if g.case.sql_table.is_some() {
+        return Some(
+            "its ExeSQL address is compiled in, and the replay points ExeSQL at a local table",
+        );
+    }
     let text = std::fs::read_to_string(&g.fixture)
         .unwrap_or_else(|e| panic!("{}: cannot read {}: {e}", g.name, g.fixture.display()));
     let analysis =
