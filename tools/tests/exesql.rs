@@ -1,8 +1,8 @@
-//! ExeSQL against the machine's MariaDB (127.0.0.1:3306, root) and PostgreSQL (127.0.0.1:5432,
-//! postgres, trust): the test creates its tables, runs an ExeSQL node and compares with what
-//! RAGFlow's engine makes of the same rows (`tests/exesql/expected.<db>.json`, written by
-//! `tests/exesql/regenerate.sh` from the reference oracle). Both databases must be reachable:
-//! the tests fail otherwise.
+//! ExeSQL against the machine's MariaDB (127.0.0.1:3306: root sets up, a user with a password
+//! reads) and PostgreSQL (127.0.0.1:5432, postgres, trust): the test creates its tables, runs an
+//! ExeSQL node and compares with what RAGFlow's engine makes of the same rows
+//! (`tests/exesql/expected.<db>.json`, written by `tests/exesql/regenerate.sh` from the reference
+//! oracle). Both databases must be reachable: the tests fail otherwise.
 //!
 //! The loopback servers are reached through the SSRF guard's configured allow-list
 //! (`[tools.exesql] allowed_hosts`), the same path a deployment uses.
@@ -15,6 +15,10 @@ use support::{node_canvas, registry, run};
 
 const QUERY: &str = "SELECT id, name, score, bonus, active FROM exesql_people ORDER BY name";
 const ALLOW: &str = "[tools.exesql]\nallowed_hosts = \"127.0.0.1\"\n";
+/// RAGFlow's parameter check refuses an empty password, so the canvas cannot connect as
+/// MariaDB's password-less root: the set-up makes this user (PostgreSQL trusts any password).
+const MARIADB_USER: &str = "canvasc_exesql";
+const PASSWORD: &str = "canvasc-exesql";
 
 fn expected(db: &str) -> Json {
     let path = format!(
@@ -42,6 +46,17 @@ async fn mariadb() -> tokio::sync::MutexGuard<'static, ()> {
         "INSERT INTO canvasc_exesql.exesql_people VALUES (1, 'alice', 2.5, 7, TRUE), (22, 'bob', NULL, NULL, FALSE), (3, 'héllo wörld', 0.125, 1, TRUE)",
     ] {
         conn.execute(stmt).await.expect(stmt);
+    }
+    // Over TCP from 127.0.0.1 MariaDB matches the client as `localhost` or `127.0.0.1`.
+    for host in ["localhost", "127.0.0.1"] {
+        for stmt in [
+            format!(
+                "CREATE USER IF NOT EXISTS '{MARIADB_USER}'@'{host}' IDENTIFIED BY '{PASSWORD}'"
+            ),
+            format!("GRANT SELECT ON canvasc_exesql.* TO '{MARIADB_USER}'@'{host}'"),
+        ] {
+            conn.execute(stmt.as_str()).await.expect(&stmt);
+        }
     }
     table
 }
@@ -77,10 +92,10 @@ fn params(db_type: &str) -> Json {
     let (port, user) = if db_type == "postgres" {
         (5432, "postgres")
     } else {
-        (3306, "root")
+        (3306, MARIADB_USER)
     };
     json!({"sql": "{sys.query}", "db_type": db_type, "database": "canvasc_exesql", "username": user,
-           "host": "127.0.0.1", "port": port, "password": "", "max_records": 1024})
+           "host": "127.0.0.1", "port": port, "password": PASSWORD, "max_records": 1024})
 }
 
 async fn run_sql(db_type: &str, config: &str, query: &str) -> support::Ran {
