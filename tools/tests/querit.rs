@@ -140,8 +140,9 @@ async fn querit_contents_splits_urls_and_returns_the_answer() {
     );
     assert_eq!(ran.output("Tool:T", "json"), answer);
 
-    // The model's arguments are validated again at run time.
-    let dsl = agent_canvas("QueritContents", json!({}));
+    // The model's arguments are validated again at run time. (The tool's own `urls` must pass
+    // RAGFlow's parameter check for the canvas to be built at all.)
+    let dsl = agent_canvas("QueritContents", json!({"urls": "https://example.com/a"}));
     let script = calling_script(
         "querit_contents_0",
         json!({"urls": ["ftp://example.com/a"]}),
