@@ -7,7 +7,7 @@
 mod synthetic;
 
 use canvasc::codegen;
-use canvasc_runtime::frontend::analyze;
+use canvasc_frontend::analyze;
 use std::fmt::Write;
 
 fn main() {
@@ -45,7 +45,7 @@ fn main() {
     let _ = writeln!(
         out,
         "/// The compiled program named `shape_n` (`chain_100`), handed to `v`.\n\
-         pub fn visit<V: canvasc_runtime::exec::ProgramVisitor>(name: &str, v: V) -> Option<V::Output> {{\n\
+         pub fn visit<V: canvasc_engine::ProgramVisitor>(name: &str, v: V) -> Option<V::Output> {{\n\
          match name {{ {arms} _ => None }} }}"
     );
     let dir = std::env::var("OUT_DIR").expect("OUT_DIR");

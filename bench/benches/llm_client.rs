@@ -12,11 +12,11 @@
 //! The server runs on its own thread (its own single-threaded runtime); the client runs on a
 //! current-thread runtime, so on a 2-core machine each side has a core.
 
-use canvasc_runtime::exec::llm::config::LlmConfig;
-use canvasc_runtime::exec::llm::openai::OpenAiProvider;
-use canvasc_runtime::exec::llm::script::Script;
-use canvasc_runtime::exec::llm::{ChatMessage, ChatProvider, ChatRequest, Delta};
-use canvasc_runtime::exec::Services;
+use canvasc_engine::llm::config::LlmConfig;
+use canvasc_engine::llm::openai::OpenAiProvider;
+use canvasc_engine::llm::script::Script;
+use canvasc_engine::llm::{ChatMessage, ChatProvider, ChatRequest, Delta};
+use canvasc_engine::Services;
 use canvasc_tests::scripted_server::ScriptedServer;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use futures::StreamExt;

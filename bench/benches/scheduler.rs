@@ -10,14 +10,14 @@
 //! with the session built before and dropped after. The compiled programs are the code
 //! generator's output for the same canvases (built by `build.rs`).
 
-use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::exec::random::PyRandom;
-use canvasc_runtime::exec::{
+use canvasc_engine::interp::Interpreter;
+use canvasc_engine::random::PyRandom;
+use canvasc_engine::{
     Program, ProgramVisitor, Published, RunInput, RunOutcome, Services, Session, SharedRandom,
 };
-use canvasc_runtime::frontend::analyze;
-use canvasc_runtime::value::Json;
+use canvasc_frontend::analyze;
 use canvasc_tests::synthetic;
+use canvasc_value::Json;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use mimalloc::MiMalloc;
 use std::alloc::{GlobalAlloc, Layout};
@@ -71,7 +71,7 @@ async fn one_turn<P: Program>(canvas: &Published<P>, services: &Services) -> usi
 /// One turn of `session`; returns the number of events.
 async fn run<P: Program>(session: &Session<P>) -> usize {
     let mut count = 0usize;
-    let mut sink = |_: canvasc_runtime::exec::events::Event| count += 1;
+    let mut sink = |_: canvasc_engine::events::Event| count += 1;
     let input = RunInput {
         query: Some(Json::String("bench".into())),
         ..RunInput::default()

@@ -18,16 +18,16 @@
 
 use axum::body::Bytes;
 use axum::routing::post;
-use canvasc_host::telemetry::{log_layer, otel_layer, otlp_provider, Export, TelemetryConfig};
-use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
-use canvasc_runtime::exec::random::PyRandom;
-use canvasc_runtime::exec::{
+use canvasc_engine::interp::Interpreter;
+use canvasc_engine::llm::script::{Script, ScriptedProvider};
+use canvasc_engine::random::PyRandom;
+use canvasc_engine::{
     Program, ProgramVisitor, Published, RunInput, RunOutcome, Services, SharedRandom,
 };
-use canvasc_runtime::frontend::analyze;
-use canvasc_runtime::value::Json;
+use canvasc_frontend::analyze;
+use canvasc_host::telemetry::{log_layer, otel_layer, otlp_provider, Export, TelemetryConfig};
 use canvasc_tests::{synthetic, workspace_root};
+use canvasc_value::Json;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
@@ -121,7 +121,7 @@ fn install(mode: &str) -> Option<SdkTracerProvider> {
 
 async fn turn<P: Program>(canvas: &Published<P>, services: &Services, query: &str) {
     let session = canvas.session(services.clone(), RANDOM.clone());
-    let mut sink = |_: canvasc_runtime::exec::events::Event| {};
+    let mut sink = |_: canvasc_engine::events::Event| {};
     let input = RunInput {
         query: Some(Json::String(query.into())),
         inputs: Some(json!({})),

@@ -2,12 +2,12 @@
 //! `cargo run --release -p canvasc-bench --example synthetic_run -- chain 1000 20 compiled`
 //! (shapes: `chain`, `constant_chain`, `fan`, `iteration`).
 
-use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::exec::random::PyRandom;
-use canvasc_runtime::exec::{Program, ProgramVisitor, Published, RunInput, Services};
-use canvasc_runtime::frontend::analyze;
-use canvasc_runtime::value::{Json, Map};
+use canvasc_engine::interp::Interpreter;
+use canvasc_engine::random::PyRandom;
+use canvasc_engine::{Program, ProgramVisitor, Published, RunInput, Services};
+use canvasc_frontend::analyze;
 use canvasc_tests::synthetic;
+use canvasc_value::{Json, Map};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -39,7 +39,7 @@ fn time<P: Program>(
     let mut events = 0;
     for _ in 0..runs {
         let session = canvas.session(services.clone(), rng.clone());
-        let mut sink = |_: canvasc_runtime::exec::events::Event<'_>| events += 1;
+        let mut sink = |_: canvasc_engine::events::Event<'_>| events += 1;
         rt.block_on(session.run(RunInput::default(), &mut sink));
     }
     let per_run = start.elapsed() / runs as u32;

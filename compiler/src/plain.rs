@@ -1,7 +1,7 @@
 //! Diagnostics as plain text, where no terminal renderer fits: the `canvas!` macro's
 //! `compile_error!` messages and warnings.
 
-use canvasc_runtime::frontend::Diagnostic;
+use canvasc_frontend::Diagnostic;
 use serde_json::Value;
 
 /// `[code] message`, then where (file, component, field pointer and the offending text) and

@@ -3,7 +3,7 @@
 
 use crate::excerpt::Excerpt;
 use crate::source_map::SourceMap;
-use canvasc_runtime::frontend::{Diagnostic, Severity};
+use canvasc_frontend::{Diagnostic, Severity};
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic};
 use serde::Serialize;
 

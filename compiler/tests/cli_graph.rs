@@ -4,7 +4,7 @@
 //! routes, Loop bodies as clusters and checker findings on their nodes.
 
 mod common;
-use canvasc_runtime::frontend::analyze;
+use canvasc_frontend::analyze;
 use common::fixture;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

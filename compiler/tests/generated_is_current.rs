@@ -50,14 +50,23 @@ fn first_difference(checked_in: &str, fresh: &str) -> Option<String> {
     })
 }
 
-/// A tree whose `runtime/`, `host/`, `server/`, `compiler/` and `Cargo.toml` are the workspace's, so a crate written
+/// A tree whose layers (`value/` to `runtime/`), `host/`, `server/`, `compiler/` and `Cargo.toml` are the workspace's, so a crate written
 /// to its `generated/` refers to them as `generated/` does.
 #[cfg(unix)]
 fn scratch_workspace(root: &Path) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("canvasc-generated-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch dir");
-    for entry in ["runtime", "host", "server", "compiler", "Cargo.toml"] {
+    for entry in [
+        "value",
+        "frontend",
+        "engine",
+        "runtime",
+        "host",
+        "server",
+        "compiler",
+        "Cargo.toml",
+    ] {
         std::os::unix::fs::symlink(root.join(entry), dir.join(entry)).expect("symlink");
     }
     dir

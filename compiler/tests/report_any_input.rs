@@ -4,7 +4,7 @@
 //! padding panicked past column 65,535; a panic here fails the property.
 
 use canvasc::{plain, report};
-use canvasc_runtime::frontend::{analyze, Code, Diagnostic};
+use canvasc_frontend::{analyze, Code, Diagnostic};
 use proptest::prelude::*;
 
 /// Pieces the long text is built from: ASCII, JSON escapes, two- to four-byte UTF-8, East Asian

@@ -6,7 +6,7 @@ use crate::fonts::{FontConfig, FontError, FontSet};
 use crate::markdown::{self, ImageSource};
 use crate::options::DocOptions;
 use crate::text::{self, TextFormat};
-use canvasc_runtime::value::py::json_dumps_ascii;
+use canvasc_value::py::json_dumps_ascii;
 use serde_json::{json, Value};
 use std::sync::OnceLock;
 

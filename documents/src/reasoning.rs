@@ -29,7 +29,7 @@ pub fn strip_thinking(content: &str) -> String {
     let cleaned = unclosed.replace_all(&cleaned, "");
     let cleaned = tags.replace_all(&cleaned, "");
     let cleaned = newlines.replace_all(&cleaned, "\n\n");
-    canvasc_runtime::value::py::strip(&cleaned).to_string()
+    canvasc_value::py::strip(&cleaned).to_string()
 }
 
 #[cfg(test)]

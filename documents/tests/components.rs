@@ -12,10 +12,10 @@ use canvasc_documents::fonts::{FontConfig, FontSet};
 use canvasc_documents::markdown::ImageSource;
 use canvasc_documents::store::LocalStore;
 use canvasc_documents::Generator;
-use canvasc_runtime::exec::external::Registry;
-use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::exec::random::PyRandom;
-use canvasc_runtime::exec::{RunInput, Services, Session};
+use canvasc_engine::external::Registry;
+use canvasc_engine::interp::Interpreter;
+use canvasc_engine::random::PyRandom;
+use canvasc_engine::{RunInput, Services, Session};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex};
 
@@ -43,7 +43,7 @@ fn canvas(name: &str, params: Value, begin_inputs: Value, shown: &str) -> Value 
 }
 
 async fn run(dsl: &Value, docs: &DocumentServices, inputs: Value) -> (Vec<Value>, Value) {
-    let analysis = canvasc_runtime::frontend::analyze(&dsl.to_string()).expect("canvas loads");
+    let analysis = canvasc_frontend::analyze(&dsl.to_string()).expect("canvas loads");
     let mut registry = Registry::default();
     register(&mut registry, docs);
     let services = Services {

@@ -143,7 +143,7 @@ async fn objects_round_trip_through_a_sigv4_checking_stub() {
         access_key: ACCESS.into(),
         secret_key: SECRET.into(),
     };
-    let store = S3Store::new(config.clone(), canvasc_runtime::exec::http::shared_client());
+    let store = S3Store::new(config.clone(), canvasc_engine::http::shared_client());
     let tenant = "0123456789abcdef0123456789abcdef";
 
     store
@@ -186,7 +186,7 @@ async fn objects_round_trip_through_a_sigv4_checking_stub() {
             secret_key: "not-the-secret".into(),
             ..config
         },
-        canvasc_runtime::exec::http::shared_client(),
+        canvasc_engine::http::shared_client(),
     );
     let refused = wrong.get(tenant, "doc-1").await;
     assert!(

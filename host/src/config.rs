@@ -2,11 +2,11 @@
 //! `./canvasc.toml`) and the process environment. The engine parses the text
 //! ([`LlmConfig::from_toml_str`], [`McpRegistry::from_toml_str`]) and never reads either itself.
 
-use canvasc_runtime::exec::llm::config::{ConfigError, EnvFn, LlmConfig};
-use canvasc_runtime::exec::llm::prompts::Prompts;
-use canvasc_runtime::exec::mcp::Registry as McpRegistry;
-use canvasc_runtime::exec::ssrf::AllowList;
-use canvasc_runtime::exec::Settings;
+use canvasc_engine::llm::config::{ConfigError, EnvFn, LlmConfig};
+use canvasc_engine::llm::prompts::Prompts;
+use canvasc_engine::mcp::Registry as McpRegistry;
+use canvasc_engine::ssrf::AllowList;
+use canvasc_engine::Settings;
 use std::path::{Path, PathBuf};
 
 /// The configuration file's path and text: `explicit`, else `$CANVASC_CONFIG`, else

@@ -34,7 +34,7 @@ pub fn add(
     let embedder = tools
         .embedding()
         .cloned()
-        .map(|c| Embedder::new(c, canvasc_runtime::exec::http::shared_client()));
+        .map(|c| Embedder::new(c, canvasc_engine::http::shared_client()));
     let store = DatasetStore::new(crate::config::datasets_dir(data_dir));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -16,7 +16,7 @@ use canvasc_documents::fonts::FontConfig;
 use canvasc_documents::markdown::ImageSource;
 use canvasc_documents::store::{FileStore, LocalStore, S3Config, S3Store};
 use canvasc_documents::Generator;
-use canvasc_runtime::exec::llm::config::EnvFn;
+use canvasc_engine::llm::config::EnvFn;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -58,7 +58,7 @@ pub fn file_store(var: EnvFn<'_>) -> Arc<dyn FileStore> {
                     .or_else(|| set("AWS_SECRET_ACCESS_KEY"))
                     .unwrap_or_default(),
             },
-            canvasc_runtime::exec::http::shared_client(),
+            canvasc_engine::http::shared_client(),
         )),
         _ => Arc::new(LocalStore::new(
             set("CANVASC_FILES_DIR")

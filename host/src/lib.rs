@@ -2,7 +2,7 @@
 //!
 //! The engine reads no file and no environment variable of its own. The host finds and reads
 //! the configuration (`canvasc.toml`, environment variables: [`config`]), assembles the
-//! [`Services`](canvasc_runtime::exec::Services) components call ([`services`]), and carries the
+//! [`Services`](canvasc_engine::Services) components call ([`services`]), and carries the
 //! run command line that `canvasc run` and every binary `canvasc build` produces share, with the
 //! choice between a compiled program and the interpreter ([`cli`]). Built binaries depend on
 //! this crate and the runtime only, never on the compiler.

@@ -3,18 +3,18 @@
 //! fingerprint matches one, and with the interpreter otherwise (drafts, and versions nobody
 //! compiled). Both run on the runtime's one scheduler; this module only chooses and wires.
 
-use canvasc_runtime::exec::checkpoint::{Checkpoint, ENGINE_VERSION};
-use canvasc_runtime::exec::events::Event;
-use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::exec::random::PyRandom;
-use canvasc_runtime::exec::telemetry::RunLabels;
-use canvasc_runtime::exec::{Program, ProgramVisitor, RunInput, RunOutcome, Services, Session};
-use canvasc_runtime::frontend::fingerprint::fingerprint;
-use canvasc_runtime::frontend::{analyze_loaded, load_value};
-use canvasc_runtime::value::{Json, Map};
+use canvasc_engine::checkpoint::{Checkpoint, ENGINE_VERSION};
+use canvasc_engine::events::Event;
+use canvasc_engine::interp::Interpreter;
+use canvasc_engine::random::PyRandom;
+use canvasc_engine::telemetry::RunLabels;
+use canvasc_engine::{Program, ProgramVisitor, RunInput, RunOutcome, Services, Session};
+use canvasc_frontend::fingerprint::fingerprint;
+use canvasc_frontend::{analyze_loaded, load_value};
 use canvasc_server::turn::{
     CheckpointWriter, ProgramKind, RunningTurn, TurnEnd, TurnEvent, TurnRequest, TurnRunner,
 };
+use canvasc_value::{Json, Map};
 use futures::StreamExt;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
@@ -158,7 +158,7 @@ impl TurnRunner for Engine {
     }
 
     fn count_tokens(&self, text: &str) -> usize {
-        canvasc_runtime::exec::llm::fit::num_tokens(Some(text))
+        canvasc_engine::llm::fit::num_tokens(Some(text))
     }
 
     fn compiled(&self) -> Vec<(String, String)> {
@@ -274,7 +274,7 @@ fn start<P: Program>(program: Arc<P>, turn: TurnStart, kind: ProgramKind) -> Run
             };
             let checkpoints = checkpoints
                 .as_ref()
-                .map(|c| c as &dyn canvasc_runtime::exec::checkpoint::CheckpointSink);
+                .map(|c| c as &dyn canvasc_engine::checkpoint::CheckpointSink);
             let outcome = session
                 .run_checkpointed(input, &mut sink, checkpoints, resume)
                 .await;

@@ -2,11 +2,11 @@
 //! environment ([`crate::config`]).
 
 use crate::config;
-use canvasc_runtime::exec::external::Registry as ExternalRegistry;
-use canvasc_runtime::exec::llm::config::ConfigError;
-use canvasc_runtime::exec::llm::openai::OpenAiProvider;
-use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
-use canvasc_runtime::exec::Services;
+use canvasc_engine::external::Registry as ExternalRegistry;
+use canvasc_engine::llm::config::ConfigError;
+use canvasc_engine::llm::openai::OpenAiProvider;
+use canvasc_engine::llm::script::{Script, ScriptedProvider};
+use canvasc_engine::Services;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -115,7 +115,7 @@ pub fn assemble_in(
 
 #[cfg(all(test, feature = "tools"))]
 mod tests {
-    use canvasc_runtime::frontend::catalog::Kind;
+    use canvasc_frontend::catalog::Kind;
 
     /// The catalogue says which kinds run outside the engine (`external::Spec`), and the checker
     /// tells users those kinds run; the host must register exactly those.

@@ -17,8 +17,8 @@
 //! model, tool, HTTP and MCP request) and the server's extractor (an incoming `traceparent`
 //! becomes the request span's parent), so the engine and the server depend on `tracing` only.
 
-use canvasc_runtime::exec::llm::config::{ConfigError, EnvFn};
-use canvasc_runtime::exec::telemetry as engine;
+use canvasc_engine::llm::config::{ConfigError, EnvFn};
+use canvasc_engine::telemetry as engine;
 use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator};
 use opentelemetry::trace::{TraceContextExt, TracerProvider as _};
 use opentelemetry_sdk::propagation::TraceContextPropagator;
@@ -249,7 +249,7 @@ pub fn otlp_provider(export: &Export, service_name: &str) -> Result<SdkTracerPro
     use opentelemetry_otlp::{Protocol, WithExportConfig};
     // The exporter builds its own (blocking) reqwest client, which needs the process's TLS
     // provider installed first.
-    canvasc_runtime::exec::http::install_tls_provider();
+    canvasc_engine::http::install_tls_provider();
     let mut builder = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .with_protocol(Protocol::HttpBinary);

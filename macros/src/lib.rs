@@ -9,7 +9,7 @@
 
 use canvasc::codegen;
 use canvasc::plain;
-use canvasc_runtime::frontend::{analyze, Severity};
+use canvasc_frontend::{analyze, Severity};
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as Tokens};
 use quote::{format_ident, quote, quote_spanned};

@@ -3,7 +3,7 @@
 //!
 //! `cargo bench -p canvasc-tests --bench frontend`
 
-use canvasc_runtime::frontend::{analyze, load_str};
+use canvasc_frontend::{analyze, load_str};
 use canvasc_tests::{fixture_files, shared_dir};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;

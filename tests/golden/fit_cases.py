@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 """Write what RAGFlow's own `message_fit_in` and `num_tokens_from_string` return for the cases
 the `exec::llm::fit` unit tests pin, one JSON line per case with its input, to
-runtime/src/exec/llm/fit_cases.jsonl.
+engine/src/llm/fit_cases.jsonl.
 
 Runs in the reference oracle's venv, importing RAGFlow's exported sources (no RAGFlow code is
 in this file; it only calls it):
 
     PYTHONPATH=../shared/reference-oracle $RAGFLOW_PY tests/golden/fit_cases.py \
-        > runtime/src/exec/llm/fit_cases.jsonl
+        > engine/src/llm/fit_cases.jsonl
 
 The oracle's bootstrap stubs RAGFlow's service modules so that `rag.prompts.generator` imports.
 """

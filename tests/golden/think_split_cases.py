@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Write what RAGFlow's own `_stream_with_think_delta` yields for the chunk sequences the
 `exec::llm::think_split` unit tests pin, one JSON line per case with its input, to
-runtime/src/exec/llm/think_split_cases.jsonl.
+engine/src/llm/think_split_cases.jsonl.
 
 Runs in the reference oracle's venv (no RAGFlow code is in this file; it only calls it):
 
     PYTHONPATH=../shared/reference-oracle $RAGFLOW_PY tests/golden/think_split_cases.py \\
-        > runtime/src/exec/llm/think_split_cases.jsonl
+        > engine/src/llm/think_split_cases.jsonl
 """
 import asyncio
 import json

@@ -4,9 +4,9 @@
 
 use crate::reference::{run_case_on, Case, CaseRun, Turn};
 use crate::workspace_root;
-use canvasc_runtime::exec::{Program, ProgramVisitor};
-use canvasc_runtime::frontend::analyze;
-use canvasc_runtime::frontend::fingerprint::fingerprint;
+use canvasc_engine::{Program, ProgramVisitor};
+use canvasc_frontend::analyze;
+use canvasc_frontend::fingerprint::fingerprint;
 use serde_json::{json, Map, Value as Json};
 use std::io::Write;
 use std::path::{Path, PathBuf};

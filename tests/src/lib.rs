@@ -76,7 +76,7 @@ pub mod fuzz_cases;
 pub mod fuzzgen;
 pub mod harness;
 pub mod mcp_server;
-use canvasc_runtime::exec::mcp::McpServer;
+use canvasc_engine::mcp::McpServer;
 pub mod reference;
 pub mod scripted_server;
 pub mod slow_server;

@@ -4,18 +4,18 @@
 
 use crate::scripted_server::ScriptedServer;
 use crate::tool_stub::{OfflineResolver, ToolStub};
-use canvasc_runtime::exec::external::Registry as ExternalRegistry;
-use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::exec::llm::config::LlmConfig;
-use canvasc_runtime::exec::llm::openai::OpenAiProvider;
-use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
-use canvasc_runtime::exec::mcp::{McpServer, Registry as McpRegistry};
-use canvasc_runtime::exec::random::PyRandom;
-use canvasc_runtime::exec::val::Val;
-use canvasc_runtime::exec::{Program, Published, RunInput, RunOutcome, Services, Session};
-use canvasc_runtime::frontend::{analyze, Analysis};
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::Registry as ExternalRegistry;
+use canvasc_engine::interp::Interpreter;
+use canvasc_engine::llm::config::LlmConfig;
+use canvasc_engine::llm::openai::OpenAiProvider;
+use canvasc_engine::llm::script::{Script, ScriptedProvider};
+use canvasc_engine::mcp::{McpServer, Registry as McpRegistry};
+use canvasc_engine::random::PyRandom;
+use canvasc_engine::val::Val;
+use canvasc_engine::{Program, Published, RunInput, RunOutcome, Services, Session};
+use canvasc_frontend::{analyze, Analysis};
 use canvasc_tools::config::ToolsConfig;
+use canvasc_value::{py, Json, Map};
 use regex::Regex;
 use std::path::Path;
 use std::sync::{Arc, LazyLock, Mutex};
@@ -331,8 +331,8 @@ fn state_line<P: Program>(session: &Session<P>) -> Json {
         .path
         .iter()
         .map(|t| match t {
-            canvasc_runtime::meta::Target::Node(n) => Json::String(meta.node(*n).id.clone()),
-            canvasc_runtime::meta::Target::Missing(id) => Json::String(id.clone()),
+            canvasc_frontend::meta::Target::Node(n) => Json::String(meta.node(*n).id.clone()),
+            canvasc_frontend::meta::Target::Missing(id) => Json::String(id.clone()),
         })
         .collect();
     let mut outputs = Map::new();
@@ -352,7 +352,7 @@ fn state_line<P: Program>(session: &Session<P>) -> Json {
         "data": {
             "path": path,
             "error": s.error,
-            "globals": canvasc_runtime::exec::persist::globals_json(&s.globals),
+            "globals": canvasc_engine::persist::globals_json(&s.globals),
             "history": s.history,
             "reference": s.reference(),
             "outputs": outputs,

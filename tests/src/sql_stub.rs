@@ -7,7 +7,7 @@
 //! The connection the canvas names is not part of any event, so the stream is unchanged. The
 //! user has a password because RAGFlow's checker refuses an empty one.
 
-use canvasc_runtime::value::Json;
+use canvasc_value::Json;
 use sqlx::{Connection, Executor, MySqlConnection};
 
 pub const DATABASE: &str = "canvasc_reference";

@@ -21,7 +21,7 @@ use axum::http::StatusCode;
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json as AxJson, Router};
-use canvasc_runtime::exec::ssrf::Resolver;
+use canvasc_engine::ssrf::Resolver;
 use futures::future::BoxFuture;
 use serde_json::{json, Value as Json};
 use std::net::{IpAddr, SocketAddr};

@@ -3,9 +3,9 @@
 //! expression each component asks for when it is built. Each canvas is its own test
 //! (`cargo test -p canvasc-tests --test bindings -- <file>`).
 
-use canvasc_runtime::exec::components::{Component, Spec};
-use canvasc_runtime::frontend::binding::{self, Bound, Resolve};
-use canvasc_runtime::frontend::{analyze, Analysis, NodeId, Severity};
+use canvasc_engine::components::{Component, Spec};
+use canvasc_frontend::binding::{self, Bound, Resolve};
+use canvasc_frontend::{analyze, Analysis, NodeId, Severity};
 use canvasc_tests::harness::Suite;
 use canvasc_tests::{corpus_files, display_path, fixture_files, shared_dir};
 use std::cell::RefCell;

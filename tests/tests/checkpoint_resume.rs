@@ -3,15 +3,15 @@
 //! finished is called again. The scripted LLM server counts the calls each prompt got, across
 //! the stop and the resume. Every case runs compiled (`canvas!`) and interpreted.
 
-use canvasc_runtime::exec::checkpoint::{Checkpoint, CheckpointSink};
-use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::exec::llm::config::LlmConfig;
-use canvasc_runtime::exec::llm::openai::OpenAiProvider;
-use canvasc_runtime::exec::random::PyRandom;
-use canvasc_runtime::exec::{Program, RunInput, RunOutcome, Services, Session};
-use canvasc_runtime::value::{Json, Map};
+use canvasc_engine::checkpoint::{Checkpoint, CheckpointSink};
+use canvasc_engine::interp::Interpreter;
+use canvasc_engine::llm::config::LlmConfig;
+use canvasc_engine::llm::openai::OpenAiProvider;
+use canvasc_engine::random::PyRandom;
+use canvasc_engine::{Program, RunInput, RunOutcome, Services, Session};
 use canvasc_tests::scripted_server::ScriptedServer;
 use canvasc_tests::workspace_root;
+use canvasc_value::{Json, Map};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -27,7 +27,7 @@ fn dsl_of(name: &str) -> Map<String, Json> {
 
 fn interpreted(name: &str) -> Arc<Interpreter> {
     let text = Json::Object(dsl_of(name)).to_string();
-    let analysis = canvasc_runtime::frontend::analyze(&text).expect("fixture loads");
+    let analysis = canvasc_frontend::analyze(&text).expect("fixture loads");
     Arc::new(Interpreter::from_analysis(&analysis))
 }
 

@@ -5,10 +5,10 @@
 //! and the stream and every saved session must equal the interpreter's. Each golden is its own
 //! test (`cargo test -p canvasc-tests --test compiled -- <golden>`).
 
-use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::exec::{Program, ProgramVisitor};
-use canvasc_runtime::frontend::analyze;
-use canvasc_runtime::frontend::fingerprint::fingerprint;
+use canvasc_engine::interp::Interpreter;
+use canvasc_engine::{Program, ProgramVisitor};
+use canvasc_frontend::analyze;
+use canvasc_frontend::fingerprint::fingerprint;
 use canvasc_tests::harness::Suite;
 use canvasc_tests::reference::{case_analysis, first_difference, run_case_on, Case, CaseRun};
 use canvasc_tests::{golden_cases, mcp_server, slow_server, Golden};

@@ -6,8 +6,8 @@
 
 use canvasc::build;
 use canvasc::codegen::{self, UniqueNames};
-use canvasc_runtime::frontend::analyze;
-use canvasc_runtime::frontend::fingerprint::fingerprint;
+use canvasc_frontend::analyze;
+use canvasc_frontend::fingerprint::fingerprint;
 use canvasc_tests::harness::Suite;
 use canvasc_tests::reference::{first_difference, normalize, Case};
 use canvasc_tests::{corpus_files, display_path, reference_cases, shared_dir, workspace_root};

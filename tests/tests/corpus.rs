@@ -3,8 +3,8 @@
 //! file really is defective. Each file's round trip is its own test
 //! (`cargo test -p canvasc-tests --test corpus -- <dir/file.json>`).
 
-use canvasc_runtime::frontend::convert::{to_pretty, to_v1, to_v2};
-use canvasc_runtime::frontend::{analyze, load_str, load_value, Form, Severity};
+use canvasc_frontend::convert::{to_pretty, to_v1, to_v2};
+use canvasc_frontend::{analyze, load_str, load_value, Form, Severity};
 use canvasc_tests::harness::Suite;
 use canvasc_tests::{corpus_files, shared_dir};
 use serde_json::Value;
@@ -247,9 +247,7 @@ fn construction_errors_are_ragflows(files: &[PathBuf]) {
         if analysis.document.form == Form::Graph {
             continue;
         }
-        if let Some(e) =
-            canvasc_runtime::frontend::construct::construction_error(&analysis.document)
-        {
+        if let Some(e) = canvasc_frontend::construct::construction_error(&analysis.document) {
             found.push((name(path), e.class.to_string(), e.message));
         }
     }

@@ -15,9 +15,9 @@
 
 use canvasc::build;
 use canvasc::codegen::{self, UniqueNames};
-use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::frontend::analyze;
-use canvasc_runtime::frontend::fingerprint::fingerprint;
+use canvasc_engine::interp::Interpreter;
+use canvasc_frontend::analyze;
+use canvasc_frontend::fingerprint::fingerprint;
 use canvasc_tests::fuzz_cases::{
     canvas_text, cases_dir, fuzz_cases, known_differences, FuzzCase, KnownDifference,
 };

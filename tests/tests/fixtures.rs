@@ -2,7 +2,7 @@
 //! diagnostics for every broken fixture, and no errors on any valid one. Each fixture is its
 //! own test (`cargo test -p canvasc-tests --test fixtures -- <file>`).
 
-use canvasc_runtime::frontend::{analyze, Code, Severity};
+use canvasc_frontend::{analyze, Code, Severity};
 use canvasc_tests::harness::Suite;
 use canvasc_tests::{display_path, fixture_files};
 use std::collections::BTreeSet;
@@ -111,7 +111,7 @@ const CONSTRUCTION_ERRORS: &[(&str, &str, &str)] = &[
 fn raises_at_construction(path: &Path, class: &str, message: &str) -> Result<(), String> {
     let text = std::fs::read_to_string(path).expect("readable");
     let analysis = analyze(&text).expect("a canvas");
-    let got = canvasc_runtime::frontend::construct::construction_error(&analysis.document)
+    let got = canvasc_frontend::construct::construction_error(&analysis.document)
         .map(|e| (e.class.to_string(), e.message));
     if got != Some((class.to_string(), message.to_string())) {
         return Err(format!(
@@ -163,7 +163,7 @@ fn main() -> ExitCode {
             .filter_map(|path| {
                 let text = std::fs::read_to_string(path).expect("readable");
                 let analysis = analyze(&text).expect("a canvas");
-                canvasc_runtime::frontend::construct::construction_error(&analysis.document)
+                canvasc_frontend::construct::construction_error(&analysis.document)
                     .map(|e| format!("{}: {}: {}", display_path(path), e.class, e.message))
             })
             .collect();

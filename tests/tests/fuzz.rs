@@ -1,8 +1,8 @@
 //! Malformed input never panics: mutated corpus and fixture DSLs go through the loader, the
 //! checker, both renderers, the converters and the reset transform.
 
-use canvasc_runtime::frontend::convert::{to_v1, to_v2};
-use canvasc_runtime::frontend::{analyze, reset::reset};
+use canvasc_frontend::convert::{to_v1, to_v2};
+use canvasc_frontend::{analyze, reset::reset};
 use canvasc_tests::{corpus_files, fixture_files, shared_dir};
 use proptest::prelude::*;
 use serde_json::{Map, Value};

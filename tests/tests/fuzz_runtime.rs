@@ -19,15 +19,15 @@
 //! Parameters whose extreme values make RAGFlow itself run for ever (retry counts and delays,
 //! loop counts, agent rounds) are not mutated: a hang there is the reference behaviour.
 
-use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::exec::llm::config::LlmConfig;
-use canvasc_runtime::exec::llm::openai::OpenAiProvider;
-use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
-use canvasc_runtime::exec::random::PyRandom;
-use canvasc_runtime::exec::{Published, RunInput, RunOutcome, Services, Session};
-use canvasc_runtime::frontend::analyze;
-use canvasc_runtime::value::{Json, Map};
+use canvasc_engine::interp::Interpreter;
+use canvasc_engine::llm::config::LlmConfig;
+use canvasc_engine::llm::openai::OpenAiProvider;
+use canvasc_engine::llm::script::{Script, ScriptedProvider};
+use canvasc_engine::random::PyRandom;
+use canvasc_engine::{Published, RunInput, RunOutcome, Services, Session};
+use canvasc_frontend::analyze;
 use canvasc_tests::fixture_files;
+use canvasc_value::{Json, Map};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::json;

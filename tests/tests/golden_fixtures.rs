@@ -2,7 +2,7 @@
 //! `tests/golden/README.md`): our interpreter must reproduce them line for line. Each golden is
 //! its own test (`cargo test -p canvasc-tests --test golden_fixtures -- <golden>`).
 
-use canvasc_runtime::exec::interp::Interpreter;
+use canvasc_engine::interp::Interpreter;
 use canvasc_tests::harness::Suite;
 use canvasc_tests::reference::{first_difference, run_case, run_case_on, run_case_over_http};
 use canvasc_tests::{golden_cases, mcp_server, slow_server, Golden};

@@ -1,11 +1,11 @@
-//! Every HTTP client is built in `runtime/src/exec/http.rs` (one TLS provider, one redirect
+//! Every HTTP client is built in `engine/src/http.rs` (one TLS provider, one redirect
 //! policy per use, the SSRF pin for Invoke): no other source file in the workspace may build a
 //! `reqwest` client or an rmcp client transport.
 
 use std::path::{Path, PathBuf};
 
 /// The one file allowed to build clients, relative to the workspace root.
-const FACTORY: &str = "runtime/src/exec/http.rs";
+const FACTORY: &str = "engine/src/http.rs";
 
 /// Programs outside `server/tests/` that talk to `canvasc serve` over HTTP as a user would.
 const SERVER_CLIENTS: &[&str] = &[

@@ -4,7 +4,7 @@
 //! whose message differs says so on stderr, but only text, phase and class fail. Each case is
 //! its own test (`cargo test -p canvasc-tests --test jinja_goldens -- <case>`).
 
-use canvasc_runtime::exec::jinja::{render, RenderError};
+use canvasc_engine::jinja::{render, RenderError};
 use canvasc_tests::harness::Suite;
 use canvasc_tests::workspace_root;
 use serde_json::Value as Json;

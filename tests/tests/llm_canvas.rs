@@ -3,12 +3,12 @@
 //! cancellation mid-stream, images for a vision model). The event-stream goldens of the same components, derived from
 //! RAGFlow's engine, are in `tests/golden/` (`llm-*`, `categorize-*`, `agent-*`).
 
-use canvasc_runtime::exec::events::Event;
-use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::exec::llm::config::LlmConfig;
-use canvasc_runtime::exec::llm::openai::OpenAiProvider;
-use canvasc_runtime::exec::random::PyRandom;
-use canvasc_runtime::exec::{RunInput, RunOutcome, Services, Session};
+use canvasc_engine::events::Event;
+use canvasc_engine::interp::Interpreter;
+use canvasc_engine::llm::config::LlmConfig;
+use canvasc_engine::llm::openai::OpenAiProvider;
+use canvasc_engine::random::PyRandom;
+use canvasc_engine::{RunInput, RunOutcome, Services, Session};
 use canvasc_tests::scripted_server::ScriptedServer;
 use canvasc_tests::workspace_root;
 use serde_json::{json, Value as Json};
@@ -32,7 +32,7 @@ fn session_with(fixture: &str, config: LlmConfig, params: Json) -> Session<Inter
     ) {
         p.extend(extra);
     }
-    let analysis = canvasc_runtime::frontend::analyze(&dsl.to_string()).expect("fixture loads");
+    let analysis = canvasc_frontend::analyze(&dsl.to_string()).expect("fixture loads");
     let program = Arc::new(Interpreter::from_analysis(&analysis));
     let services = Services {
         llm: Some(Arc::new(OpenAiProvider::new(

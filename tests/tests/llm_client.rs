@@ -2,17 +2,17 @@
 //! calls, retries, failures, cancellation — and the same script through the in-process
 //! provider and through HTTP giving the same answers (scripted-llm.md).
 
-use canvasc_runtime::exec::llm::config::LlmConfig;
-use canvasc_runtime::exec::llm::error::{
+use canvasc_engine::llm::config::LlmConfig;
+use canvasc_engine::llm::error::{
     BROKEN_STREAM, ERROR_CONNECTION, ERROR_INVALID_REQUEST, ERROR_MAX_RETRIES, ERROR_MODEL,
     ERROR_TIMEOUT,
 };
-use canvasc_runtime::exec::llm::openai::OpenAiProvider;
-use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
-use canvasc_runtime::exec::llm::{
+use canvasc_engine::llm::openai::OpenAiProvider;
+use canvasc_engine::llm::script::{Script, ScriptedProvider};
+use canvasc_engine::llm::{
     ChatMessage, ChatProvider, ChatRequest, ChatResponse, Delta, LlmError, TokenUsage, ToolCall,
 };
-use canvasc_runtime::exec::Services;
+use canvasc_engine::Services;
 use canvasc_tests::scripted_server::ScriptedServer;
 use futures::StreamExt;
 use serde_json::{json, Value as Json};

@@ -1,7 +1,7 @@
 //! `canvas!` compiles a canvas into the program at Rust compile time: the expansion runs the
 //! fixtures' goldens exactly as RAGFlow's engine produced them.
 
-use canvasc_runtime::exec::Program;
+use canvasc_engine::Program;
 use canvasc_tests::golden_cases;
 use canvasc_tests::reference::{first_difference, run_case_on};
 use std::sync::Arc;

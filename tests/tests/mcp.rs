@@ -2,11 +2,11 @@
 //! produced against the same fixture server): the run's `custom_header` reaching the server, and
 //! an Agent naming a server nobody configured.
 
-use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
-use canvasc_runtime::exec::mcp::{McpServer, Registry};
-use canvasc_runtime::exec::random::PyRandom;
-use canvasc_runtime::exec::{RunInput, RunOutcome, Services, Session};
+use canvasc_engine::interp::Interpreter;
+use canvasc_engine::llm::script::{Script, ScriptedProvider};
+use canvasc_engine::mcp::{McpServer, Registry};
+use canvasc_engine::random::PyRandom;
+use canvasc_engine::{RunInput, RunOutcome, Services, Session};
 use canvasc_tests::{mcp_server, workspace_root};
 use serde_json::{json, Value as Json};
 use std::sync::{Arc, Mutex};
@@ -31,10 +31,9 @@ async fn run(
     servers: Vec<McpServer>,
     custom_header: Vec<(String, String)>,
 ) -> (RunOutcome, Vec<Json>, Arc<ScriptedProvider>) {
-    let analysis = canvasc_runtime::frontend::analyze(
-        &read("fixtures/valid/agent-mcp-tools.json").to_string(),
-    )
-    .expect("fixture loads");
+    let analysis =
+        canvasc_frontend::analyze(&read("fixtures/valid/agent-mcp-tools.json").to_string())
+            .expect("fixture loads");
     let script = Script::parse(&read("fixtures/scripts/agent-mcp-tools.json")["llm"])
         .expect("the fixture's script");
     let provider = Arc::new(ScriptedProvider::new(script));

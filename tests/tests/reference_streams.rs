@@ -3,7 +3,7 @@
 //! scripted model in-process and served over HTTP to the real client. Each stream is its own
 //! test (`cargo test -p canvasc-tests --test reference_streams -- <case>`).
 
-use canvasc_runtime::exec::interp::Interpreter;
+use canvasc_engine::interp::Interpreter;
 use canvasc_tests::harness::Suite;
 use canvasc_tests::reference::{first_difference, run_case, run_case_on, run_case_over_http, Case};
 use canvasc_tests::{reference_cases, shared_dir};

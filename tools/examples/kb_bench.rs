@@ -202,7 +202,7 @@ async fn main() {
     let embedder = config
         .as_ref()
         .and_then(|c| c.embedding().cloned())
-        .map(|c| Embedder::new(c, canvasc_runtime::exec::http::shared_client()));
+        .map(|c| Embedder::new(c, canvasc_engine::http::shared_client()));
     bench("hybrid", &root, &corpus, embedder.as_ref(), &queries).await;
     let _ = std::fs::remove_dir_all(&root);
 }

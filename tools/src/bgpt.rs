@@ -5,9 +5,9 @@
 
 use crate::common::{param_int, raise_for_status, retrieve_chunks, send_raw, text, Found};
 use crate::config::ToolsConfig;
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::RunError;
+use canvasc_value::{py, Json, Map};
 use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::time::Duration;

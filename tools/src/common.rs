@@ -2,9 +2,9 @@
 //! does, the retry loop, `_retrieve_chunks` with `kb_prompt`'s text, and one way to send a
 //! request with a time limit, a size limit and no secret in any error text.
 
-use canvasc_runtime::exec::external::{hash_str2int, ToolCx};
-use canvasc_runtime::exec::telemetry;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::{hash_str2int, ToolCx};
+use canvasc_engine::telemetry;
+use canvasc_value::{py, Json, Map};
 use regex::Regex;
 use std::future::Future;
 use std::sync::LazyLock;
@@ -151,7 +151,7 @@ pub fn retrieve_chunks(cx: &ToolCx<'_>, found: impl IntoIterator<Item = Found>) 
     text
 }
 
-pub use canvasc_runtime::exec::llm::kb_prompt::kb_prompt;
+pub use canvasc_engine::llm::kb_prompt::kb_prompt;
 
 /// A failed request, worded without the URL (which may carry a key) or any header.
 pub fn request_error(e: &reqwest::Error) -> String {

@@ -11,10 +11,10 @@
 use crate::common::query_arg;
 use crate::common::text;
 use crate::html;
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::outbound::{self, Request};
-use canvasc_runtime::exec::{ssrf, RunError};
-use canvasc_runtime::value::{Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::outbound::{self, Request};
+use canvasc_engine::{ssrf, RunError};
+use canvasc_value::{Json, Map};
 use futures::future::BoxFuture;
 use std::time::Duration;
 

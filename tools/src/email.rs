@@ -8,9 +8,9 @@
 
 use crate::config::ToolsConfig;
 use crate::host_guard::{safe_host_with, HostError};
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::RunError;
+use canvasc_value::{py, Json, Map};
 use futures::future::BoxFuture;
 use lettre::message::{header::ContentType, Mailbox, MultiPart, SinglePart};
 use lettre::transport::smtp::authentication::Credentials;

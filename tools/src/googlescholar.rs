@@ -16,9 +16,9 @@ use crate::common::{finish, param_bool, param_int, retrieve_chunks, send_raw, te
 use crate::common::{with_retries, Found, DEFAULT_TIMEOUT};
 use crate::config::ToolsConfig;
 use crate::html_tree::{Doc, El};
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::RunError;
+use canvasc_value::{py, Json, Map};
 use futures::future::BoxFuture;
 use regex::Regex;
 use std::sync::{Arc, LazyLock};

@@ -1,13 +1,13 @@
 //! The SSRF check for raw hosts a canvas names (a database server, an SMTP server):
 //! RAGFlow's `assert_host_is_safe` (`common/ssrf_guard.py`) on top of the engine's guard
-//! ([`canvasc_runtime::exec::ssrf::is_public`]), plus an explicit allow-list from configuration, so a
+//! ([`canvasc_engine::ssrf::is_public`]), plus an explicit allow-list from configuration, so a
 //! deployment (or a test) can reach one known private server without switching the whole
 //! guard off with `ALLOW_ANY_HOST`.
 //!
 //! Tools call [`safe_host`] only, and connect to the address it returns (DNS pinning): when the
 //! engine's guard gets a successor, this is the one place that changes.
 
-use canvasc_runtime::exec::ssrf::{is_public, Resolver, SystemResolver};
+use canvasc_engine::ssrf::{is_public, Resolver, SystemResolver};
 use std::fmt;
 use std::net::IpAddr;
 
@@ -27,7 +27,7 @@ impl fmt::Display for HostError {
             HostError::Unresolved { host, reason } => write!(
                 f,
                 "Could not resolve host {}: {reason}",
-                canvasc_runtime::value::py::repr_str(host)
+                canvasc_value::py::repr_str(host)
             ),
             HostError::Refused(text) => f.write_str(text),
         }
@@ -88,7 +88,7 @@ pub async fn safe_host_with(
     first.ok_or_else(|| {
         HostError::Refused(format!(
             "Host {} resolved to no addresses.",
-            canvasc_runtime::value::py::repr_str(host)
+            canvasc_value::py::repr_str(host)
         ))
     })
 }

@@ -8,9 +8,9 @@ use crate::common::{
     finish, param_int, param_text, retrieve_chunks, send, text, with_retries, Attempts, Found,
 };
 use crate::config::ToolsConfig;
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::RunError;
+use canvasc_value::{py, Json, Map};
 use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::time::Duration;

@@ -3,9 +3,9 @@
 //! canvas node they are a silent no-op (`_ERROR` is `""`); canvasc behaves the same. As an
 //! Agent tool RAGFlow cannot load them (no function schema).
 
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::RunError;
+use canvasc_value::{Json, Map};
 use futures::future::BoxFuture;
 
 pub struct Legacy;

@@ -1,5 +1,5 @@
 //! RAGFlow's tools (`agent/tools/*.py`, tools.md), implemented on the engine's seam for
-//! components outside it (`canvasc_runtime::exec::external`). One module per tool; each serves
+//! components outside it (`canvasc_engine::external`). One module per tool; each serves
 //! a canvas node and an Agent's function call alike. The host registers them
 //! ([`register_all`]); the engine never depends on this crate.
 //!
@@ -40,8 +40,8 @@ pub mod wikipedia;
 pub mod yahoo_fundamentals;
 pub mod yahoofinance;
 
-use canvasc_runtime::exec::external::Registry;
-use canvasc_runtime::frontend::catalog::Kind;
+use canvasc_engine::external::Registry;
+use canvasc_frontend::catalog::Kind;
 use config::ToolsConfig;
 use std::sync::Arc;
 

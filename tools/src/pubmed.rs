@@ -10,9 +10,9 @@ use crate::common::{
     DEFAULT_TIMEOUT,
 };
 use crate::config::ToolsConfig;
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::RunError;
+use canvasc_value::{py, Json, Map};
 use futures::future::BoxFuture;
 use regex::Regex;
 use std::sync::{Arc, LazyLock};

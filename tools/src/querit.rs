@@ -6,9 +6,9 @@
 
 use crate::common::{raise_for_status, retrieve_chunks, send_raw, text, Found, DEFAULT_TIMEOUT};
 use crate::config::{Secret, ToolsConfig};
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::RunError;
+use canvasc_value::{py, Json, Map};
 use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::time::Duration;

@@ -5,10 +5,10 @@
 
 use crate::common::keyword_thoughts;
 use crate::common::{param_int, retrieve_chunks, text, Found};
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::outbound::{self, Request};
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::outbound::{self, Request};
+use canvasc_engine::RunError;
+use canvasc_value::{py, Json, Map};
 use futures::future::BoxFuture;
 use std::time::Duration;
 
@@ -45,7 +45,7 @@ async fn attempt(cx: &ToolCx<'_>, base: &str, query: &str, top_n: usize) -> Resu
         return Err(network(format!(
             "{} {kind}: {reason} for url: {}",
             resp.status,
-            canvasc_runtime::exec::redact::shown(&resp.url)
+            canvasc_engine::redact::shown(&resp.url)
         )));
     }
     let data: Json = serde_json::from_slice(&resp.body)
@@ -103,7 +103,7 @@ impl External for SearXng {
                 return Ok(Json::String(String::new()));
             }
             if let Err(e) =
-                canvasc_runtime::exec::ssrf::assert_url_is_safe(&base, &cx.services().guard()).await
+                canvasc_engine::ssrf::assert_url_is_safe(&base, &cx.services().guard()).await
             {
                 cx.set_output("_ERROR", Json::String(e.clone()));
                 return Ok(Json::String(format!(

@@ -9,7 +9,7 @@
 //! oracle by the YahooFinance tests). `exesql/frame.rs` is the `index=False, floatfmt=".6f"`
 //! variant ExeSQL needs.
 
-use canvasc_runtime::value::{py, Json};
+use canvasc_value::{py, Json};
 
 /// A value as a pandas cell holds it.
 #[derive(Clone, Debug, PartialEq)]

@@ -8,9 +8,9 @@ use crate::common::{
     finish, raise_for_status, retrieve_chunks, send_raw, text, with_retries, Found,
 };
 use crate::config::{Secret, ToolsConfig};
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::RunError;
+use canvasc_value::{py, Json, Map};
 use futures::future::BoxFuture;
 use std::sync::Arc;
 use std::time::Duration;

@@ -1,9 +1,9 @@
 //! WenCai (tools.md §24): RAGFlow disabled the upstream call (`pywencai.get` is commented out),
 //! so a query yields an empty `report`. canvasc behaves the same and calls nothing.
 
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::RunError;
+use canvasc_value::{py, Json, Map};
 use futures::future::BoxFuture;
 
 pub struct WenCai;

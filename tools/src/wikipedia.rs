@@ -12,9 +12,9 @@ use crate::common::{
 };
 use crate::common::{keyword_thoughts, query_arg};
 use crate::config::ToolsConfig;
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::RunError;
+use canvasc_value::{py, Json, Map};
 use futures::future::BoxFuture;
 use std::sync::Arc;
 

@@ -15,7 +15,7 @@
 //! `except Exception` does; the empty frame prints as the empty string.
 
 use crate::tabulate::{Cell, Frame};
-use canvasc_runtime::value::{py, Json};
+use canvasc_value::{py, Json};
 
 /// `const.fundamentals_keys["balance-sheet"]` of yfinance 0.2.65, in its order.
 pub const BALANCE_SHEET_KEYS: &[&str] = &[

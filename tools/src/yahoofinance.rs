@@ -36,9 +36,9 @@ use crate::yahoo_fundamentals::{
     calendar_frame, civil_from_days, period2, statement_frame, type_query, BALANCE_SHEET_KEYS,
     CASH_FLOW_KEYS, PERIOD1,
 };
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::RunError;
+use canvasc_value::{py, Json, Map};
 use futures::future::BoxFuture;
 use std::sync::Arc;
 

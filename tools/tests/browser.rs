@@ -13,9 +13,9 @@ use axum::extract::State;
 use axum::http::{header, Method, Uri};
 use axum::response::IntoResponse;
 use axum::Router;
-use canvasc_runtime::exec::external::Registry;
-use canvasc_runtime::exec::ssrf::AllowList;
-use canvasc_runtime::frontend::catalog::Kind;
+use canvasc_engine::external::Registry;
+use canvasc_engine::ssrf::AllowList;
+use canvasc_frontend::catalog::Kind;
 use canvasc_tools::browser::files::{BrowserFiles, FileTarget};
 use canvasc_tools::browser::Browser;
 use canvasc_tools::config::ToolsConfig;
@@ -227,7 +227,7 @@ fn registry(toml: &str, files: Arc<MemFiles>) -> Registry {
     registry
 }
 
-fn loopback_allowed(s: &mut canvasc_runtime::exec::Services) {
+fn loopback_allowed(s: &mut canvasc_engine::Services) {
     s.outbound_allow = AllowList::parse(&["127.0.0.1"]).expect("allow-list");
 }
 
@@ -534,7 +534,7 @@ async fn a_persistent_profile_keeps_the_session_across_runs() {
     });
     // A canvas id of this test run only, so no earlier run's profile is reused.
     let canvas_id = format!("browser-test-{}", std::process::id());
-    let labels = |s: &mut canvasc_runtime::exec::Services| {
+    let labels = |s: &mut canvasc_engine::Services| {
         loopback_allowed(s);
         s.run_labels.canvas_id = Some(Arc::from(canvas_id.as_str()));
     };

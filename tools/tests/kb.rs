@@ -9,8 +9,8 @@ mod support;
 use axum::extract::State;
 use axum::routing::post;
 use axum::{Json as AxJson, Router};
-use canvasc_runtime::exec::external::Registry;
-use canvasc_runtime::exec::RunOutcome;
+use canvasc_engine::external::Registry;
+use canvasc_engine::RunOutcome;
 use canvasc_tools::config::ToolsConfig;
 use canvasc_tools::kb::embed::Embedder;
 use canvasc_tools::kb::DatasetStore;
@@ -129,7 +129,7 @@ fn embedder(toml: &str) -> Embedder {
     let config = ToolsConfig::from_toml_str(toml, &none).expect("configuration");
     Embedder::new(
         config.embedding().cloned().expect("[embedding]"),
-        canvasc_runtime::exec::http::shared_client(),
+        canvasc_engine::http::shared_client(),
     )
 }
 

@@ -6,7 +6,7 @@
 
 mod support;
 
-use canvasc_runtime::exec::RunOutcome;
+use canvasc_engine::RunOutcome;
 use serde_json::json;
 use support::{node_canvas, registry, run};
 

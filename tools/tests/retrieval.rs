@@ -8,8 +8,8 @@
 
 mod support;
 
-use canvasc_runtime::exec::external::hash_str2int;
-use canvasc_runtime::exec::RunOutcome;
+use canvasc_engine::external::hash_str2int;
+use canvasc_engine::RunOutcome;
 use serde_json::{json, Value as Json};
 use support::{agent_canvas, calling_script, node_canvas, registry, run, Answer, Stub};
 

@@ -13,7 +13,7 @@
 
 mod support;
 
-use canvasc_runtime::exec::RunOutcome;
+use canvasc_engine::RunOutcome;
 use serde_json::json;
 use support::{agent_canvas, calling_script, node_canvas, registry, run, Answer, Stub};
 

@@ -7,8 +7,8 @@
 
 mod support;
 
-use canvasc_runtime::exec::outbound::{fetch, Error, Request};
-use canvasc_runtime::exec::ssrf::{AllowList, Guard, Resolver};
+use canvasc_engine::outbound::{fetch, Error, Request};
+use canvasc_engine::ssrf::{AllowList, Guard, Resolver};
 use futures::future::BoxFuture;
 use serde_json::json;
 use std::collections::BTreeMap;

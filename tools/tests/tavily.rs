@@ -48,7 +48,7 @@ async fn search_node_sends_the_clients_request_and_cites_the_results() {
     )
     .await;
     assert!(
-        matches!(ran.outcome, canvasc_runtime::exec::RunOutcome::Finished),
+        matches!(ran.outcome, canvasc_engine::RunOutcome::Finished),
         "{:?}",
         ran.outcome
     );

@@ -11,8 +11,8 @@
 
 mod support;
 
-use canvasc_runtime::exec::ssrf::AllowList;
-use canvasc_runtime::exec::Services;
+use canvasc_engine::ssrf::AllowList;
+use canvasc_engine::Services;
 use serde_json::json;
 use support::{node_canvas, registry, run_with, Answer, Stub};
 

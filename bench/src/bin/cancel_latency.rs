@@ -18,7 +18,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use canvasc_runtime::exec::llm::script::Script;
+use canvasc_engine::llm::script::Script;
 use canvasc_server::ServeConfig;
 use canvasc_tests::scripted_server::ScriptedServer;
 use futures::StreamExt;

@@ -32,13 +32,13 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use canvasc_engine::llm::config::LlmConfig;
+use canvasc_engine::llm::openai::OpenAiProvider;
+use canvasc_engine::llm::script::Script;
+use canvasc_engine::ProgramVisitor;
+use canvasc_frontend::fingerprint::fingerprint;
+use canvasc_frontend::load_str;
 use canvasc_host::serve::{Compiled, Engine, TurnStart};
-use canvasc_runtime::exec::llm::config::LlmConfig;
-use canvasc_runtime::exec::llm::openai::OpenAiProvider;
-use canvasc_runtime::exec::llm::script::Script;
-use canvasc_runtime::exec::ProgramVisitor;
-use canvasc_runtime::frontend::fingerprint::fingerprint;
-use canvasc_runtime::frontend::load_str;
 use canvasc_server::turn::RunningTurn;
 use canvasc_server::ServeConfig;
 use canvasc_tests::scripted_server::ScriptedServer;
@@ -262,7 +262,7 @@ fn drive(levels: &[usize]) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| e.to_string())?;
-    canvasc_runtime::exec::http::install_tls_provider();
+    canvasc_engine::http::install_tls_provider();
     let result = runtime.block_on(async {
         let client = reqwest::Client::builder()
             .pool_max_idle_per_host(usize::MAX)

@@ -4,7 +4,7 @@
 use super::progress;
 use crate::codegen::{self, UniqueNames};
 use crate::{build, report};
-use canvasc_runtime::frontend::{analyze, Grading, Severity};
+use canvasc_frontend::{analyze, Grading, Severity};
 use clap::Args as ClapArgs;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -96,7 +96,7 @@ pub fn run(args: Args) -> ExitCode {
             }
             continue;
         }
-        let fp = canvasc_runtime::frontend::fingerprint::fingerprint(&analysis.document);
+        let fp = canvasc_frontend::fingerprint::fingerprint(&analysis.document);
         if seen_fingerprints.contains(&fp) {
             bar.suspend(|| {
                 errln!("note: {name} is the same canvas as an earlier file; compiled once")

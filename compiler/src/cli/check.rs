@@ -1,7 +1,7 @@
 //! `canvasc check FILE...`
 
 use crate::report;
-use canvasc_runtime::frontend::{analyze, Diagnostic, Grading, Severity};
+use canvasc_frontend::{analyze, Diagnostic, Grading, Severity};
 use clap::{Args as ClapArgs, ValueEnum};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;

@@ -1,7 +1,7 @@
 //! `canvasc convert FILE --to v1|v2` and `canvasc reset FILE`.
 
-use canvasc_runtime::frontend::convert::{to_pretty, to_v1, to_v2, v1_id, v2_id};
-use canvasc_runtime::frontend::{load_str, reset::reset, Document, Form};
+use canvasc_frontend::convert::{to_pretty, to_v1, to_v2, v1_id, v2_id};
+use canvasc_frontend::{load_str, reset::reset, Document, Form};
 use clap::{Args, ValueEnum};
 use serde_json::Value;
 use std::path::PathBuf;

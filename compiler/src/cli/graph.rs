@@ -3,7 +3,7 @@
 
 use crate::graph::svg::{self, Engine};
 use crate::graph::{dot, mermaid, Picture};
-use canvasc_runtime::frontend::analyze;
+use canvasc_frontend::analyze;
 use clap::{Args as ClapArgs, ValueEnum};
 use std::path::PathBuf;
 use std::process::ExitCode;

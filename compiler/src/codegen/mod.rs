@@ -18,11 +18,11 @@
 mod lit;
 mod names;
 
-use canvasc_runtime::frontend::binding::{self, Bound};
-use canvasc_runtime::frontend::catalog::{BuiltFrom, Implementation, Kind, Ty};
-use canvasc_runtime::frontend::fingerprint::fingerprint;
-use canvasc_runtime::frontend::{Analysis, NodeId, Severity};
-use canvasc_runtime::meta::{CanvasMeta, NodeMeta, Target};
+use canvasc_frontend::binding::{self, Bound};
+use canvasc_frontend::catalog::{BuiltFrom, Implementation, Kind, Ty};
+use canvasc_frontend::fingerprint::fingerprint;
+use canvasc_frontend::meta::{CanvasMeta, NodeMeta, Target};
+use canvasc_frontend::{Analysis, NodeId, Severity};
 use names::{pascal, screaming, snake, Unique};
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
@@ -401,12 +401,7 @@ fn node_items(
 }
 
 /// `outputs::<Variant>` and its constant.
-fn output_struct(
-    i: usize,
-    nm: &NodeNames,
-    n: &NodeMeta,
-    ir: &canvasc_runtime::frontend::Ir,
-) -> TokenStream {
+fn output_struct(i: usize, nm: &NodeNames, n: &NodeMeta, ir: &canvasc_frontend::Ir) -> TokenStream {
     let v = &nm.variant;
     let k = &nm.constant;
     let node = i as u32;

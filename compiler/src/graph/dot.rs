@@ -2,7 +2,7 @@
 //! renderer lays out.
 
 use super::{Picture, Style};
-use canvasc_runtime::frontend::Severity;
+use canvasc_frontend::Severity;
 use std::fmt::Write as _;
 
 /// Options the two DOT consumers need differently.

@@ -1,7 +1,7 @@
 //! The picture as a Mermaid flowchart, which GitHub and most Markdown viewers draw inline.
 
 use super::{Picture, Style};
-use canvasc_runtime::frontend::Severity;
+use canvasc_frontend::Severity;
 use std::fmt::Write as _;
 
 pub fn write(picture: &Picture) -> String {

@@ -7,10 +7,10 @@ pub mod dot;
 pub mod mermaid;
 pub mod svg;
 
-use canvasc_runtime::frontend::catalog::Kind;
-use canvasc_runtime::frontend::refs::RouteKind;
-use canvasc_runtime::frontend::{Analysis, NodeId, Severity};
-use canvasc_runtime::value::Json;
+use canvasc_frontend::catalog::Kind;
+use canvasc_frontend::refs::RouteKind;
+use canvasc_frontend::{Analysis, NodeId, Severity};
+use canvasc_value::Json;
 
 /// The longest label text (characters) a branch condition is shown with.
 const CONDITION_LABEL: usize = 40;

@@ -8,11 +8,11 @@ use super::DocumentServices;
 use crate::generate::{download_info, download_json, OutputFormat};
 use crate::options::{timestamp_text, DocOptions};
 use crate::reasoning::strip_thinking;
-use canvasc_runtime::exec::components::message::stringify;
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::interpolate::{consume, Template};
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::components::message::stringify;
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::interpolate::{consume, Template};
+use canvasc_engine::RunError;
+use canvasc_value::{py, Json, Map};
 use futures::future::BoxFuture;
 
 /// The DocGenerator component.

@@ -5,10 +5,10 @@ use super::params::text;
 use super::DocumentServices;
 use crate::excel::{self, InputFile, Outputs};
 use base64::Engine;
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::interpolate::consume;
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::interpolate::consume;
+use canvasc_engine::RunError;
+use canvasc_value::{py, Json, Map};
 use futures::future::BoxFuture;
 
 /// The ExcelProcessor component.

@@ -1,5 +1,5 @@
 //! DocGenerator and ExcelProcessor as canvas components, through the engine's seam for
-//! components implemented outside it (`canvasc_runtime::exec::external`). The host registers
+//! components implemented outside it (`canvasc_engine::external`). The host registers
 //! them (feature `components` of this crate, `documents` of the host).
 
 mod doc_generator;
@@ -11,8 +11,8 @@ pub use excel_processor::ExcelProcessor;
 
 use crate::store::FileStore;
 use crate::Generator;
-use canvasc_runtime::exec::external::Registry;
-use canvasc_runtime::frontend::catalog::Kind;
+use canvasc_engine::external::Registry;
+use canvasc_frontend::catalog::Kind;
 use std::sync::Arc;
 
 /// What both components share: the document generator (fonts, image directory), the file
@@ -27,7 +27,7 @@ pub struct DocumentServices {
 /// The bucket of the run's files: its tenant's (RAGFlow's `canvas.get_tenant_id()`), so one
 /// tenant's files are never another's; the configured one when the run has no tenant.
 fn bucket_of<'a>(
-    cx: &'a canvasc_runtime::exec::external::ToolCx<'a>,
+    cx: &'a canvasc_engine::external::ToolCx<'a>,
     services: &'a DocumentServices,
 ) -> &'a str {
     cx.services()

@@ -1,6 +1,6 @@
 //! Reading RAGFlow's parameters (defaults already merged) as Python reads them.
 
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_value::{py, Json, Map};
 
 /// A text parameter (`""` when absent or null; `str()` of anything else).
 pub fn text(params: &Map<String, Json>, key: &str) -> String {

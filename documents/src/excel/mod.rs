@@ -7,7 +7,7 @@ pub mod read;
 pub mod tabulate;
 pub mod write;
 
-use canvasc_runtime::value::py::str_of;
+use canvasc_value::py::str_of;
 use frame::Frame;
 use serde_json::{Map, Value};
 
@@ -103,7 +103,7 @@ pub fn merge(
         for frame in &frames[1..] {
             merged = merged
                 .outer_join(frame, join_on)
-                .map_err(|key| canvasc_runtime::value::py::repr_str(&key))?;
+                .map_err(|key| canvasc_value::py::repr_str(&key))?;
         }
         merged
     } else {

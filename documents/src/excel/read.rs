@@ -76,7 +76,7 @@ fn column_names(header: &[Cell]) -> Vec<String> {
         let base = match cell {
             Cell::Nan | Cell::None => format!("Unnamed: {i}"),
             Cell::Int(n) => n.to_string(),
-            Cell::Float(f) => canvasc_runtime::value::py::float_repr(*f),
+            Cell::Float(f) => canvasc_value::py::float_repr(*f),
             Cell::Bool(b) => if *b { "True" } else { "False" }.to_string(),
             Cell::Str(s) => s.clone(),
             Cell::Json(v) => v.to_string(),
@@ -149,13 +149,13 @@ fn parse_csv(bytes: &[u8]) -> Option<Frame> {
                         .map_or(Cell::Nan, Cell::Int)
                 })
                 .collect()
-        } else if present().all(|v| canvasc_runtime::value::py::parse_float(v.trim()).is_some())
+        } else if present().all(|v| canvasc_value::py::parse_float(v.trim()).is_some())
             && present().next().is_some()
         {
             values
                 .iter()
                 .map(|v| {
-                    v.and_then(|v| canvasc_runtime::value::py::parse_float(v.trim()))
+                    v.and_then(|v| canvasc_value::py::parse_float(v.trim()))
                         .map_or(Cell::Nan, Cell::Float)
                 })
                 .collect()

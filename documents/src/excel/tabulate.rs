@@ -3,7 +3,7 @@
 //! printed with `format(x, "g")`), minimum width of the header plus two, and `nan` for NaN.
 
 use super::frame::{Cell, Frame};
-use canvasc_runtime::value::py::{float_repr, str_of};
+use canvasc_value::py::{float_repr, str_of};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum ColumnType {
@@ -99,7 +99,7 @@ fn cell_type(cell: &Cell) -> ColumnType {
             let t = s.trim();
             if t.parse::<i64>().is_ok() {
                 ColumnType::Int
-            } else if canvasc_runtime::value::py::parse_float(t).is_some() {
+            } else if canvasc_value::py::parse_float(t).is_some() {
                 ColumnType::Float
             } else {
                 ColumnType::Str
@@ -123,7 +123,7 @@ fn format_cell(cell: &Cell, kind: ColumnType) -> String {
             _ => if *b { "True" } else { "False" }.to_string(),
         },
         Cell::Str(s) if kind == ColumnType::Float => {
-            canvasc_runtime::value::py::parse_float(s.trim()).map_or_else(|| s.clone(), format_g)
+            canvasc_value::py::parse_float(s.trim()).map_or_else(|| s.clone(), format_g)
         }
         Cell::Str(s) => s.clone(),
         Cell::Json(v) => str_of(v),

@@ -3,7 +3,7 @@
 //! `to_csv(index=False)` writes it.
 
 use super::frame::{Cell, Frame};
-use canvasc_runtime::value::py::{float_repr, str_of};
+use canvasc_value::py::{float_repr, str_of};
 use rust_xlsxwriter::{Format, FormatAlign, FormatBorder, Workbook};
 
 /// An XLSX workbook with one sheet per `(name, frame)`.

@@ -5,11 +5,11 @@
 
 use super::run::{self, execute, fail, prepare, Prepared};
 use crate::serve::FindProgram;
-use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::exec::{Program, ProgramVisitor};
-use canvasc_runtime::frontend::fingerprint::fingerprint;
-use canvasc_runtime::frontend::{Analysis, Loaded};
-use canvasc_runtime::value::{Json, Map};
+use canvasc_engine::interp::Interpreter;
+use canvasc_engine::{Program, ProgramVisitor};
+use canvasc_frontend::fingerprint::fingerprint;
+use canvasc_frontend::{Analysis, Loaded};
+use canvasc_value::{Json, Map};
 use clap::{Args as ClapArgs, Parser, Subcommand};
 use std::process::ExitCode;
 use std::sync::Arc;

@@ -5,8 +5,8 @@
 //! would otherwise change the answers without a word.
 
 use crate::source_map::SourceMap;
-use canvasc_runtime::exec::llm::script::{Script, ScriptError};
-use canvasc_runtime::value::Json;
+use canvasc_engine::llm::script::{Script, ScriptError};
+use canvasc_value::Json;
 use std::path::Path;
 
 /// The oracle's fixture keys beside `llm` (its README, §4): data for tools it stubs.

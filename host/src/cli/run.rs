@@ -2,14 +2,12 @@
 
 use super::run_log::RunLog;
 use crate::services;
-use canvasc_runtime::exec::events::Event;
-use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::exec::random::PyRandom;
-use canvasc_runtime::exec::{
-    CancelFlag, Program, RunInput, RunOutcome, Services, Session, CANCELED,
-};
-use canvasc_runtime::frontend::{analyze_loaded, load_str, Analysis, Loaded, Severity};
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::events::Event;
+use canvasc_engine::interp::Interpreter;
+use canvasc_engine::random::PyRandom;
+use canvasc_engine::{CancelFlag, Program, RunInput, RunOutcome, Services, Session, CANCELED};
+use canvasc_frontend::{analyze_loaded, load_str, Analysis, Loaded, Severity};
+use canvasc_value::{py, Json, Map};
 use clap::{Args as ClapArgs, ValueEnum};
 use std::io::Write;
 use std::path::PathBuf;
@@ -247,8 +245,8 @@ pub fn execute<P: Program>(
     } = prepared;
     services.run_labels.canvas_id = Some(args.file.display().to_string().into());
     if tracing::enabled!(target: "canvasc", tracing::Level::INFO) {
-        if let Ok(loaded) = canvasc_runtime::frontend::load_value(Json::Object(dsl.clone())) {
-            let fp = canvasc_runtime::frontend::fingerprint::fingerprint(&loaded.document);
+        if let Ok(loaded) = canvasc_frontend::load_value(Json::Object(dsl.clone())) {
+            let fp = canvasc_frontend::fingerprint::fingerprint(&loaded.document);
             services.run_labels.fingerprint = Some(fp.into());
         }
     }
@@ -367,7 +365,7 @@ impl Interrupts {
 /// form of a single field. RAGFlow's engine runs regardless (its UI is what insists), so this
 /// only feeds the warning or `--require-inputs`.
 fn missing_required_inputs(
-    meta: &canvasc_runtime::meta::CanvasMeta,
+    meta: &canvasc_frontend::meta::CanvasMeta,
     input: &RunInput,
 ) -> Vec<String> {
     let Some(begin) = meta.begin else {

@@ -4,7 +4,7 @@
 //! component in `node_finished.error`; both are easy to miss in a stream that ends with
 //! `workflow_finished`, so they are collected here without changing the stream.
 
-use canvasc_runtime::value::Json;
+use canvasc_value::Json;
 use std::time::Instant;
 
 /// The text RAGFlow puts in front of a failed model or tool call's answer.

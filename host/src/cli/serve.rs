@@ -114,7 +114,7 @@ pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>)
 #[cfg(feature = "tools")]
 fn db_allowed_hosts(
     config: Option<&std::path::Path>,
-) -> Result<Vec<String>, canvasc_runtime::exec::llm::config::ConfigError> {
+) -> Result<Vec<String>, canvasc_engine::llm::config::ConfigError> {
     crate::config::external_config(config, |text| {
         let tools =
             canvasc_tools::config::ToolsConfig::from_toml_str(text, &crate::config::process_env)?;
@@ -125,6 +125,6 @@ fn db_allowed_hosts(
 #[cfg(not(feature = "tools"))]
 fn db_allowed_hosts(
     _config: Option<&std::path::Path>,
-) -> Result<Vec<String>, canvasc_runtime::exec::llm::config::ConfigError> {
+) -> Result<Vec<String>, canvasc_engine::llm::config::ConfigError> {
     Ok(Vec::new())
 }

@@ -8,7 +8,7 @@
 //! `path`, `components` and `history`), which a canvas as the editor or a template stores it
 //! does not. Anything else is refused, unread and untouched.
 
-use canvasc_runtime::value::{Json, Map};
+use canvasc_value::{Json, Map};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 

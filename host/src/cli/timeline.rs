@@ -8,7 +8,7 @@
 //! every text goes through [`escape`].
 
 use super::run_log::{component, RunLog};
-use canvasc_runtime::value::Json;
+use canvasc_value::Json;
 use std::fmt::Write as _;
 
 const LABEL_WIDTH: f64 = 300.0;

@@ -181,8 +181,8 @@ fn dsl_field(body: &Map<String, Value>) -> Result<Option<Value>, ApiError> {
 async fn diagnostics(dsl: &Value) -> Result<Vec<Value>, ApiError> {
     let dsl = dsl.clone();
     // Checking is CPU work on client data: off the async workers.
-    tokio::task::spawn_blocking(move || match canvasc_runtime::frontend::load_value(dsl) {
-        Ok(loaded) => canvasc_runtime::frontend::analyze_loaded(loaded)
+    tokio::task::spawn_blocking(move || match canvasc_frontend::load_value(dsl) {
+        Ok(loaded) => canvasc_frontend::analyze_loaded(loaded)
             .diagnostics
             .iter()
             .map(|d| serde_json::to_value(d).unwrap_or(Value::Null))

@@ -14,11 +14,9 @@ pub(crate) async fn refuse_unbuildable(dsl: &Value) -> Result<(), ApiError> {
     let dsl = dsl.clone();
     // Loading is CPU work on client data: off the async workers.
     let error = tokio::task::spawn_blocking(move || {
-        canvasc_runtime::frontend::load_value(dsl)
+        canvasc_frontend::load_value(dsl)
             .ok()
-            .and_then(|loaded| {
-                canvasc_runtime::frontend::construct::construction_error(&loaded.document)
-            })
+            .and_then(|loaded| canvasc_frontend::construct::construction_error(&loaded.document))
     })
     .await
     .map_err(|e| ApiError::exception(format!("checking the DSL failed: {e}")))?;

@@ -18,7 +18,7 @@ pub(crate) async fn reset(
     let agent = agent_of(&app, &tenant, &agent_id, ApiError::no_access).await?;
     let mut dsl: Value = agent.dsl;
     super::buildable::refuse_unbuildable(&dsl).await?;
-    canvasc_runtime::frontend::reset::reset(&mut dsl);
+    canvasc_frontend::reset::reset(&mut dsl);
     app.store
         .set_agent_dsl(&tenant, &agent_id, &dsl, now_ms())
         .await?;

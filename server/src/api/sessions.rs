@@ -153,7 +153,7 @@ pub(crate) async fn create(
         (agent.dsl, newest.map(|v| v.title))
     };
     super::buildable::refuse_unbuildable(&dsl).await?;
-    canvasc_runtime::frontend::reset::reset(&mut dsl);
+    canvasc_frontend::reset::reset(&mut dsl);
     let user_id = match string(&body, "user_id")? {
         Some(user) => user,
         None => params.get("user_id").unwrap_or(&tenant).to_string(),

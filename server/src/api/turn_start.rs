@@ -146,7 +146,7 @@ pub(crate) async fn begin(
             if matches!(mode, Mode::Native { .. }) {
                 super::buildable::refuse_unbuildable(&dsl).await?;
             }
-            canvasc_runtime::frontend::reset::reset(&mut dsl);
+            canvasc_frontend::reset::reset(&mut dsl);
             let user = user_given.unwrap_or_else(|| tenant.to_string());
             let name = match string(body, "name")? {
                 Some(name) => name,

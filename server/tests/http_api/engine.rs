@@ -4,11 +4,11 @@
 
 use std::sync::{Arc, OnceLock};
 
+use canvasc_engine::llm::script::Script;
+use canvasc_engine::ProgramVisitor;
+use canvasc_frontend::fingerprint::fingerprint;
+use canvasc_frontend::load_str;
 use canvasc_host::serve::{Compiled, Engine, TurnStart};
-use canvasc_runtime::exec::llm::script::Script;
-use canvasc_runtime::exec::ProgramVisitor;
-use canvasc_runtime::frontend::fingerprint::fingerprint;
-use canvasc_runtime::frontend::load_str;
 use canvasc_server::turn::RunningTurn;
 use serde_json::{json, Value};
 

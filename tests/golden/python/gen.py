@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes expected.json: what CPython 3.11 answers for the Python behaviour canvasc reproduces in
-`runtime/src/value/py/` (read by `runtime/src/value/py/cpython_tests.rs`).
+`value/src/py/` (read by `value/src/py/cpython_tests.rs`).
 
 Run with the interpreter RAGFlow runs on (CPython 3.11, Unicode 14.0):
 

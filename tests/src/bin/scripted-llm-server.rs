@@ -8,7 +8,7 @@
 //! (`fixtures/scripts/*.json`), which holds the script under `llm` beside tool data the model
 //! does not use.
 
-use canvasc_runtime::exec::llm::script::Script;
+use canvasc_engine::llm::script::Script;
 use canvasc_tests::scripted_server::ScriptedServer;
 use serde_json::Value as Json;
 use std::io::Write;

@@ -5,7 +5,7 @@
 //! asked to load it; whatever the page itself loads passes the guard proxy.
 
 use super::dom::{self, Snapshot};
-use canvasc_runtime::exec::ssrf::{self, Guard};
+use canvasc_engine::ssrf::{self, Guard};
 use chromiumoxide::cdp::browser_protocol::dom::SetFileInputFilesParams;
 use chromiumoxide::Page;
 use serde_json::{Map, Value as Json};
@@ -62,7 +62,7 @@ pub struct Step {
 /// Reads a step from the model's text: a JSON object (repaired as RAGFlow repairs model JSON,
 /// fences and all) with an `action` list of one-key objects.
 pub fn parse_step(text: &str) -> Result<Step, String> {
-    let v = canvasc_runtime::exec::llm::json_repair::loads(text);
+    let v = canvasc_engine::llm::json_repair::loads(text);
     let Some(obj) = v.as_object() else {
         return Err("the answer is not a JSON object with an `action` list".into());
     };

@@ -9,9 +9,9 @@ use super::actions::{self, Action, Env};
 use super::chromium::{self, Running};
 use super::dom::{self, Snapshot};
 use super::guard_proxy::GuardProxy;
-use canvasc_runtime::exec::llm::{ChatMessage, ChatProvider, ChatRequest};
-use canvasc_runtime::exec::ssrf::Guard;
-use canvasc_runtime::value::{Json, Map};
+use canvasc_engine::llm::{ChatMessage, ChatProvider, ChatRequest};
+use canvasc_engine::ssrf::Guard;
+use canvasc_value::{Json, Map};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -76,7 +76,7 @@ impl Agent<'_> {
         let mut failures = 0;
         for step in 1..=self.max_steps {
             if (self.is_canceled)() {
-                return Err(canvasc_runtime::exec::CANCELED.to_string());
+                return Err(canvasc_engine::CANCELED.to_string());
             }
             let mut snapshot = read_page(&page).await;
             // A page the guard proxy kept from loading shows Chromium's error page; the model

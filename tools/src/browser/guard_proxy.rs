@@ -8,7 +8,7 @@
 //! (Chromium's own background connections, to update and sync services, are refused too, and
 //! only logged).
 
-use canvasc_runtime::exec::ssrf::{self, Guard};
+use canvasc_engine::ssrf::{self, Guard};
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

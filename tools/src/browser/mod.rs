@@ -24,10 +24,10 @@ pub mod params;
 pub mod sources;
 
 use crate::config::ToolsConfig;
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::interpolate::{consume, string_format, Template};
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::interpolate::{consume, string_format, Template};
+use canvasc_engine::RunError;
+use canvasc_value::{py, Json, Map};
 use files::FileTarget;
 use futures::future::BoxFuture;
 use params::Params;

@@ -1,7 +1,7 @@
 //! The Browser node's parameters (components.md §14, `BrowserParam`), read as Python reads them
 //! once the checker has vetted them (`[Browser] Max steps` positive, the flags booleans).
 
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_value::{py, Json, Map};
 
 #[derive(Clone, Debug)]
 pub struct Params {

@@ -5,10 +5,10 @@
 //! a file id read from the file store. What cannot be had is skipped, as RAGFlow skips it.
 
 use super::files::FileTarget;
-use canvasc_runtime::exec::external::ToolCx;
-use canvasc_runtime::exec::interpolate::{consume, Template};
-use canvasc_runtime::exec::outbound::{self, Request};
-use canvasc_runtime::value::{py, Json};
+use canvasc_engine::external::ToolCx;
+use canvasc_engine::interpolate::{consume, Template};
+use canvasc_engine::outbound::{self, Request};
+use canvasc_value::{py, Json};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! `agent/tools/code_exec.py`): the one business output, its declared type, and the checks of
 //! the value a script returned against it.
 
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_value::{py, Json, Map};
 
 /// Outputs RAGFlow sets itself; every other output name is a business output.
 pub const SYSTEM_OUTPUTS: &[&str] = &[

@@ -20,7 +20,7 @@
 
 use super::Executed;
 use base64::Engine;
-use canvasc_runtime::value::{Json, Map};
+use canvasc_value::{Json, Map};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;

@@ -231,10 +231,10 @@ fn typed(type_name: &str, text: String) -> Cell {
         "TINYINT" | "SMALLINT" | "MEDIUMINT" | "INT" | "INTEGER" | "BIGINT" | "YEAR" | "INT2"
         | "INT4" | "INT8" | "OID" => text.trim().parse().map_or(Cell::Text(text), Cell::Int),
         "FLOAT" | "DOUBLE" | "REAL" | "FLOAT4" | "FLOAT8" => {
-            canvasc_runtime::value::py::parse_float(&text).map_or(Cell::Text(text), Cell::Float)
+            canvasc_value::py::parse_float(&text).map_or(Cell::Text(text), Cell::Float)
         }
         "DECIMAL" | "NUMERIC" => {
-            canvasc_runtime::value::py::parse_float(&text).map_or(Cell::Text(text), Cell::Decimal)
+            canvasc_value::py::parse_float(&text).map_or(Cell::Text(text), Cell::Decimal)
         }
         // PostgreSQL's boolean is `True`/`False` in psycopg2; MySQL's BOOLEAN is TINYINT(1),
         // an int in pymysql.
@@ -294,7 +294,7 @@ pub fn error_text(e: sqlx::Error) -> String {
             return format!(
                 "({}, {})",
                 my.number(),
-                canvasc_runtime::value::py::repr_str(my.message())
+                canvasc_value::py::repr_str(my.message())
             );
         }
         if let Some(pg) = db.try_downcast_ref::<PgDatabaseError>() {

@@ -7,7 +7,7 @@
 //! typing and decimal alignment byte for byte, so the few rules it applies here are written out
 //! below (checked against pandas 2.3 / tabulate 0.9 by the tests).
 
-use canvasc_runtime::value::{Json, Map};
+use canvasc_value::{Json, Map};
 
 /// A value as the database driver hands it to Python.
 #[derive(Clone, Debug, PartialEq)]
@@ -198,7 +198,7 @@ fn py_int(s: &str) -> Option<i128> {
 
 /// Python's `float(s)`, including `nan`/`inf`.
 fn py_float(s: &str) -> Option<f64> {
-    canvasc_runtime::value::py::parse_float(s)
+    canvasc_value::py::parse_float(s)
 }
 
 /// One column's texts and whether tabulate aligns it as numbers (right, decimal points lined
@@ -261,5 +261,5 @@ fn float6(f: f64) -> String {
 
 /// `str(f)`.
 fn float_str(f: f64) -> String {
-    canvasc_runtime::value::py::float_repr(f)
+    canvasc_value::py::float_repr(f)
 }

@@ -14,10 +14,10 @@ pub use connection_test::{test_connection, Connection, TestFailure};
 
 use crate::config::ToolsConfig;
 use crate::host_guard::safe_host_with;
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::interpolate::{element_str, elements_from_text, string_format};
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::interpolate::{element_str, elements_from_text, string_format};
+use canvasc_engine::RunError;
+use canvasc_value::{py, Json, Map};
 use db::{Db, Outcome, Target};
 use futures::future::BoxFuture;
 use regex::Regex;

@@ -5,7 +5,7 @@
 //! over the budget stands alone. Tokens are tiktoken's `cl100k_base`, as
 //! `num_tokens_from_string` counts them.
 
-use canvasc_runtime::exec::llm::fit::num_tokens;
+use canvasc_engine::llm::fit::num_tokens;
 
 /// `parser_config["chunk_token_num"]`'s default for text, Markdown and HTML.
 pub const CHUNK_TOKENS: usize = 128;

@@ -12,7 +12,7 @@
 //! A dataset records the model it was embedded with; a query is embedded with the same one.
 
 use crate::common::send;
-use canvasc_runtime::value::Json;
+use canvasc_value::Json;
 use std::time::Duration;
 
 /// Texts per request.

@@ -15,8 +15,8 @@
 use super::service::{Dataset, KbInfos, MetaFilter, Request, RetrievalService};
 use crate::kb::embed::Embedder;
 use crate::kb::{DatasetStore, Search};
-use canvasc_runtime::exec::external::ToolCx;
-use canvasc_runtime::value::{Json, Map};
+use canvasc_engine::external::ToolCx;
+use canvasc_value::{Json, Map};
 use futures::future::BoxFuture;
 use std::sync::Arc;
 

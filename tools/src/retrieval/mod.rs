@@ -17,10 +17,10 @@ pub mod service;
 pub mod local;
 
 use crate::common::{kb_prompt, keyword_thoughts, text};
-use canvasc_runtime::exec::external::{External, ToolCx};
-use canvasc_runtime::exec::interpolate::{element_str, elements_from_text, string_format};
-use canvasc_runtime::exec::RunError;
-use canvasc_runtime::value::{py, Json, Map};
+use canvasc_engine::external::{External, ToolCx};
+use canvasc_engine::interpolate::{element_str, elements_from_text, string_format};
+use canvasc_engine::RunError;
+use canvasc_value::{py, Json, Map};
 use futures::future::BoxFuture;
 use regex::Regex;
 use service::{MemoryQuery, MetaFilter, Request, RetrievalService};
@@ -118,7 +118,7 @@ fn memory_prompt(messages: &[Json], max_tokens: usize) -> Vec<String> {
     let mut out = Vec::new();
     for m in messages {
         let content = text(m.get("content"));
-        let n = canvasc_runtime::exec::llm::fit::num_tokens(Some(&content));
+        let n = canvasc_engine::llm::fit::num_tokens(Some(&content));
         if (used + n) as f64 > budget {
             tracing::warn!(
                 "Not all the retrieval into prompt: {}/{}",

@@ -19,8 +19,8 @@ use super::service::{
 };
 use crate::common::send_raw;
 use crate::config::Secret;
-use canvasc_runtime::exec::external::ToolCx;
-use canvasc_runtime::value::{Json, Map};
+use canvasc_engine::external::ToolCx;
+use canvasc_value::{Json, Map};
 use futures::future::BoxFuture;
 use std::time::Duration;
 
@@ -337,7 +337,7 @@ impl RetrievalService for RagflowApi {
                 Json::Null => Ok(Vec::new()),
                 other => Err(format!(
                     "RAGFlow's message search answered {} instead of a list of messages",
-                    canvasc_runtime::value::py::json_dumps(&other)
+                    canvasc_value::py::json_dumps(&other)
                 )),
             }
         })

@@ -3,8 +3,8 @@
 //! it: a RAGFlow server's HTTP API (`ragflow_api.rs`) and canvasc's local knowledge base
 //! (`local.rs`, feature `kb`). [`NoStore`] answers for a build with neither.
 
-use canvasc_runtime::exec::external::ToolCx;
-use canvasc_runtime::value::{Json, Map};
+use canvasc_engine::external::ToolCx;
+use canvasc_value::{Json, Map};
 use futures::future::BoxFuture;
 
 /// A dataset as `KnowledgebaseService.get_by_ids` gives it to the tool.

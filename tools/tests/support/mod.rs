@@ -8,11 +8,11 @@ use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::IntoResponse;
 use axum::Router;
-use canvasc_runtime::exec::external::Registry;
-use canvasc_runtime::exec::interp::Interpreter;
-use canvasc_runtime::exec::llm::script::{Script, ScriptedProvider};
-use canvasc_runtime::exec::random::PyRandom;
-use canvasc_runtime::exec::{RunInput, RunOutcome, Services, Session};
+use canvasc_engine::external::Registry;
+use canvasc_engine::interp::Interpreter;
+use canvasc_engine::llm::script::{Script, ScriptedProvider};
+use canvasc_engine::random::PyRandom;
+use canvasc_engine::{RunInput, RunOutcome, Services, Session};
 use canvasc_tools::config::ToolsConfig;
 use serde_json::{json, Value as Json};
 use std::collections::BTreeMap;
@@ -230,7 +230,7 @@ pub async fn run_with(
     query: &str,
     adjust: impl FnOnce(&mut Services),
 ) -> Ran {
-    let analysis = canvasc_runtime::frontend::analyze(&dsl.to_string()).expect("canvas loads");
+    let analysis = canvasc_frontend::analyze(&dsl.to_string()).expect("canvas loads");
     let provider = Arc::new(ScriptedProvider::new(
         Script::parse(script).expect("scripted model"),
     ));

@@ -1,0 +1,426 @@
+//! Component implementations, one file per component. Each takes its typed parameters
+//! ([`Spec`]) and a [`NodeCx`]; the interpreter and generated programs call them alike.
+
+pub mod agent;
+pub mod begin;
+pub mod categorize;
+pub mod data_operations;
+pub mod external;
+mod html_text;
+pub mod invoke;
+pub mod iteration;
+pub mod list_operations;
+pub mod llm;
+pub mod loop_;
+pub mod message;
+mod py_time;
+mod spec;
+pub mod string_transform;
+pub mod switch;
+pub mod userfillup;
+pub mod variable_aggregator;
+pub mod variable_assigner;
+
+pub mod unsupported;
+
+use super::state::InputKeys;
+use super::{NodeCx, RunError, RunState};
+use crate::interpolate::{element_str, elements_from_text, string_format};
+use crate::val::Val;
+use canvasc_frontend::binding::Resolve;
+use canvasc_frontend::meta::Target;
+use canvasc_frontend::refs::template_refs;
+use canvasc_value::{py, Json, Map};
+use std::borrow::Cow;
+use std::future::Future;
+
+pub use spec::Spec;
+
+/// A component: its parameters, typed for it, and RAGFlow's behaviour for it. The interpreter
+/// and generated programs call these same implementations.
+///
+/// The body runs inside the scheduler's invoke wrapper; the other methods run outside it, so
+/// their errors abort the run as they do in Python.
+pub trait Component: Send + Sync + Sized {
+    /// `_invoke`.
+    fn body<'a>(
+        &'a self,
+        cx: &'a NodeCx<'a>,
+    ) -> impl Future<Output = Result<(), RunError>> + Send + 'a;
+
+    /// The body run at once, with the run state already locked by the caller: for a body that
+    /// has nothing to wait for, this saves the lock round trips and the future of
+    /// [`Component::body`]. `None` means this invocation must wait for something (a stream, a
+    /// service), has changed nothing, and [`Component::body`] runs instead. The two must
+    /// behave alike.
+    fn body_now(&self, _cx: &NodeCx<'_>, _s: &mut RunState) -> Option<Result<(), RunError>> {
+        None
+    }
+
+    /// `thoughts()`, shown in `node_started`.
+    fn thoughts<'a>(&'a self, _cx: &NodeCx<'_>) -> Result<Cow<'a, str>, RunError> {
+        Ok(Cow::Borrowed(""))
+    }
+
+    /// The components the input elements reference (`_cpn_id`), after evaluating them as
+    /// `get_input_elements()` does (which can fail). Only text-driven components have any.
+    fn dependencies<'a>(&'a self, _cx: &NodeCx<'_>) -> Result<Cow<'a, [Target]>, RunError> {
+        Ok(Cow::Borrowed(&[]))
+    }
+
+    /// `get_input()`: the keyword arguments the body receives, resolved when scheduled.
+    fn get_input(&self, cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
+        generic_get_input(cx)
+    }
+
+    /// Which `get_input_values()` keys `node_finished` reports: the inputs table, unless the
+    /// component has input elements.
+    fn input_keys<'a>(&'a self, _cx: &NodeCx<'_>) -> InputKeys<'a> {
+        InputKeys::All
+    }
+
+    /// `IterationItem.end()` / `LoopItem.end()`, evaluated after the item ran.
+    fn item_ended(&self, _cx: &NodeCx<'_>) -> Result<bool, RunError> {
+        Ok(false)
+    }
+
+    /// Take the bindings of the references in the parameters (compiled programs).
+    fn bind(&mut self, _r: &dyn Resolve) {}
+
+    /// [`Component::bind`], by value.
+    fn bound(mut self, r: &dyn Resolve) -> Self {
+        self.bind(r);
+        self
+    }
+}
+
+/// The body of a component that never waits: [`Component::body_now`] under the state lock.
+pub fn run_now<C: Component>(c: &C, cx: &NodeCx<'_>) -> Result<(), RunError> {
+    c.body_now(cx, &mut cx.state()).unwrap_or(Ok(()))
+}
+
+/// `ComponentBase.get_input()` over the param `inputs` table: each element's param value is
+/// resolved when it names a global or component, string-formatted when it contains references,
+/// and used literally otherwise.
+pub fn generic_get_input(cx: &NodeCx<'_>) -> Result<Map<String, Json>, RunError> {
+    let keys: Vec<String> = cx
+        .state()
+        .node(cx.node)
+        .inputs
+        .keys()
+        .map(str::to_string)
+        .collect();
+    let mut res = Map::new();
+    for var in keys {
+        let Some(v) = cx.param(&var).cloned() else {
+            continue;
+        };
+        if v.is_null() {
+            continue;
+        }
+        let value = match &v {
+            Json::String(s) if is_reff(cx, s) => match cx.value(s)? {
+                Val::Json(j) => j,
+                // A stream passed to a tool is read as its text (what the body would consume).
+                Val::Stream(_) => Json::Null,
+            },
+            Json::String(s) if !template_refs(s).is_empty() => {
+                let kv: Vec<(String, Json)> = elements_from_text(cx, s)?
+                    .into_iter()
+                    .map(|(exp, v)| (exp, element_str(&v)))
+                    .collect();
+                Json::String(string_format(s, &kv))
+            }
+            other => other.clone(),
+        };
+        cx.set_input_value(&var, value.clone());
+        res.insert(var, value);
+    }
+    Ok(res)
+}
+
+/// `Canvas.is_reff(exp)`.
+pub fn is_reff(cx: &NodeCx<'_>, exp: &str) -> bool {
+    let exp = exp.trim_matches('{').trim_matches('}');
+    match exp.split_once('@') {
+        None => cx.state().globals.contains_key(exp),
+        Some((cpn, rest)) => !rest.contains('@') && cx.shared.meta.find(cpn).is_some(),
+    }
+}
+
+/// Python truthiness of a value read from state (an unconsumed stream is a truthy object).
+pub fn truthy(v: &Val) -> bool {
+    match v {
+        Val::Json(j) => py::truthy(j),
+        Val::Stream(_) => true,
+    }
+}
+
+/// A resolved value as plain JSON: an unconsumed stream has no JSON form and reads as `None`
+/// where a component only records or inspects it.
+pub fn json_of(v: Val) -> Json {
+    match v {
+        Val::Json(j) => j,
+        Val::Stream(_) => Json::Null,
+    }
+}
+
+/// The expression a parameter names, for `get_variable_value(v)`: Python strips it first, so a
+/// non-string fails with an `AttributeError`.
+pub fn exp_str(v: &Json) -> Result<&str, RunError> {
+    match v {
+        Json::String(s) => Ok(s),
+        other => Err(no_attribute(other, "strip")),
+    }
+}
+
+/// Python's `AttributeError` for a method missing on a JSON value's type.
+pub fn no_attribute(v: &Json, attr: &str) -> RunError {
+    RunError::raised(
+        "AttributeError",
+        format!("'{}' object has no attribute '{attr}'", py::type_name(v)),
+    )
+}
+
+/// Python `v.get(key)` on what should be a dict.
+pub fn py_get<'a>(v: &'a Json, key: &str) -> Result<Option<&'a Json>, RunError> {
+    match v {
+        Json::Object(m) => Ok(m.get(key)),
+        other => Err(no_attribute(other, "get")),
+    }
+}
+
+/// Python `v[key]` with a string key, failing with Python's `KeyError`/`TypeError`.
+pub fn py_getitem<'a>(v: &'a Json, key: &str) -> Result<&'a Json, RunError> {
+    match v {
+        Json::Object(m) => m.get(key).ok_or_else(|| RunError::key_error(key)),
+        Json::String(_) => Err(RunError::type_error(
+            "string indices must be integers, not 'str'",
+        )),
+        Json::Array(_) => Err(RunError::type_error(
+            "list indices must be integers or slices, not str",
+        )),
+        other => Err(RunError::type_error(format!(
+            "'{}' object is not subscriptable",
+            py::type_name(other)
+        ))),
+    }
+}
+
+/// Python `for x in v`: lists by item, strings by character, dicts by key.
+pub fn py_iter(v: &Json) -> Result<Vec<Json>, RunError> {
+    match v {
+        Json::Array(a) => Ok(a.clone()),
+        Json::String(s) => Ok(s.chars().map(|c| Json::String(c.to_string())).collect()),
+        Json::Object(m) => Ok(m.keys().map(|k| Json::String(k.clone())).collect()),
+        other => Err(RunError::type_error(format!(
+            "'{}' object is not iterable",
+            py::type_name(other)
+        ))),
+    }
+}
+
+/// `get_value_with_variable(v)` for a parameter: a non-string fails like Python's `re.finditer`.
+pub async fn value_with_variable_json(cx: &NodeCx<'_>, v: &Json) -> Result<String, RunError> {
+    match v {
+        Json::String(s) => crate::interpolate::value_with_variable(cx, s).await,
+        other => Err(RunError::type_error(format!(
+            "expected string or bytes-like object, got '{}'",
+            py::type_name(other)
+        ))),
+    }
+}
+
+/// Running one component the way the unit tests' expected values were produced: RAGFlow's engine
+/// (the reference oracle) on `begin → X:T`, with `env.*` globals, optional extra components and
+/// display names, reporting X:T's `node_finished` (timings dropped) and the final `env.*`.
+#[cfg(test)]
+pub(crate) mod testkit {
+    use crate::conversation::Session;
+    use crate::interp::Interpreter;
+    use crate::random::PyRandom;
+    use crate::scheduler::{RunInput, RunOutcome};
+    use crate::{Services, Settings};
+    use canvasc_value::{py, Json, Map};
+    use serde_json::json;
+    use std::sync::{Arc, Mutex};
+
+    fn vtype(v: &Json) -> &'static str {
+        match v {
+            Json::Bool(_) => "boolean",
+            Json::Number(_) => "number",
+            Json::Object(_) => "object",
+            Json::Array(_) => "array<any>",
+            _ => "string",
+        }
+    }
+
+    /// The canvas of a case: `{"kind", "params", "env"?, "extra"?, "names"?, "down"?, "query"?}`.
+    pub fn dsl_of(case: &Json) -> Json {
+        let mut comps = json!({
+            "begin": {"obj": {"component_name": "Begin", "params": {}}, "downstream": ["X:T"], "upstream": []},
+            "X:T": {"obj": {"component_name": case["kind"], "params": case["params"]},
+                    "downstream": case.get("down").cloned().unwrap_or(json!([])), "upstream": ["begin"]},
+            "Dummy:N": {"obj": {"component_name": "VariableAggregator", "params": {
+                "groups": [{"group_name": "none", "variables": [{"value": "env.zz"}]}],
+                "outputs": {"none": {"value": "x", "type": "string"}}}}, "downstream": [], "upstream": []},
+        });
+        if let (Some(Json::Object(extra)), Json::Object(c)) = (case.get("extra"), &mut comps) {
+            for (k, v) in extra {
+                c.insert(k.clone(), v.clone());
+            }
+        }
+        let mut globals = json!({"sys.query": "", "sys.user_id": "", "sys.conversation_turns": 0,
+            "sys.files": [], "sys.history": []});
+        let mut variables = Map::new();
+        if let Some(Json::Object(env)) = case.get("env") {
+            for (k, v) in env {
+                globals[format!("env.{k}")] = v.clone();
+                variables.insert(k.clone(), json!({"name": k, "type": vtype(v), "value": v}));
+            }
+        }
+        let nodes: Vec<Json> = case
+            .get("names")
+            .and_then(Json::as_object)
+            .map(|m| {
+                m.iter()
+                    .map(|(id, n)| json!({"id": id, "data": {"name": n}}))
+                    .collect()
+            })
+            .unwrap_or_default();
+        json!({"components": comps, "globals": globals, "variables": variables,
+               "graph": {"nodes": nodes, "edges": []}, "history": [], "path": [], "retrieval": []})
+    }
+
+    pub async fn run_with(case: &Json, settings: Settings) -> Json {
+        run_case(case, settings, false).await
+    }
+
+    /// A case run by the interpreter, reading references by name, or with every reference
+    /// bound as a compiled program binds it.
+    async fn run_case(case: &Json, settings: Settings, bound: bool) -> Json {
+        let dsl = dsl_of(case);
+        let analysis = canvasc_frontend::analyze(&dsl.to_string()).expect("canvas loads");
+        let mut interpreter = Interpreter::from_analysis(&analysis);
+        if bound {
+            interpreter = interpreter.bound(&analysis.ir);
+        }
+        let program = Arc::new(interpreter);
+        let services = Services {
+            settings,
+            ..Services::default()
+        };
+        let rng = Arc::new(Mutex::new(PyRandom::seeded(0)));
+        let map = analysis.document.dsl.clone();
+        let session = Session::new(program, map, services, rng, true);
+        let input = RunInput {
+            query: Some(case.get("query").cloned().unwrap_or(json!(""))),
+            user_id: Some(json!("user-ref")),
+            inputs: Some(json!({})),
+            ..RunInput::default()
+        };
+        let mut events: Vec<Json> = Vec::new();
+        let outcome = session.run(input, &mut events).await;
+        let mut res = Map::new();
+        res.insert("name".into(), case["name"].clone());
+        let finished = events
+            .iter()
+            .rev()
+            .find(|e| e["event"] == "node_finished" && e["data"]["component_id"] == "X:T");
+        if let Some(f) = finished {
+            let d = &f["data"];
+            let mut outs = Map::new();
+            if let Some(o) = d["outputs"].as_object() {
+                for (k, v) in o {
+                    if k != "_created_time" && k != "_elapsed_time" {
+                        outs.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            res.insert("inputs".into(), d["inputs"].clone());
+            res.insert("outputs".into(), Json::Object(outs));
+            res.insert("error".into(), d["error"].clone());
+        }
+        if let RunOutcome::Aborted(e) = outcome {
+            res.insert(
+                "exception".into(),
+                json!({"type": e.class(), "message": e.to_string()}),
+            );
+        }
+        let started = events
+            .iter()
+            .find(|e| e["event"] == "node_started" && e["data"]["component_id"] == "X:T");
+        if let Some(st) = started {
+            res.insert("thoughts".into(), st["data"]["thoughts"].clone());
+        }
+        let s = session.shared.state();
+        let meta = &session.shared.meta;
+        if let Some(dummy) = meta.find("Dummy:N") {
+            let outs: Map<String, Json> = s
+                .node(dummy)
+                .outputs_map()
+                .into_iter()
+                .map(|(k, v)| (k, v.to_event_json()))
+                .collect();
+            let outs = Json::Object(outs);
+            if outs != json!({"none": null}) {
+                res.insert("dummy".into(), outs);
+            }
+        }
+        let env: Map<String, Json> = s
+            .globals
+            .iter()
+            .filter_map(|(k, v)| k.strip_prefix("env.").map(|n| (n.to_string(), v.clone())))
+            .collect();
+        if Some(&Json::Object(env.clone())) != case.get("env").or(Some(&json!({}))) {
+            res.insert("env".into(), Json::Object(env));
+        }
+        Json::Object(res)
+    }
+
+    /// The declared outputs of component `id` in `dsl`, in slot order.
+    pub fn declared_outputs(dsl: &Json, id: &str) -> Vec<String> {
+        let analysis = canvasc_frontend::analyze(&dsl.to_string()).expect("a canvas");
+        let node = analysis.ir.find(id).expect("the node");
+        let outputs = &analysis.ir.node(node).outputs;
+        outputs.iter().map(|o| o.name.clone()).collect()
+    }
+
+    /// Run every `(case, expected)` pair and compare the renderings (key order included).
+    pub fn check_cases(cases: &str, expected: &str) {
+        let cases: Vec<Json> = serde_json::from_str(cases).expect("cases are JSON");
+        let expected: Vec<Json> = expected
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).expect("expected line is JSON"))
+            .collect();
+        assert_eq!(cases.len(), expected.len(), "one expectation per case");
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let mut failures = Vec::new();
+        // Each case runs interpreted and bound (as compiled): both must give RAGFlow's result.
+        for (case, want) in cases.iter().zip(&expected) {
+            for bound in [false, true] {
+                let got = rt.block_on(run_case(case, Settings::default(), bound));
+                if py::json_dumps(&got) != py::json_dumps(want) {
+                    failures.push(format!(
+                        "{}{}\n  want: {}\n  got:  {}",
+                        case["name"],
+                        if bound { " (bound)" } else { "" },
+                        py::json_dumps(want),
+                        py::json_dumps(&got)
+                    ));
+                }
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "{} case(s) differ:\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
+    }
+}
