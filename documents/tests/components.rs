@@ -12,7 +12,7 @@ use canvasc_documents::fonts::{FontConfig, FontSet};
 use canvasc_documents::markdown::ImageSource;
 use canvasc_documents::store::LocalStore;
 use canvasc_documents::Generator;
-use canvasc_engine::external::Registry;
+use canvasc_engine::external::Externals;
 use canvasc_engine::interp::Interpreter;
 use canvasc_engine::random::PyRandom;
 use canvasc_engine::{RunInput, Services, Session};
@@ -44,7 +44,7 @@ fn canvas(name: &str, params: Value, begin_inputs: Value, shown: &str) -> Value 
 
 async fn run(dsl: &Value, docs: &DocumentServices, inputs: Value) -> (Vec<Value>, Value) {
     let analysis = canvasc_frontend::analyze(&dsl.to_string()).expect("canvas loads");
-    let mut registry = Registry::default();
+    let mut registry = Externals::default();
     register(&mut registry, docs);
     let services = Services {
         external: Arc::new(registry),

@@ -44,11 +44,11 @@ pub trait External: Send + Sync + 'static {
 
 /// The implementations a process offers, by kind.
 #[derive(Clone, Default)]
-pub struct Registry {
+pub struct Externals {
     by_kind: BTreeMap<Kind, Arc<dyn External>>,
 }
 
-impl Registry {
+impl Externals {
     /// Offer `implementation` for `kind` (a later registration replaces an earlier one).
     pub fn register(&mut self, kind: Kind, implementation: Arc<dyn External>) {
         self.by_kind.insert(kind, implementation);
@@ -64,7 +64,7 @@ impl Registry {
     }
 }
 
-impl fmt::Debug for Registry {
+impl fmt::Debug for Externals {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_set().entries(self.by_kind.keys()).finish()
     }

@@ -26,7 +26,7 @@ pub struct Services {
     pub llm: Option<Arc<dyn llm::ChatProvider>>,
     pub http: reqwest::Client,
     /// The MCP servers Agents may name in `mcp`.
-    pub mcp: Arc<mcp::Registry>,
+    pub mcp: Arc<mcp::McpServers>,
     /// The run's `custom_header` (HTTP API): sent to MCP servers, never stored.
     pub custom_header: Arc<[(String, String)]>,
     /// The instruction texts the LLM and Agent components add to prompts.
@@ -34,7 +34,7 @@ pub struct Services {
     pub settings: Settings,
     /// Components and tools implemented outside the engine (web tools, document writers),
     /// which the host registers; a kind without one fails when it runs.
-    pub external: Arc<external::Registry>,
+    pub external: Arc<external::Externals>,
     /// Hosts and networks the SSRF guard admits although they are not public (configuration).
     pub outbound_allow: ssrf::AllowList,
     /// How the SSRF guard resolves host names (the system's resolver unless a host says).

@@ -979,7 +979,7 @@ impl RunState {
         // RAGFlow builds dicts this deep, then fails to save the session (`json.dumps` raises
         // `RecursionError`); here the tree would overflow the stack wherever it is printed or
         // dropped, so the assignment itself fails, with CPython's text.
-        if keys.len() >= super::py_json::MAX_DEPTH {
+        if keys.len() >= canvasc_value::py::json_loads::MAX_DEPTH {
             return Err(RunError::raised(
                 "RecursionError",
                 "maximum recursion depth exceeded while encoding a JSON object",

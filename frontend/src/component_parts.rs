@@ -1,10 +1,10 @@
-//! A [`Component`] from the parts of a stored entry (its `component_name`, its params and the
+//! A [`DslComponent`] from the parts of a stored entry (its `component_name`, its params and the
 //! `obj` keys beside them), shared by every input form's loader: v1 and v2 in `load.rs`, the
 //! editor's graph in `graph_form.rs`.
 
 use super::catalog::resolve_name;
 use super::diagnostic::{Code, Diagnostic};
-use super::document::{Component, Locations};
+use super::document::{DslComponent, Locations};
 use serde_json::{Map, Value};
 
 /// Keys RAGFlow's old parameter objects serialised as bookkeeping; never part of a canvas.
@@ -21,7 +21,7 @@ pub fn component_from_parts(
     mut obj: Map<String, Value>,
     loc: Locations,
     diags: &mut Vec<Diagnostic>,
-) -> Component {
+) -> DslComponent {
     let component_name = match obj.shift_remove("component_name") {
         Some(Value::String(name)) => name,
         other => {
@@ -70,7 +70,7 @@ pub fn component_from_parts(
     // `obj.downstream`/`obj.upstream` duplicate the entry's lists in old DSLs; the entry wins.
     obj.shift_remove("downstream");
     obj.shift_remove("upstream");
-    Component {
+    DslComponent {
         id: id.to_string(),
         resolution: resolve_name(&component_name),
         component_name,

@@ -10,7 +10,7 @@
 //! refs and canonical params). v1 output is deterministic: Begin first, the other components
 //! in lexical order of their ids, `[]`/`{}` instead of null, no legacy decoration keys.
 
-use super::document::{Component, Document, Form};
+use super::document::{Document, DslComponent, Form};
 use super::rename::IdMap;
 use serde_json::{Map, Value};
 use std::fmt;
@@ -68,7 +68,7 @@ fn upper_first(s: &str) -> String {
 /// Build the id renaming for a conversion, refusing collisions.
 fn id_map(
     doc: &Document,
-    rename: impl Fn(&Component) -> String,
+    rename: impl Fn(&DslComponent) -> String,
 ) -> Result<(IdMap, Vec<String>), ConvertError> {
     let mut map = IdMap::new(true);
     let mut new_ids: Vec<String> = Vec::with_capacity(doc.components.len());
@@ -95,7 +95,7 @@ fn ids(links: &[super::document::Link], map: &IdMap) -> Value {
     )
 }
 
-fn params(c: &Component, map: &IdMap) -> Value {
+fn params(c: &DslComponent, map: &IdMap) -> Value {
     let mut p = Value::Object(c.params.clone());
     map.rewrite_value(&mut p);
     p

@@ -38,7 +38,7 @@ pub struct Locations {
 
 /// One component after loading: canonical parameters, resolved kind, edges as written.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Component {
+pub struct DslComponent {
     /// The id exactly as written (ids are matched case-insensitively).
     pub id: String,
     /// `component_name` as written.
@@ -58,7 +58,7 @@ pub struct Component {
     pub loc: Locations,
 }
 
-impl Component {
+impl DslComponent {
     pub fn kind(&self) -> Option<Kind> {
         self.resolution.kind()
     }
@@ -69,7 +69,7 @@ impl Component {
 pub struct Document {
     pub form: Form,
     /// Components in document order (the order RAGFlow iterates them).
-    pub components: Vec<Component>,
+    pub components: Vec<DslComponent>,
     /// The DSL's other top-level keys, in order (`globals`, `history`, `path`, `graph`, …).
     /// For the graph-only form this is the input without the derived components.
     pub dsl: Map<String, Value>,
@@ -83,7 +83,7 @@ pub struct Document {
 impl Document {
     pub fn new(
         form: Form,
-        components: Vec<Component>,
+        components: Vec<DslComponent>,
         dsl: Map<String, Value>,
         wrapper: Option<Map<String, Value>>,
         dsl_pointer: String,
@@ -113,7 +113,7 @@ impl Document {
         self.index.get(&id.to_lowercase()).copied()
     }
 
-    pub fn component(&self, id: &str) -> Option<&Component> {
+    pub fn component(&self, id: &str) -> Option<&DslComponent> {
         self.position(id).map(|i| &self.components[i])
     }
 

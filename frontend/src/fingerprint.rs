@@ -9,7 +9,7 @@
 //! applied on the way: building the reset DSL as a JSON tree and then a string first cost a copy
 //! of the whole canvas twice over (about 30 MB and as long as loading it, for 10,000 nodes).
 
-use super::document::{Component, Document, Link};
+use super::document::{Document, DslComponent, Link};
 use super::reset::{reset_global, CLEARED_PARAM, RECORD_TABLES};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -100,7 +100,7 @@ fn write_globals(
 /// Components by id; of several with exactly the same id (a graph may repeat one), the last
 /// written, as inserting them into one JSON object keeps.
 fn write_components(w: &mut impl Write, doc: &Document) -> io::Result<()> {
-    let mut last_of_each: Vec<(&str, &Component)> = Vec::with_capacity(doc.components.len());
+    let mut last_of_each: Vec<(&str, &DslComponent)> = Vec::with_capacity(doc.components.len());
     for c in doc.components.iter().rev() {
         last_of_each.push((c.id.as_str(), c));
     }
@@ -110,7 +110,7 @@ fn write_components(w: &mut impl Write, doc: &Document) -> io::Result<()> {
     object(w, last_of_each, write_component)
 }
 
-fn write_component(w: &mut impl Write, c: &Component) -> io::Result<()> {
+fn write_component(w: &mut impl Write, c: &DslComponent) -> io::Result<()> {
     w.write_all(b"{\"display_name\":")?;
     serde_json::to_writer(&mut *w, &c.display_name)?;
     w.write_all(b",\"downstream\":")?;

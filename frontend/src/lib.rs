@@ -25,7 +25,7 @@ pub mod rename;
 pub mod reset;
 
 pub use diagnostic::{Code, Diagnostic, Grading, Severity};
-pub use document::{Component, Document, Form};
+pub use document::{Document, DslComponent, Form};
 pub use ir::{Ir, Node, NodeId};
 pub use load::{load_str, load_value, LoadError, Loaded};
 

@@ -1,10 +1,11 @@
 //! Where the configuration comes from: `canvasc.toml` (found as `--config`, `$CANVASC_CONFIG` or
 //! `./canvasc.toml`) and the process environment. The engine parses the text
-//! ([`LlmConfig::from_toml_str`], [`McpRegistry::from_toml_str`]) and never reads either itself.
+//! ([`LlmConfig::from_toml_str`], [`McpServers::from_toml_str`]) and never reads either itself.
 
-use canvasc_engine::llm::config::{ConfigError, EnvFn, LlmConfig};
+use canvasc_engine::config::{ConfigError, EnvFn};
+use canvasc_engine::llm::config::LlmConfig;
 use canvasc_engine::llm::prompts::Prompts;
-use canvasc_engine::mcp::Registry as McpRegistry;
+use canvasc_engine::mcp::McpServers;
 use canvasc_engine::ssrf::AllowList;
 use canvasc_engine::Settings;
 use std::path::{Path, PathBuf};
@@ -64,12 +65,12 @@ pub fn llm_config_with(
 }
 
 /// The MCP servers of the configuration file [`llm_config`] reads (none without a file).
-pub fn mcp_registry(explicit: Option<&Path>) -> Result<McpRegistry, ConfigError> {
+pub fn mcp_registry(explicit: Option<&Path>) -> Result<McpServers, ConfigError> {
     let cwd = std::env::current_dir().unwrap_or_default();
     match read_config_file(explicit, &process_env, &cwd)? {
-        None => Ok(McpRegistry::default()),
+        None => Ok(McpServers::default()),
         Some((path, text)) => {
-            McpRegistry::from_toml_str(&text, &process_env).map_err(|e| e.at(&path))
+            McpServers::from_toml_str(&text, &process_env).map_err(|e| e.at(&path))
         }
     }
 }

@@ -16,7 +16,7 @@ use canvasc_documents::fonts::FontConfig;
 use canvasc_documents::markdown::ImageSource;
 use canvasc_documents::store::{FileStore, LocalStore, S3Config, S3Store};
 use canvasc_documents::Generator;
-use canvasc_engine::llm::config::EnvFn;
+use canvasc_engine::config::EnvFn;
 use std::path::PathBuf;
 use std::sync::Arc;
 

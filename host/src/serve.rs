@@ -3,6 +3,7 @@
 //! fingerprint matches one, and with the interpreter otherwise (drafts, and versions nobody
 //! compiled). Both run on the runtime's one scheduler; this module only chooses and wires.
 
+use crate::program_choice::{choose, Choice, Compiled, Wanted};
 use canvasc_engine::checkpoint::{Checkpoint, ENGINE_VERSION};
 use canvasc_engine::events::Event;
 use canvasc_engine::interp::Interpreter;
@@ -19,10 +20,6 @@ use futures::StreamExt;
 use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 use tracing::Instrument;
-
-/// One compiled canvas as a built binary's registry lists it: source file, fingerprint, and
-/// its checker error count at build time.
-pub type Compiled = (&'static str, &'static str, usize);
 
 /// A built binary's `visit`, instantiated for turns: hands the program compiled for a
 /// fingerprint to a [`TurnStart`].
@@ -130,8 +127,12 @@ impl TurnRunner for Engine {
             _ => None,
         };
         let checkpoints = turn.checkpoints.zip(fp.clone());
-        if let (true, Some(find), Some(fp)) = (turn.released, self.find, &fp) {
-            if self.compiled.iter().any(|(_, f, _)| f == fp) {
+        let wanted = match turn.released {
+            true => Wanted::Compiled,
+            false => Wanted::Interpreter,
+        };
+        if let (Some(find), Some(fp)) = (self.find, &fp) {
+            if let Choice::Compiled { .. } = choose(self.compiled, fp, wanted) {
                 let start = TurnStart {
                     dsl: loaded.document.dsl.clone(),
                     fresh: turn.fresh,

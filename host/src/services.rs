@@ -2,8 +2,8 @@
 //! environment ([`crate::config`]).
 
 use crate::config;
-use canvasc_engine::external::Registry as ExternalRegistry;
-use canvasc_engine::llm::config::ConfigError;
+use canvasc_engine::config::ConfigError;
+use canvasc_engine::external::Externals;
 use canvasc_engine::llm::openai::OpenAiProvider;
 use canvasc_engine::llm::script::{Script, ScriptedProvider};
 use canvasc_engine::Services;
@@ -28,10 +28,10 @@ pub fn from_env() -> Services {
 /// `canvasc.toml`) and the environment, with the local datasets under `data_dir`. Only a
 /// configuration without a file cannot fail.
 #[cfg(feature = "tools")]
-fn external_with(text: &str, data_dir: &Path) -> Result<ExternalRegistry, ConfigError> {
+fn external_with(text: &str, data_dir: &Path) -> Result<Externals, ConfigError> {
     let tools = canvasc_tools::config::ToolsConfig::from_toml_str(text, &config::process_env)?
         .with_datasets_dir(config::datasets_dir(data_dir));
-    let mut registry = ExternalRegistry::default();
+    let mut registry = Externals::default();
     canvasc_tools::register_all(&mut registry, &tools);
     register_documents(&mut registry);
     register_browser(&mut registry, &tools);
@@ -41,7 +41,7 @@ fn external_with(text: &str, data_dir: &Path) -> Result<ExternalRegistry, Config
 /// The Browser with the documents' file store (where DocGenerator's files go too), so its
 /// downloads are stored and its upload file ids read there.
 #[cfg(feature = "browser")]
-fn register_browser(registry: &mut ExternalRegistry, tools: &canvasc_tools::config::ToolsConfig) {
+fn register_browser(registry: &mut Externals, tools: &canvasc_tools::config::ToolsConfig) {
     let services = crate::documents::services(&config::raw_env);
     canvasc_tools::register_browser(
         registry,
@@ -54,12 +54,11 @@ fn register_browser(registry: &mut ExternalRegistry, tools: &canvasc_tools::conf
 }
 
 #[cfg(all(feature = "tools", not(feature = "browser")))]
-fn register_browser(_registry: &mut ExternalRegistry, _tools: &canvasc_tools::config::ToolsConfig) {
-}
+fn register_browser(_registry: &mut Externals, _tools: &canvasc_tools::config::ToolsConfig) {}
 
 #[cfg(not(feature = "tools"))]
-fn external_with(_text: &str, _data_dir: &Path) -> Result<ExternalRegistry, ConfigError> {
-    let mut registry = ExternalRegistry::default();
+fn external_with(_text: &str, _data_dir: &Path) -> Result<Externals, ConfigError> {
+    let mut registry = Externals::default();
     register_documents(&mut registry);
     Ok(registry)
 }
@@ -67,16 +66,16 @@ fn external_with(_text: &str, _data_dir: &Path) -> Result<ExternalRegistry, Conf
 /// DocGenerator and ExcelProcessor, with the fonts, image directory and file store the
 /// environment names ([`crate::documents`]).
 #[cfg(feature = "documents")]
-fn register_documents(registry: &mut ExternalRegistry) {
+fn register_documents(registry: &mut Externals) {
     let services = crate::documents::services(&config::raw_env);
     canvasc_documents::components::register(registry, &services);
 }
 
 #[cfg(not(feature = "documents"))]
-fn register_documents(_registry: &mut ExternalRegistry) {}
+fn register_documents(_registry: &mut Externals) {}
 
 /// [`external_with`] the environment alone, or the configuration file's `text` as well.
-fn external_registry(text: Option<&str>, data_dir: &Path) -> ExternalRegistry {
+fn external_registry(text: Option<&str>, data_dir: &Path) -> Externals {
     // Without a file the only input is the environment; a malformed override variable there
     // leaves that tool unconfigured, and its error surfaces through `assemble`.
     external_with(text.unwrap_or(""), data_dir).unwrap_or_default()

@@ -17,7 +17,7 @@
 //! model, tool, HTTP and MCP request) and the server's extractor (an incoming `traceparent`
 //! becomes the request span's parent), so the engine and the server depend on `tracing` only.
 
-use canvasc_engine::llm::config::{ConfigError, EnvFn};
+use canvasc_engine::config::{ConfigError, EnvFn};
 use canvasc_engine::telemetry as engine;
 use opentelemetry::propagation::{Extractor, Injector, TextMapPropagator};
 use opentelemetry::trace::{TraceContextExt, TracerProvider as _};

@@ -4,12 +4,12 @@
 
 use crate::scripted_server::ScriptedServer;
 use crate::tool_stub::{OfflineResolver, ToolStub};
-use canvasc_engine::external::Registry as ExternalRegistry;
+use canvasc_engine::external::Externals;
 use canvasc_engine::interp::Interpreter;
 use canvasc_engine::llm::config::LlmConfig;
 use canvasc_engine::llm::openai::OpenAiProvider;
 use canvasc_engine::llm::script::{Script, ScriptedProvider};
-use canvasc_engine::mcp::{McpServer, Registry as McpRegistry};
+use canvasc_engine::mcp::{McpServer, McpServers};
 use canvasc_engine::random::PyRandom;
 use canvasc_engine::val::Val;
 use canvasc_engine::{Program, Published, RunInput, RunOutcome, Services, Session};
@@ -446,10 +446,10 @@ async fn run_case_with<P: Program>(
         Ok(c) => c,
         Err(e) => panic!("the stub's tool configuration: {e}"),
     };
-    let mut external = ExternalRegistry::default();
+    let mut external = Externals::default();
     canvasc_tools::register_all(&mut external, &tools);
     let mut services = Services {
-        mcp: Arc::new(McpRegistry::new(case.mcp_servers.iter().cloned())),
+        mcp: Arc::new(McpServers::new(case.mcp_servers.iter().cloned())),
         external: Arc::new(external),
         resolver: Arc::new(OfflineResolver),
         ..Services::default()

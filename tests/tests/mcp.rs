@@ -4,7 +4,7 @@
 
 use canvasc_engine::interp::Interpreter;
 use canvasc_engine::llm::script::{Script, ScriptedProvider};
-use canvasc_engine::mcp::{McpServer, Registry};
+use canvasc_engine::mcp::{McpServer, McpServers};
 use canvasc_engine::random::PyRandom;
 use canvasc_engine::{RunInput, RunOutcome, Services, Session};
 use canvasc_tests::{mcp_server, workspace_root};
@@ -39,7 +39,7 @@ async fn run(
     let provider = Arc::new(ScriptedProvider::new(script));
     let services = Services {
         llm: Some(provider.clone()),
-        mcp: Arc::new(Registry::new(servers)),
+        mcp: Arc::new(McpServers::new(servers)),
         custom_header: custom_header.into(),
         ..Services::default()
     };

@@ -11,7 +11,7 @@
 //! and `RAGFLOW_TOOL_TAVILY_BASE_URL`, `RAGFLOW_TOOL_TAVILY_API_KEY` (the environment wins over
 //! the file). A key from configuration is used only when the node's own key parameter is empty.
 
-use canvasc_engine::llm::config::{ConfigError, EnvFn};
+use canvasc_engine::config::{ConfigError, EnvFn};
 use std::collections::BTreeMap;
 use std::fmt;
 

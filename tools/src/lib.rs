@@ -40,112 +40,86 @@ pub mod wikipedia;
 pub mod yahoo_fundamentals;
 pub mod yahoofinance;
 
-use canvasc_engine::external::Registry;
+use canvasc_engine::external::{External, Externals};
 use canvasc_frontend::catalog::Kind;
 use config::ToolsConfig;
 use std::sync::Arc;
 
 /// Every tool of this crate, registered for its kind.
-pub fn register_all(registry: &mut Registry, config: &ToolsConfig) {
+pub fn register_all(registry: &mut Externals, config: &ToolsConfig) {
     let config = Arc::new(config.clone());
-    registry.register(Kind::Jin10, Arc::new(legacy::Legacy));
-    registry.register(Kind::TuShare, Arc::new(legacy::Legacy));
-    registry.register(Kind::WenCai, Arc::new(wencai::WenCai));
-    registry.register(
-        Kind::CodeExec,
-        Arc::new(code_exec::CodeExec::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::Email,
-        Arc::new(email::Email::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::ExeSql,
-        Arc::new(exesql::ExeSql::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::TavilySearch,
-        Arc::new(tavily::TavilySearch::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::TavilyExtract,
-        Arc::new(tavily::TavilyExtract::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::Wikipedia,
-        Arc::new(wikipedia::Wikipedia::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::DuckDuckGo,
-        Arc::new(duckduckgo::DuckDuckGo::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::GitHub,
-        Arc::new(github::GitHub::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::Google,
-        Arc::new(google::Google::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::ArXiv,
-        Arc::new(arxiv::ArXiv::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::PubMed,
-        Arc::new(pubmed::PubMed::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::Retrieval,
-        Arc::new(retrieval::Retrieval::new(retrieval_store(&config))),
-    );
-    registry.register(Kind::SearXng, Arc::new(searxng::SearXng));
-    registry.register(Kind::Crawler, Arc::new(crawler::Crawler));
-    registry.register(
-        Kind::DeepL,
-        Arc::new(deepl::DeepL::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::KeenableSearch,
-        Arc::new(keenable::KeenableSearch::new(Arc::clone(&config))),
-    );
-    registry.register(Kind::Bgpt, Arc::new(bgpt::Bgpt::new(Arc::clone(&config))));
-    registry.register(
-        Kind::QueritSearch,
-        Arc::new(querit::QueritSearch::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::QueritContents,
-        Arc::new(querit::QueritContents::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::QWeather,
-        Arc::new(qweather::QWeather::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::AkShare,
-        Arc::new(akshare::AkShare::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::GoogleScholar,
-        Arc::new(googlescholar::GoogleScholar::new(Arc::clone(&config))),
-    );
-    registry.register(
-        Kind::YahooFinance,
-        Arc::new(yahoofinance::YahooFinance::new(Arc::clone(&config))),
-    );
-    #[cfg(feature = "browser")]
-    registry.register(
-        Kind::Browser,
-        Arc::new(browser::Browser::new(Arc::clone(&config), None)),
-    );
+    for &kind in Kind::ALL {
+        if let Some(tool) = implementation(kind, &config) {
+            registry.register(kind, tool);
+        }
+    }
+}
+
+/// This crate's implementation of `kind`. The match names every kind, so a new row in the
+/// catalogue's table of kinds does not compile until it is decided here whether this crate
+/// implements it.
+fn implementation(kind: Kind, config: &Arc<ToolsConfig>) -> Option<Arc<dyn External>> {
+    let config = Arc::clone(config);
+    Some(match kind {
+        Kind::AkShare => Arc::new(akshare::AkShare::new(config)),
+        Kind::ArXiv => Arc::new(arxiv::ArXiv::new(config)),
+        Kind::Bgpt => Arc::new(bgpt::Bgpt::new(config)),
+        Kind::CodeExec => Arc::new(code_exec::CodeExec::new(config)),
+        Kind::Crawler => Arc::new(crawler::Crawler),
+        Kind::DeepL => Arc::new(deepl::DeepL::new(config)),
+        Kind::DuckDuckGo => Arc::new(duckduckgo::DuckDuckGo::new(config)),
+        Kind::Email => Arc::new(email::Email::new(config)),
+        Kind::ExeSql => Arc::new(exesql::ExeSql::new(config)),
+        Kind::GitHub => Arc::new(github::GitHub::new(config)),
+        Kind::Google => Arc::new(google::Google::new(config)),
+        Kind::GoogleScholar => Arc::new(googlescholar::GoogleScholar::new(config)),
+        Kind::Jin10 | Kind::TuShare => Arc::new(legacy::Legacy),
+        Kind::KeenableSearch => Arc::new(keenable::KeenableSearch::new(config)),
+        Kind::PubMed => Arc::new(pubmed::PubMed::new(config)),
+        Kind::QueritSearch => Arc::new(querit::QueritSearch::new(config)),
+        Kind::QueritContents => Arc::new(querit::QueritContents::new(config)),
+        Kind::QWeather => Arc::new(qweather::QWeather::new(config)),
+        Kind::Retrieval => Arc::new(retrieval::Retrieval::new(retrieval_store(&config))),
+        Kind::SearXng => Arc::new(searxng::SearXng),
+        Kind::TavilySearch => Arc::new(tavily::TavilySearch::new(config)),
+        Kind::TavilyExtract => Arc::new(tavily::TavilyExtract::new(config)),
+        Kind::WenCai => Arc::new(wencai::WenCai),
+        Kind::Wikipedia => Arc::new(wikipedia::Wikipedia::new(config)),
+        Kind::YahooFinance => Arc::new(yahoofinance::YahooFinance::new(config)),
+        #[cfg(feature = "browser")]
+        Kind::Browser => Arc::new(browser::Browser::new(config, None)),
+        #[cfg(not(feature = "browser"))]
+        Kind::Browser => return None,
+        // canvasc-documents implements these; the host registers them.
+        Kind::DocGenerator | Kind::ExcelProcessor => return None,
+        // The engine's own components, and RAGFlow's removed `Answer`.
+        Kind::Begin
+        | Kind::UserFillUp
+        | Kind::Message
+        | Kind::Llm
+        | Kind::Categorize
+        | Kind::Switch
+        | Kind::Agent
+        | Kind::Iteration
+        | Kind::IterationItem
+        | Kind::Loop
+        | Kind::LoopItem
+        | Kind::ExitLoop
+        | Kind::Invoke
+        | Kind::DataOperations
+        | Kind::ListOperations
+        | Kind::StringTransform
+        | Kind::VariableAggregator
+        | Kind::VariableAssigner
+        | Kind::Answer => return None,
+    })
 }
 
 /// The Browser component with `files` as its file store (downloads, upload file ids): the host
 /// calls this after [`register_all`], which registers it without one.
 #[cfg(feature = "browser")]
 pub fn register_browser(
-    registry: &mut Registry,
+    registry: &mut Externals,
     config: &ToolsConfig,
     files: browser::files::FileTarget,
 ) {

@@ -13,7 +13,7 @@ use axum::extract::State;
 use axum::http::{header, Method, Uri};
 use axum::response::IntoResponse;
 use axum::Router;
-use canvasc_engine::external::Registry;
+use canvasc_engine::external::Externals;
 use canvasc_engine::ssrf::AllowList;
 use canvasc_frontend::catalog::Kind;
 use canvasc_tools::browser::files::{BrowserFiles, FileTarget};
@@ -210,10 +210,10 @@ fn step(goal: &str, actions: Json) -> String {
     json!({"thinking": "", "evaluation_previous_goal": "", "memory": "", "next_goal": goal, "action": actions}).to_string()
 }
 
-fn registry(toml: &str, files: Arc<MemFiles>) -> Registry {
+fn registry(toml: &str, files: Arc<MemFiles>) -> Externals {
     let none = |_: &str| None;
     let config = ToolsConfig::from_toml_str(toml, &none).expect("tool configuration");
-    let mut registry = Registry::default();
+    let mut registry = Externals::default();
     registry.register(
         Kind::Browser,
         Arc::new(Browser::new(

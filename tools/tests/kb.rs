@@ -9,7 +9,7 @@ mod support;
 use axum::extract::State;
 use axum::routing::post;
 use axum::{Json as AxJson, Router};
-use canvasc_engine::external::Registry;
+use canvasc_engine::external::Externals;
 use canvasc_engine::RunOutcome;
 use canvasc_tools::config::ToolsConfig;
 use canvasc_tools::kb::embed::Embedder;
@@ -114,12 +114,12 @@ fn config(base: &str, model: &str) -> String {
     format!("[embedding]\nbase_url = \"{base}\"\nmodel = \"{model}\"\napi_key = \"emb-key\"\n")
 }
 
-fn registry(toml: &str, datasets: &Path) -> Registry {
+fn registry(toml: &str, datasets: &Path) -> Externals {
     let none = |_: &str| None;
     let config = ToolsConfig::from_toml_str(toml, &none)
         .expect("configuration")
         .with_datasets_dir(datasets);
-    let mut registry = Registry::default();
+    let mut registry = Externals::default();
     canvasc_tools::register_all(&mut registry, &config);
     registry
 }

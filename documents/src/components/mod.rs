@@ -11,7 +11,7 @@ pub use excel_processor::ExcelProcessor;
 
 use crate::store::FileStore;
 use crate::Generator;
-use canvasc_engine::external::Registry;
+use canvasc_engine::external::Externals;
 use canvasc_frontend::catalog::Kind;
 use std::sync::Arc;
 
@@ -37,7 +37,7 @@ fn bucket_of<'a>(
 }
 
 /// Registers DocGenerator and ExcelProcessor.
-pub fn register(registry: &mut Registry, services: &DocumentServices) {
+pub fn register(registry: &mut Externals, services: &DocumentServices) {
     registry.register(
         Kind::DocGenerator,
         Arc::new(DocGenerator::new(services.clone())),

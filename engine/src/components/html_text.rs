@@ -42,7 +42,7 @@ impl Drop for Element {
 
 /// How deep the text walk may go below the body: RAGFlow's walk runs on the stack of Invoke's
 /// `_invoke`, where the reference oracle's `json.loads` meets Python's recursion limit after 491
-/// levels (`py_json::MAX_DEPTH`); the walk adds a few frames before its first level and about 30
+/// levels (`canvasc_value::py::json_loads::MAX_DEPTH`); the walk adds a few frames before its first level and about 30
 /// (a BeautifulSoup parse of the text) at its leaves. The oracle stubs RAGFlow's HTML parser, so
 /// this depth is an estimate; the error text is CPython's for Python-to-Python recursion.
 const MAX_WALK_DEPTH: usize = 460;

@@ -10,10 +10,10 @@ use super::{exp_str, py_get, py_getitem, py_time, Component};
 use crate::context::NodeCx;
 use crate::error::RunError;
 use crate::interpolate::Template;
-use crate::py_json;
 use crate::val::Val;
 use crate::{http, ssrf, telemetry};
 use canvasc_frontend::binding::{Bound, Resolve};
+use canvasc_value::py::json_loads;
 use canvasc_value::{py, Json, Map};
 use regex::Regex;
 use std::borrow::Cow;
@@ -96,7 +96,7 @@ impl Component for Spec {
             tpl
         };
         let headers = match &self.headers {
-            Json::String(text) => match py_json::loads(text).map(|p| p.value) {
+            Json::String(text) => match json_loads::loads(text).map(|p| p.value) {
                 Ok(Json::Object(m)) => m
                     .values()
                     .map(|v| match v {
@@ -352,7 +352,7 @@ async fn build_args(spec: &Spec, cx: &NodeCx<'_>) -> Result<Map<String, Json>, R
             // Stringified JSON passes through as the structure it encodes.
             if let Json::String(s) = &value {
                 // Only a `JSONDecodeError` leaves the text as it is; a `RecursionError` raises.
-                let parsed = match py_json::loads(s) {
+                let parsed = match json_loads::loads(s) {
                     Ok(parsed) => Some(parsed),
                     Err(e) if e.class == "JSONDecodeError" => None,
                     Err(e) => return Err(RunError::raised(e.class, e.message)),
@@ -386,7 +386,7 @@ async fn build_headers(spec: &Spec, cx: &NodeCx<'_>) -> Result<Vec<(String, Json
             py::type_name(&spec.headers)
         )));
     };
-    let parsed = py_json::loads(text).map_err(|e| RunError::raised(e.class, e.message))?;
+    let parsed = json_loads::loads(text).map_err(|e| RunError::raised(e.class, e.message))?;
     let Json::Object(m) = parsed.value else {
         return Err(RunError::value_error(
             "Invoke headers must be a JSON object.",

@@ -34,10 +34,11 @@
 //! The host (crate `canvasc-host`) finds and reads the file; this module parses its text, and
 //! reads the environment only through the lookup it is handed.
 
+use crate::config::{ConfigError, EnvFn};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// RAGFlow's `LLM_MAX_RETRIES` default.
@@ -226,32 +227,6 @@ impl fmt::Debug for Endpoint {
     }
 }
 
-/// A configuration file that cannot be used.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError {
-    pub path: Option<PathBuf>,
-    pub message: String,
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.path {
-            Some(p) => write!(f, "{}: {}", p.display(), self.message),
-            None => write!(f, "LLM configuration: {}", self.message),
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
-impl ConfigError {
-    /// The same error, naming the file it is in.
-    pub fn at(mut self, path: &Path) -> ConfigError {
-        self.path = Some(path.to_path_buf());
-        self
-    }
-}
-
 /// An llm_id the configuration cannot serve. The caller adds which component asked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LookupError {
@@ -364,9 +339,6 @@ struct RawModel {
     #[serde(default)]
     vision: bool,
 }
-
-/// Environment lookup, injectable so tests need not touch the process environment.
-pub type EnvFn<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 impl LlmConfig {
     /// Parse a `canvasc.toml` text. Sections other than `[llm]`, `[factories.*]` and

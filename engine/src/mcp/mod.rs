@@ -17,7 +17,7 @@ mod template;
 
 pub use session::McpSession;
 
-use crate::llm::config::{ConfigError, EnvFn};
+use crate::config::{ConfigError, EnvFn};
 use canvasc_value::py;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -35,7 +35,7 @@ pub struct McpServer {
 
 /// The configured MCP servers, by id.
 #[derive(Clone, Debug, Default)]
-pub struct Registry {
+pub struct McpServers {
     servers: BTreeMap<String, McpServer>,
 }
 
@@ -63,9 +63,9 @@ fn default_server_type() -> String {
     "streamable-http".into()
 }
 
-impl Registry {
+impl McpServers {
     /// The `[mcp_servers.*]` sections of a `canvasc.toml` text (other sections are ignored).
-    pub fn from_toml_str(text: &str, env: EnvFn<'_>) -> Result<Registry, ConfigError> {
+    pub fn from_toml_str(text: &str, env: EnvFn<'_>) -> Result<McpServers, ConfigError> {
         let err = |message: String| ConfigError {
             path: None,
             message,
@@ -110,12 +110,12 @@ impl Registry {
                 },
             );
         }
-        Ok(Registry { servers })
+        Ok(McpServers { servers })
     }
 
     /// A registry of the given records (tests, embedding).
-    pub fn new(servers: impl IntoIterator<Item = McpServer>) -> Registry {
-        Registry {
+    pub fn new(servers: impl IntoIterator<Item = McpServer>) -> McpServers {
+        McpServers {
             servers: servers.into_iter().map(|s| (s.id.clone(), s)).collect(),
         }
     }
@@ -173,7 +173,7 @@ mod tests {
             headers = { Authorization = "Bearer $token" }
             variables = { token = "abc", n = 3 }
         "#;
-        let r = Registry::from_toml_str(text, &no_env).expect("parses");
+        let r = McpServers::from_toml_str(text, &no_env).expect("parses");
         let s = r.get("weather").expect("configured");
         assert_eq!(s.server_type, "streamable-http");
         assert_eq!(s.variables["n"], "3");
@@ -182,10 +182,10 @@ mod tests {
             vec![("Authorization".to_string(), "Bearer abc".to_string())]
         );
         let bad = "[mcp_servers.x]\nurl = \"ftp://h\"\n";
-        let e = Registry::from_toml_str(bad, &no_env).expect_err("bad url");
+        let e = McpServers::from_toml_str(bad, &no_env).expect_err("bad url");
         assert!(e.message.contains("[mcp_servers.\"x\"]"), "{}", e.message);
         let missing = "[mcp_servers.x]\nurl = \"http://h\"\nvariables_env = { t = \"NOPE\" }\n";
-        let e = Registry::from_toml_str(missing, &no_env).expect_err("unset env");
+        let e = McpServers::from_toml_str(missing, &no_env).expect_err("unset env");
         assert!(e.message.contains("NOPE"), "{}", e.message);
     }
 

@@ -55,7 +55,31 @@ pub fn tool_meta(kind: Kind) -> Option<&'static ToolMeta> {
         Kind::WenCai => &WEN_CAI,
         Kind::Wikipedia => &WIKIPEDIA,
         Kind::YahooFinance => &YAHOO_FINANCE,
-        _ => return None,
+        // Legacy `ComponentParamBase` tools without a meta, and every component but Agent.
+        // Named one by one, so that a new kind does not compile until it is decided here.
+        Kind::Jin10
+        | Kind::TuShare
+        | Kind::Begin
+        | Kind::UserFillUp
+        | Kind::Message
+        | Kind::Llm
+        | Kind::Categorize
+        | Kind::Switch
+        | Kind::Iteration
+        | Kind::IterationItem
+        | Kind::Loop
+        | Kind::LoopItem
+        | Kind::ExitLoop
+        | Kind::Invoke
+        | Kind::Browser
+        | Kind::DataOperations
+        | Kind::ListOperations
+        | Kind::StringTransform
+        | Kind::VariableAggregator
+        | Kind::VariableAssigner
+        | Kind::DocGenerator
+        | Kind::ExcelProcessor
+        | Kind::Answer => return None,
     })
 }
 

@@ -27,7 +27,7 @@ pub(crate) struct Cx<'a> {
 
 impl<'a> Cx<'a> {
     /// The document component a node was lowered from.
-    pub fn component_of(&self, n: NodeId) -> &'a super::document::Component {
+    pub fn component_of(&self, n: NodeId) -> &'a super::document::DslComponent {
         &self.doc.components[self.ir.node(n).component]
     }
 

@@ -4,7 +4,7 @@ use super::Cx;
 use crate::catalog::{checks::check_params, known_names, resolve_name, Kind, NameResolution};
 use crate::diagnostic::Severity;
 use crate::diagnostic::{closest, pointer_join, Code, Diagnostic};
-use crate::document::{Component, Form};
+use crate::document::{DslComponent, Form};
 use serde_json::Value;
 use std::borrow::Cow;
 
@@ -106,7 +106,7 @@ fn not_loadable(code: Code, message: String, name: &str) -> Diagnostic {
 }
 
 fn begin(cx: &mut Cx) {
-    let begins: Vec<&Component> = cx
+    let begins: Vec<&DslComponent> = cx
         .doc
         .components
         .iter()
@@ -158,7 +158,7 @@ fn begin(cx: &mut Cx) {
     }
 }
 
-fn dangling(cx: &mut Cx, c: &Component, what: &str, target: &str, pointer: &str) {
+fn dangling(cx: &mut Cx, c: &DslComponent, what: &str, target: &str, pointer: &str) {
     if cx.doc.component(target).is_some() {
         return;
     }

@@ -7,7 +7,7 @@
 use super::grammar::{alias_refs, inert_refs, strip_like_python, template_refs, Alias, Expr};
 use crate::catalog::{tool_meta::tool_meta, Kind};
 use crate::diagnostic::pointer_join;
-use crate::document::{Component, Document};
+use crate::document::{Document, DslComponent};
 use regex::Regex;
 use serde_json::Value as Json;
 use serde_json::{Map, Value};
@@ -158,7 +158,7 @@ pub fn extract<'p>(
 
 struct Walker<'a> {
     doc: &'a Document,
-    component: &'a Component,
+    component: &'a DslComponent,
     index: usize,
     params: &'a Map<String, Value>,
     in_iteration: bool,

@@ -4,6 +4,7 @@
 //! checking happen when the interpreter runs.
 
 use super::run::{self, execute, fail, prepare, Prepared};
+use crate::program_choice::{choose, Choice, Compiled, Wanted};
 use crate::serve::FindProgram;
 use canvasc_engine::interp::Interpreter;
 use canvasc_engine::{Program, ProgramVisitor};
@@ -65,8 +66,6 @@ impl ProgramVisitor for Runner {
     }
 }
 
-pub use crate::serve::Compiled;
-
 /// `main` of a built crate: `canvases` lists what was compiled in; `find` hands a runner to
 /// the program compiled for a fingerprint, `find_turn` a server's turn (both the generated
 /// `visit`).
@@ -123,13 +122,19 @@ fn run_one(
         Err(code) => return code,
     };
     let fp = fingerprint(&loaded.document);
-    let compiled = canvases.iter().find(|(_, f, _)| *f == fp);
-    let canvas = match compiled {
-        Some(&(_, _, errors)) if !args.interpret => {
-            run::warn_draft(&args.run, errors);
+    let wanted = match args.interpret {
+        true => Wanted::Interpreter,
+        false => Wanted::Compiled,
+    };
+    let choice = choose(canvases, &fp, wanted);
+    let canvas = match choice {
+        Choice::Compiled { build_errors } => {
+            run::warn_draft(&args.run, build_errors);
             Canvas::Loaded(Box::new(loaded))
         }
-        _ => Canvas::Analysed(Box::new(run::analyse(&args.run, loaded))),
+        Choice::InterpreterWanted | Choice::NotCompiled => {
+            Canvas::Analysed(Box::new(run::analyse(&args.run, loaded)))
+        }
     };
     let prepared = match prepare(&args.run) {
         Ok(p) => p,
@@ -142,7 +147,7 @@ fn run_one(
         fingerprint: fp.clone(),
     };
     let file = args.run.file.display();
-    if args.interpret {
+    if choice == Choice::InterpreterWanted {
         errln!("{file}: running it with the interpreter (--interpret)");
         let analysis = canvas.analysis(&args.run);
         return execute(

@@ -3,7 +3,8 @@
 //! `canvasc build` produces (released versions whose fingerprint it carries run compiled).
 
 use super::EXIT_USAGE;
-use crate::serve::{Compiled, Engine, FindProgram};
+use crate::program_choice::Compiled;
+use crate::serve::{Engine, FindProgram};
 use crate::services;
 use canvasc_server::ServeConfig;
 use clap::Args as ClapArgs;
@@ -114,7 +115,7 @@ pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>)
 #[cfg(feature = "tools")]
 fn db_allowed_hosts(
     config: Option<&std::path::Path>,
-) -> Result<Vec<String>, canvasc_engine::llm::config::ConfigError> {
+) -> Result<Vec<String>, canvasc_engine::config::ConfigError> {
     crate::config::external_config(config, |text| {
         let tools =
             canvasc_tools::config::ToolsConfig::from_toml_str(text, &crate::config::process_env)?;
@@ -125,6 +126,6 @@ fn db_allowed_hosts(
 #[cfg(not(feature = "tools"))]
 fn db_allowed_hosts(
     _config: Option<&std::path::Path>,
-) -> Result<Vec<String>, canvasc_engine::llm::config::ConfigError> {
+) -> Result<Vec<String>, canvasc_engine::config::ConfigError> {
     Ok(Vec::new())
 }

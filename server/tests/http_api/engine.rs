@@ -8,7 +8,8 @@ use canvasc_engine::llm::script::Script;
 use canvasc_engine::ProgramVisitor;
 use canvasc_frontend::fingerprint::fingerprint;
 use canvasc_frontend::load_str;
-use canvasc_host::serve::{Compiled, Engine, TurnStart};
+use canvasc_host::program_choice::Compiled;
+use canvasc_host::serve::{Engine, TurnStart};
 use canvasc_server::turn::RunningTurn;
 use serde_json::{json, Value};
 

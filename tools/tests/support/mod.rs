@@ -8,7 +8,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::IntoResponse;
 use axum::Router;
-use canvasc_engine::external::Registry;
+use canvasc_engine::external::Externals;
 use canvasc_engine::interp::Interpreter;
 use canvasc_engine::llm::script::{Script, ScriptedProvider};
 use canvasc_engine::random::PyRandom;
@@ -169,10 +169,10 @@ async fn handle(
 }
 
 /// The tools, configured by `toml` (`[tools.<service>]` tables).
-pub fn registry(toml: &str) -> Registry {
+pub fn registry(toml: &str) -> Externals {
     let none = |_: &str| None;
     let config = ToolsConfig::from_toml_str(toml, &none).expect("tool configuration");
-    let mut registry = Registry::default();
+    let mut registry = Externals::default();
     canvasc_tools::register_all(&mut registry, &config);
     registry
 }
@@ -218,7 +218,7 @@ impl Ran {
 }
 
 /// Run `dsl` once with `query`, the scripted model `script` and `registry`'s tools.
-pub async fn run(dsl: &Json, script: &Json, registry: Registry, query: &str) -> Ran {
+pub async fn run(dsl: &Json, script: &Json, registry: Externals, query: &str) -> Ran {
     run_with(dsl, script, registry, query, |_| {}).await
 }
 
@@ -226,7 +226,7 @@ pub async fn run(dsl: &Json, script: &Json, registry: Registry, query: &str) -> 
 pub async fn run_with(
     dsl: &Json,
     script: &Json,
-    registry: Registry,
+    registry: Externals,
     query: &str,
     adjust: impl FnOnce(&mut Services),
 ) -> Ran {

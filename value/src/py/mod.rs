@@ -45,6 +45,7 @@ mod float_repr;
 mod int;
 mod ipaddress;
 mod json;
+pub mod json_loads;
 mod literal_eval;
 mod numeric_text;
 mod printable;

@@ -2,7 +2,7 @@
 //! and its `JSONDecodeError` messages (`Expecting value: line 1 column 1 (char 0)`), which become
 //! `_ERROR` texts when a component parses user JSON.
 
-use canvasc_value::{Json, Map};
+use crate::{Json, Map};
 
 /// A parsed document. Python floats `nan`/`±inf` have no JSON form: they are `null` here and
 /// `non_finite` records that the document held one (`json.dumps(..., allow_nan=False)` would
@@ -23,21 +23,21 @@ pub const MAX_DEPTH: usize = 491;
 
 /// Why `loads` failed: `str()` of the Python exception and its class.
 #[derive(Clone, Debug, PartialEq)]
-pub struct LoadError {
+pub struct LoadsError {
     /// `JSONDecodeError`, or `RecursionError` past [`MAX_DEPTH`].
     pub class: &'static str,
     pub message: String,
 }
 
-impl std::fmt::Display for LoadError {
+impl std::fmt::Display for LoadsError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)
     }
 }
 
-impl From<String> for LoadError {
+impl From<String> for LoadsError {
     fn from(message: String) -> Self {
-        LoadError {
+        LoadsError {
             class: "JSONDecodeError",
             message,
         }
@@ -45,7 +45,7 @@ impl From<String> for LoadError {
 }
 
 /// `json.loads(text)`; the error is `str()` of the exception Python raises.
-pub fn loads(text: &str) -> Result<Parsed, LoadError> {
+pub fn loads(text: &str) -> Result<Parsed, LoadsError> {
     let chars: Vec<char> = text.chars().collect();
     let mut p = Parser {
         s: &chars,
@@ -76,9 +76,9 @@ struct Parser<'a> {
 
 impl Parser<'_> {
     /// Enters one more array or object, failing as CPython's C scanner does past the limit.
-    fn enter(&mut self, what: &str) -> Result<(), LoadError> {
+    fn enter(&mut self, what: &str) -> Result<(), LoadsError> {
         if self.depth >= MAX_DEPTH {
-            return Err(LoadError {
+            return Err(LoadsError {
                 class: "RecursionError",
                 message: format!(
                     "maximum recursion depth exceeded while decoding a JSON {what} from a unicode string"
@@ -89,14 +89,14 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn error(&self, msg: &str, pos: usize) -> LoadError {
+    fn error(&self, msg: &str, pos: usize) -> LoadsError {
         let before = &self.s[..pos.min(self.s.len())];
         let line = before.iter().filter(|c| **c == '\n').count() + 1;
         let col = match before.iter().rposition(|c| *c == '\n') {
             Some(nl) => pos - nl,
             None => pos + 1,
         };
-        LoadError::from(format!("{msg}: line {line} column {col} (char {pos})"))
+        LoadsError::from(format!("{msg}: line {line} column {col} (char {pos})"))
     }
 
     fn at(&self, i: usize) -> Option<char> {
@@ -116,7 +116,7 @@ impl Parser<'_> {
     }
 
     /// `scan_once`: `Ok(None)` is Python's `StopIteration` (no value starts here).
-    fn value(&mut self, i: usize) -> Result<Option<(Json, usize)>, LoadError> {
+    fn value(&mut self, i: usize) -> Result<Option<(Json, usize)>, LoadsError> {
         let Some(c) = self.at(i) else { return Ok(None) };
         let word = |v: Json, len: usize| Ok(Some((v, i + len)));
         match c {
@@ -216,7 +216,7 @@ impl Parser<'_> {
     }
 
     /// `scanstring` from just after the opening quote.
-    fn string(&self, start: usize) -> Result<(String, usize), LoadError> {
+    fn string(&self, start: usize) -> Result<(String, usize), LoadsError> {
         let begin = start - 1;
         let mut out = String::new();
         let mut i = start;
@@ -285,7 +285,7 @@ impl Parser<'_> {
         u32::from_str_radix(&digits, 16).ok()
     }
 
-    fn object(&mut self, start: usize) -> Result<(Json, usize), LoadError> {
+    fn object(&mut self, start: usize) -> Result<(Json, usize), LoadsError> {
         let mut m = Map::new();
         let mut i = self.ws(start);
         if self.at(i) == Some('}') {
@@ -314,7 +314,7 @@ impl Parser<'_> {
         }
     }
 
-    fn array(&mut self, start: usize) -> Result<(Json, usize), LoadError> {
+    fn array(&mut self, start: usize) -> Result<(Json, usize), LoadsError> {
         let mut a = Vec::new();
         let mut i = self.ws(start);
         if self.at(i) == Some(']') {
