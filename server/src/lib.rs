@@ -162,6 +162,11 @@ pub async fn start(
             .map_err(ServeError::Coord)?,
         None => coord::Coordinator::in_process(),
     };
+    // Leases and cancels in this process's memory cover this process only.
+    let sole = match &config.redis_url {
+        Some(_) => None,
+        None => Some(store.claim_sole(&url).await.map_err(ServeError::Store)?),
+    };
     let coordination = coord.backend_name();
     let listener = TcpListener::bind(config.addr)
         .await
@@ -182,6 +187,8 @@ pub async fn start(
     // The trailing slash goes before routing (`/agents/` is `/agents`), so this wraps the router.
     let service = NormalizePathLayer::trim_trailing_slash().layer(app::router(app));
     let task = tokio::spawn(async move {
+        // The database stays claimed until the server stops.
+        let _sole = sole;
         axum::serve(
             listener,
             ServiceExt::<axum::extract::Request>::into_make_service(service),

@@ -12,6 +12,7 @@ const SERVER_CLIENTS: &[&str] = &[
     "bench/src/bin/serve_load.rs",
     "bench/src/bin/cancel_latency.rs",
     "compiler/tests/serve_replicas.rs",
+    "compiler/tests/serve_sole.rs",
 ];
 
 /// What building a client or an rmcp client transport looks like in source.

@@ -3,12 +3,15 @@
 //! them renumbered (`$1`, `$2`, …). Only the schema differs per database (`migrations/<db>/`),
 //! because the three disagree on the types of long text and of binary data.
 
+pub use sole::SoleClaim;
+
 mod accounts;
 mod agents;
 mod files;
 mod migrations;
 mod run_logs;
 mod sessions;
+mod sole;
 mod turns;
 mod versions;
 
