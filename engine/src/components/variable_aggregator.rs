@@ -98,36 +98,3 @@ fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
     }
     Ok(())
 }
-
-#[cfg(test)]
-mod tests {
-    /// Each case runs `begin → X:T` (see `testkit`); each expected line is what RAGFlow's engine
-    /// (the reference oracle) reported for it: X:T's `node_finished` inputs, outputs and error,
-    /// an aborted run's exception, and `env.*` when it changed.
-    const CASES: &str = r###"[
-{"name": "first_truthy_skips_falsy", "kind": "VariableAggregator", "params": {"groups": [{"group_name": "g", "variables": [{"value": "env.e"}, {"value": "env.z"}, {"value": "env.l"}, {"value": "env.o"}, {"value": "env.f"}, {"value": "env.a"}, {"value": "env.n"}]}], "outputs": {"g": {"type": "string"}}}, "env": {"e": "", "z": 0, "l": [], "o": {}, "f": false, "a": "A", "n": 7, "lst": [1]}},
-{"name": "none_truthy_leaves_declared_output", "kind": "VariableAggregator", "params": {"groups": [{"group_name": "g", "variables": [{"value": "env.e"}, {"value": "Dummy:N@none"}]}], "outputs": {"g": {"type": "string"}}}, "env": {"e": "", "z": 0, "l": [], "o": {}, "f": false, "a": "A", "n": 7, "lst": [1]}},
-{"name": "none_truthy_undeclared_absent", "kind": "VariableAggregator", "params": {"groups": [{"group_name": "g", "variables": [{"value": "env.z"}]}]}, "env": {"e": "", "z": 0, "l": [], "o": {}, "f": false, "a": "A", "n": 7, "lst": [1]}},
-{"name": "several_groups", "kind": "VariableAggregator", "params": {"groups": [{"group_name": "one", "variables": [{"value": "env.n"}]}, {"group_name": "two", "variables": [{"value": "{env.lst}"}, {"value": "env.a"}]}]}, "env": {"e": "", "z": 0, "l": [], "o": {}, "f": false, "a": "A", "n": 7, "lst": [1]}},
-{"name": "unknown_global_fails", "kind": "VariableAggregator", "params": {"groups": [{"group_name": "g", "variables": [{"value": "env.e"}, {"value": "env.nope"}]}]}, "env": {"e": "", "z": 0, "l": [], "o": {}, "f": false, "a": "A", "n": 7, "lst": [1]}},
-{"name": "stops_at_first_truthy", "kind": "VariableAggregator", "params": {"groups": [{"group_name": "g", "variables": [{"value": "env.a"}, {"value": "env.nope"}]}]}, "env": {"e": "", "z": 0, "l": [], "o": {}, "f": false, "a": "A", "n": 7, "lst": [1]}},
-{"name": "selector_without_value", "kind": "VariableAggregator", "params": {"groups": [{"group_name": "g", "variables": [{"ref": "env.a"}]}]}, "env": {"e": "", "z": 0, "l": [], "o": {}, "f": false, "a": "A", "n": 7, "lst": [1]}},
-{"name": "unknown_component_fails", "kind": "VariableAggregator", "params": {"groups": [{"group_name": "g", "variables": [{"value": "Nope:X@y"}]}]}, "env": {"e": "", "z": 0, "l": [], "o": {}, "f": false, "a": "A", "n": 7, "lst": [1]}}
-]"###;
-
-    const EXPECTED: &str = r###"
-{"name": "first_truthy_skips_falsy", "inputs": {"g.variables": [{"value": "env.e"}, {"value": "env.z"}, {"value": "env.l"}, {"value": "env.o"}, {"value": "env.f"}, {"value": "env.a"}, {"value": "env.n"}]}, "outputs": {"g": "A"}, "error": null, "thoughts": "Aggregating variables from canvas and grouping as configured."}
-{"name": "none_truthy_leaves_declared_output", "inputs": {"g.variables": [{"value": "env.e"}, {"value": "Dummy:N@none"}]}, "outputs": {"g": null}, "error": null, "thoughts": "Aggregating variables from canvas and grouping as configured."}
-{"name": "none_truthy_undeclared_absent", "inputs": {"g.variables": [{"value": "env.z"}]}, "outputs": {}, "error": null, "thoughts": "Aggregating variables from canvas and grouping as configured."}
-{"name": "several_groups", "inputs": {"one.variables": [{"value": "env.n"}], "two.variables": [{"value": "{env.lst}"}, {"value": "env.a"}]}, "outputs": {"one": 7, "two": [1]}, "error": null, "thoughts": "Aggregating variables from canvas and grouping as configured."}
-{"name": "unknown_global_fails", "inputs": {"g.variables": [{"value": "env.e"}, {"value": "env.nope"}]}, "outputs": {"_ERROR": "'env.nope'"}, "error": "'env.nope'", "thoughts": "Aggregating variables from canvas and grouping as configured."}
-{"name": "stops_at_first_truthy", "inputs": {"g.variables": [{"value": "env.a"}, {"value": "env.nope"}]}, "outputs": {"g": "A"}, "error": null, "thoughts": "Aggregating variables from canvas and grouping as configured."}
-{"name": "selector_without_value", "inputs": {"g.variables": [{"ref": "env.a"}]}, "outputs": {"_ERROR": "'value'"}, "error": "'value'", "thoughts": "Aggregating variables from canvas and grouping as configured."}
-{"name": "unknown_component_fails", "inputs": {"g.variables": [{"value": "Nope:X@y"}]}, "outputs": {"_ERROR": "Can't find variable: 'Nope:X@y'"}, "error": "Can't find variable: 'Nope:X@y'", "thoughts": "Aggregating variables from canvas and grouping as configured."}
-"###;
-
-    #[test]
-    fn behaves_like_ragflow() {
-        super::super::testkit::check_cases(CASES, EXPECTED);
-    }
-}
