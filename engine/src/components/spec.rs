@@ -115,9 +115,10 @@ mod tests {
     use canvasc_frontend::catalog::Kind;
     use canvasc_value::Map;
 
-    /// The code generator writes `c::<module>::<ty>` from the catalogue's text for a kind; the
-    /// interpreter must build that very type, or a compiled program and the interpreter would
-    /// run different components.
+    /// The code generator writes `c::<module>::<ty>` from the catalogue's text for a kind
+    /// (`c` is `canvasc_runtime::exec::components`, the facade's name for this crate's
+    /// `components`); the interpreter must build that very type, or a compiled program and the
+    /// interpreter would run different components.
     #[test]
     fn the_interpreter_builds_the_type_the_code_generator_names() {
         let params = Map::new();
@@ -125,7 +126,7 @@ mod tests {
         for &kind in Kind::ALL {
             let imp = kind.implementation();
             let named = format!(
-                "canvasc_runtime::exec::components::{}::{}",
+                "canvasc_engine::components::{}::{}",
                 imp.module, imp.ty
             );
             let built = Spec::build(kind, &params, Some(&params)).type_name();
