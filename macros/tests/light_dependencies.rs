@@ -1,5 +1,5 @@
 //! The macro stays light: `canvas!` runs inside rustc, so nothing the macro crate builds may
-//! depend on tokio, reqwest or axum (the runtime's `exec` feature). `cargo tree` resolves the
+//! depend on tokio, reqwest or axum (the engine's dependencies). `cargo tree` resolves the
 //! crate's features as a build of it alone would, offline.
 
 use std::process::Command;
@@ -33,7 +33,7 @@ fn the_macro_crate_depends_on_no_tokio_reqwest_or_axum() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(
-        tree.lines().any(|l| l.starts_with("canvasc-runtime ")),
+        tree.lines().any(|l| l.starts_with("canvasc-frontend ")),
         "the tree lists the macro's dependencies:\n{tree}"
     );
     let heavy: Vec<&str> = tree
@@ -45,6 +45,6 @@ fn the_macro_crate_depends_on_no_tokio_reqwest_or_axum() {
         .collect();
     assert!(
         heavy.is_empty(),
-        "canvasc-macros depends on {heavy:?}; build its dependencies without the runtime's `exec` feature"
+        "canvasc-macros depends on {heavy:?}; it must reach the front-end only, never the engine"
     );
 }
