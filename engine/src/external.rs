@@ -15,6 +15,7 @@
 
 use super::context::NodeCx;
 use super::error::RunError;
+use super::llm::kb_prompt::hash_str2int;
 use super::services::Services;
 use canvasc_frontend::catalog::Kind;
 use canvasc_value::{py, Json, Map};
@@ -212,18 +213,6 @@ impl<'a> ToolCx<'a> {
             insert_into(r, "doc_aggs", name, doc.clone());
         }
     }
-}
-
-/// RAGFlow's `hash_str2int(line, mod)`: the SHA-1 of the text as a number, modulo `modulus`
-/// (the 160-bit number reduced byte by byte, which gives the same remainder).
-pub fn hash_str2int(line: &str, modulus: u64) -> u64 {
-    use sha1::Digest;
-    let digest = sha1::Sha1::digest(line.as_bytes());
-    let m = u128::from(modulus.max(1));
-    let rest = digest
-        .iter()
-        .fold(0u128, |acc, b| (acc * 256 + u128::from(*b)) % m);
-    u64::try_from(rest).unwrap_or(0)
 }
 
 fn lock(m: &Mutex<Map<String, Json>>) -> std::sync::MutexGuard<'_, Map<String, Json>> {

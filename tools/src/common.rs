@@ -2,7 +2,8 @@
 //! does, the retry loop, `_retrieve_chunks` with `kb_prompt`'s text, and one way to send a
 //! request with a time limit, a size limit and no secret in any error text.
 
-use canvasc_engine::external::{hash_str2int, ToolCx};
+use canvasc_engine::external::ToolCx;
+use canvasc_engine::llm::kb_prompt::hash_str2int;
 use canvasc_engine::telemetry;
 use canvasc_value::{py, Json, Map};
 use regex::Regex;
