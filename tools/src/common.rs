@@ -276,7 +276,7 @@ pub async fn get_json(
     headers: &[(&str, &str)],
     timeout: Duration,
 ) -> Result<Json, String> {
-    let mut req = cx.services().http.get(with_query(base, query)?);
+    let mut req = cx.http().get(with_query(base, query)?);
     for (k, v) in headers {
         req = req.header(*k, *v);
     }
