@@ -1,7 +1,7 @@
 //! The seam for components and tools implemented outside the engine. The engine holds no web
 //! client, document writer or API key: an edge crate (`canvasc-tools`, and others) implements
-//! [`External`] for a kind, the host registers it in [`Services::external`], and both uses of
-//! a tool run that one implementation:
+//! [`External`] for a kind, the host registers it in `Services::external` (an [`Externals`]),
+//! and both uses of a tool run that one implementation:
 //!
 //! * a canvas node: `components::external::Spec` looks the kind up and invokes it with the
 //!   node's parameters and its `get_input()` arguments; outputs land on the node;
@@ -9,15 +9,24 @@
 //!   with RAGFlow's defaults) and the model's arguments; outputs stay with the tool, the return
 //!   value is what the model reads.
 //!
+//! An implementation sees a [`ToolCx`], and through it only the [`ToolNode`] capabilities: the
+//! pieces of the services tools use and the few reads and writes of the run they make, never
+//! `Services` or the run state. The engine implements [`ToolNode`] for its invocation context
+//! (`components/external.rs`); this module names neither, so `Services`, which holds the
+//! registry of [`External`]s, does not reach back into it through the context.
+//!
 //! The runtime does not depend on any such crate, so the proc macro and a build without the
 //! host's `tools` feature compile none of them; a kind with no registered implementation fails
 //! as an unsupported one does.
 
-use super::context::NodeCx;
 use super::error::RunError;
-use super::services::Services;
+use super::llm::ChatProvider;
+use super::settings::Settings;
+use super::ssrf::{Guard, Resolver};
+use super::telemetry::RunLabels;
+use super::val::Val;
 use canvasc_frontend::catalog::Kind;
-use canvasc_value::{py, Json, Map};
+use canvasc_value::{Json, Map};
 use futures::future::BoxFuture;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -70,6 +79,50 @@ impl fmt::Debug for Externals {
     }
 }
 
+/// What an [`External`] may reach of the node running it (the tool itself, or the Agent calling
+/// it) and of the run's services: exactly what RAGFlow's tools use, as capabilities. The engine
+/// implements it for its invocation context; [`ToolCx`] is the only caller, and hands tools the
+/// node-facing part with the outputs sent to the right place.
+pub trait ToolNode: Sync {
+    /// The component id.
+    fn id(&self) -> &str;
+    /// The node's merged parameters (RAGFlow's defaults and the DSL's).
+    fn params(&self) -> &Map<String, Json>;
+    /// Whether the run was canceled (`is_canceled()`).
+    fn is_canceled(&self) -> bool;
+    /// `set_output` on the node's own outputs.
+    fn set_output(&self, key: &str, value: Json);
+    /// An output of the node set so far (`Null` when unset or still a stream).
+    fn output(&self, key: &str) -> Json;
+    /// `set_input_value(key, value)`: an entry of the node's inputs record.
+    fn set_input_value(&self, key: &str, value: Json);
+    /// `get_variable_value(exp)`: a reference read by name. Tools scan their texts when they
+    /// run, so none of their references has a binding (only the templates a program binds when
+    /// it is built do), and reading by name is all a tool's template needs.
+    fn value(&self, exp: &str) -> Result<Val, RunError>;
+    /// `get_input_elements_from_text(text)`: every reference in `text`, in first-occurrence
+    /// order, read now (iteration aliases last when the node sits in an Iteration).
+    fn elements_from_text(&self, text: &str) -> Result<Vec<(String, Val)>, RunError>;
+    /// `Canvas.add_reference(chunks, doc_infos)`: the chunks (as `chunks_format` shapes them)
+    /// and document aggregates join the current turn's reference accumulator.
+    fn add_reference(&self, chunks: &[Json], doc_aggs: &[Json]);
+    /// The shared HTTP client, for the endpoints the configuration names (URLs a canvas
+    /// controls go through [`ToolNode::guard`] and `outbound::fetch`).
+    fn http(&self) -> &reqwest::Client;
+    /// The SSRF guard every canvas-controlled URL or host passes.
+    fn guard(&self) -> Guard;
+    /// How the guard resolves host names, for a raw host a tool connects to itself.
+    fn resolver(&self) -> &dyn Resolver;
+    /// RAGFlow's process-wide settings.
+    fn settings(&self) -> &Settings;
+    /// The tenant the run belongs to (`canvas.get_tenant_id()`); `None` outside a server.
+    fn tenant_id(&self) -> Option<&str>;
+    /// The chat model provider, when the host configured one (the Browser's agent calls it).
+    fn llm(&self) -> Option<&Arc<dyn ChatProvider>>;
+    /// The host's labels of the run (canvas id, session, fingerprint).
+    fn run_labels(&self) -> &RunLabels;
+}
+
 /// Where a tool's outputs go.
 enum Sink {
     /// A canvas node: its own outputs in the run state.
@@ -78,10 +131,11 @@ enum Sink {
     Tool(Mutex<Map<String, Json>>),
 }
 
-/// What an [`External`] implementation sees while it runs: its kind, parameters, the services,
-/// the run's cancellation, its outputs and the turn's reference accumulator.
+/// What an [`External`] implementation sees while it runs: its kind, parameters and outputs,
+/// the run's cancellation and reference accumulator, the references it reads, and the pieces of
+/// the services tools call, all through the [`ToolNode`] running it.
 pub struct ToolCx<'a> {
-    node: &'a NodeCx<'a>,
+    node: &'a dyn ToolNode,
     kind: Kind,
     params: &'a Map<String, Json>,
     /// The component id (a node) or the function name (`<name>_<n>`, an Agent's tool), for
@@ -92,19 +146,19 @@ pub struct ToolCx<'a> {
 
 impl<'a> ToolCx<'a> {
     /// A canvas node of `kind`, with the node's merged parameters.
-    pub fn node(node: &'a NodeCx<'a>, kind: Kind) -> Self {
+    pub fn node(node: &'a dyn ToolNode, kind: Kind) -> Self {
         ToolCx {
             node,
             kind,
-            params: &node.meta().params,
-            name: &node.meta().id,
+            params: node.params(),
+            name: node.id(),
             sink: Sink::Node,
         }
     }
 
     /// A tool of the Agent `node` runs, called by the model as `name`.
     pub fn agent_tool(
-        node: &'a NodeCx<'a>,
+        node: &'a dyn ToolNode,
         kind: Kind,
         params: &'a Map<String, Json>,
         name: &'a str,
@@ -141,18 +195,61 @@ impl<'a> ToolCx<'a> {
         self.params.get(key)
     }
 
-    pub fn services(&self) -> &Services {
-        &self.node.shared.services
+    /// The shared HTTP client.
+    pub fn http(&self) -> &reqwest::Client {
+        self.node.http()
     }
 
-    /// The node running: the tool itself, or the Agent calling it.
-    pub fn node_cx(&self) -> &NodeCx<'a> {
-        self.node
+    /// The SSRF guard: `ALLOW_ANY_HOST`, the allow-list, the resolver.
+    pub fn guard(&self) -> Guard {
+        self.node.guard()
+    }
+
+    /// The guard's resolver, for a raw host a tool connects to itself (a database, an SMTP
+    /// server).
+    pub fn resolver(&self) -> &dyn Resolver {
+        self.node.resolver()
+    }
+
+    /// RAGFlow's process-wide settings.
+    pub fn settings(&self) -> &Settings {
+        self.node.settings()
+    }
+
+    /// The tenant the run belongs to; files a run stores go under it.
+    pub fn tenant_id(&self) -> Option<&str> {
+        self.node.tenant_id()
+    }
+
+    /// The chat model provider, when one is configured.
+    pub fn llm(&self) -> Option<&Arc<dyn ChatProvider>> {
+        self.node.llm()
+    }
+
+    /// The host's labels of the run (canvas id, session, fingerprint).
+    pub fn run_labels(&self) -> &RunLabels {
+        self.node.run_labels()
+    }
+
+    /// `get_variable_value(exp)`.
+    pub fn value(&self, exp: &str) -> Result<Val, RunError> {
+        self.node.value(exp)
+    }
+
+    /// `get_input_elements_from_text(text)` of the node running (the tool, or the Agent
+    /// calling it): `(expression, value)` in first-occurrence order.
+    pub fn elements_from_text(&self, text: &str) -> Result<Vec<(String, Val)>, RunError> {
+        self.node.elements_from_text(text)
+    }
+
+    /// `set_input_value(key, value)` on the node running (the tool, or the Agent calling it).
+    pub fn set_input_value(&self, key: &str, value: Json) {
+        self.node.set_input_value(key, value)
     }
 
     /// Whether the run was canceled (`is_canceled()`).
     pub fn is_canceled(&self) -> bool {
-        self.node.shared.is_canceled()
+        self.node.is_canceled()
     }
 
     /// `check_if_canceled()`: sets `_ERROR` when the run was canceled and says so.
@@ -176,7 +273,7 @@ impl<'a> ToolCx<'a> {
     /// An output set so far (`Null` when unset).
     pub fn output(&self, key: &str) -> Json {
         match &self.sink {
-            Sink::Node => self.node.output(key).json().cloned().unwrap_or(Json::Null),
+            Sink::Node => self.node.output(key),
             Sink::Tool(outputs) => lock(outputs).get(key).cloned().unwrap_or(Json::Null),
         }
     }
@@ -190,87 +287,13 @@ impl<'a> ToolCx<'a> {
         }
     }
 
-    /// `Canvas.add_reference(chunks, doc_infos)`: the chunks (as `chunks_format` shapes them)
-    /// and document aggregates join the current turn's reference accumulator.
+    /// `Canvas.add_reference(chunks, doc_infos)`: the chunks and document aggregates join the
+    /// current turn's reference accumulator.
     pub fn add_reference(&self, chunks: &[Json], doc_aggs: &[Json]) {
-        let mut s = self.node.state();
-        if s.retrieval.is_empty() {
-            s.retrieval
-                .push(serde_json::json!({"chunks": {}, "doc_aggs": {}}));
-        }
-        let Some(Json::Object(r)) = s.retrieval.last_mut() else {
-            return;
-        };
-        for chunk in chunks.iter().filter_map(Json::as_object) {
-            let formatted = chunks_format(chunk);
-            let id = formatted.get("id").map(py::str_of).unwrap_or_default();
-            let cid = hash_str2int(&id, 500).to_string();
-            insert_into(r, "chunks", cid, Json::Object(formatted));
-        }
-        for doc in doc_aggs {
-            let name = doc.get("doc_name").map(py::str_of).unwrap_or_default();
-            insert_into(r, "doc_aggs", name, doc.clone());
-        }
+        self.node.add_reference(chunks, doc_aggs)
     }
-}
-
-/// RAGFlow's `hash_str2int(line, mod)`: the SHA-1 of the text as a number, modulo `modulus`
-/// (the 160-bit number reduced byte by byte, which gives the same remainder).
-pub fn hash_str2int(line: &str, modulus: u64) -> u64 {
-    use sha1::Digest;
-    let digest = sha1::Sha1::digest(line.as_bytes());
-    let m = u128::from(modulus.max(1));
-    let rest = digest
-        .iter()
-        .fold(0u128, |acc, b| (acc * 256 + u128::from(*b)) % m);
-    u64::try_from(rest).unwrap_or(0)
 }
 
 fn lock(m: &Mutex<Map<String, Json>>) -> std::sync::MutexGuard<'_, Map<String, Json>> {
     m.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-/// `r[key][k] = v`, making `r[key]` a dict when a turn started it as a list.
-fn insert_into(r: &mut Map<String, Json>, key: &str, k: String, v: Json) {
-    let slot = r
-        .entry(key.to_string())
-        .or_insert_with(|| Json::Object(Map::new()));
-    if !slot.is_object() {
-        *slot = Json::Object(Map::new());
-    }
-    if let Json::Object(m) = slot {
-        m.insert(k, v);
-    }
-}
-
-/// `rag.prompts.generator.chunks_format` for one chunk.
-fn chunks_format(chunk: &Map<String, Json>) -> Map<String, Json> {
-    let get = |k: &str| chunk.get(k).cloned().unwrap_or(Json::Null);
-    let either = |k1: &str, k2: &str| {
-        chunk
-            .get(k1)
-            .or_else(|| chunk.get(k2))
-            .cloned()
-            .unwrap_or(Json::Null)
-    };
-    let mut out = Map::new();
-    for (key, value) in [
-        ("id", either("chunk_id", "id")),
-        ("content", either("content", "content_with_weight")),
-        ("document_id", either("doc_id", "document_id")),
-        ("document_name", either("docnm_kwd", "document_name")),
-        ("dataset_id", either("kb_id", "dataset_id")),
-        ("image_id", either("image_id", "img_id")),
-        ("positions", either("positions", "position_int")),
-        ("url", get("url")),
-        ("similarity", get("similarity")),
-        ("vector_similarity", get("vector_similarity")),
-        ("term_similarity", get("term_similarity")),
-        ("row_id", get("row_id")),
-        ("doc_type", either("doc_type_kwd", "doc_type")),
-        ("document_metadata", get("document_metadata")),
-    ] {
-        out.insert(key.to_string(), value);
-    }
-    out
 }

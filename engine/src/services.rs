@@ -1,24 +1,12 @@
 //! What components call outside the canvas: the model provider, HTTP, MCP servers, prompt
-//! texts, and RAGFlow's process-wide settings. The engine only holds them: the host (crate
-//! `canvasc-host`) reads the configuration file and the environment and fills them in.
+//! texts, and RAGFlow's process-wide settings (`settings.rs`). The engine only holds them: the
+//! host (crate `canvasc-host`) reads the configuration file and the environment and fills them
+//! in.
 
 use super::llm::prompts::Prompts;
+use super::settings::Settings;
 use super::{external, http, llm, mcp, ssrf, telemetry};
 use std::sync::Arc;
-
-/// Process-wide settings RAGFlow reads from its environment.
-#[derive(Clone, Debug, Default)]
-pub struct Settings {
-    /// `ENABLE_TIMEOUT_ASSERTION`: component timeouts are enforced only when set.
-    pub enforce_timeouts: bool,
-    /// `COMPONENT_EXEC_TIMEOUT`: overrides every per-class default.
-    pub component_exec_timeout: Option<u64>,
-    /// `ALLOW_ANY_HOST`: disables the SSRF guard's address check (local stubs in tests).
-    pub allow_any_host: bool,
-    /// At most this many component invocations per turn (`None`: no limit, as in RAGFlow, where
-    /// a canvas that cycles without a Loop runs until it is killed). Hosts set it for drafts.
-    pub step_limit: Option<usize>,
-}
 
 /// Services components call: the model provider, HTTP, MCP servers, prompt texts, settings.
 #[derive(Clone)]

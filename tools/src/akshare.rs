@@ -109,7 +109,7 @@ impl External for AkShare {
                     ("param", search_param(&symbol)),
                     ("_", CACHE_BUSTER.to_string()),
                 ];
-                let req = cx.services().http.get(with_query(&base, &query)?);
+                let req = cx.http().get(with_query(&base, &query)?);
                 let (_, body) = send(req, DEFAULT_TIMEOUT, &base).await?;
                 let data = unwrap_jsonp(&body)?;
                 let articles = data

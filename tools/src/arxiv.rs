@@ -92,7 +92,7 @@ impl External for ArXiv {
                     ("start", "0"),
                     ("max_results", "100"),
                 ];
-                let req = cx.services().http.get(with_query(&url, &params)?);
+                let req = cx.http().get(with_query(&url, &params)?);
                 let (_, feed) = send(req, DEFAULT_TIMEOUT, &url).await?;
                 let found = parse_feed(&feed)?
                     .into_iter()

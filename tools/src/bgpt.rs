@@ -141,8 +141,7 @@ impl Bgpt {
         body: &str,
     ) -> Result<Option<Json>, Failure> {
         let req = cx
-            .services()
-            .http
+            .http()
             .post(url)
             .header("Content-Type", "application/json")
             .body(body.to_string());

@@ -2,7 +2,8 @@
 //! does, the retry loop, `_retrieve_chunks` with `kb_prompt`'s text, and one way to send a
 //! request with a time limit, a size limit and no secret in any error text.
 
-use canvasc_engine::external::{hash_str2int, ToolCx};
+use canvasc_engine::external::ToolCx;
+use canvasc_engine::llm::kb_prompt::hash_str2int;
 use canvasc_engine::telemetry;
 use canvasc_value::{py, Json, Map};
 use regex::Regex;
@@ -275,7 +276,7 @@ pub async fn get_json(
     headers: &[(&str, &str)],
     timeout: Duration,
 ) -> Result<Json, String> {
-    let mut req = cx.services().http.get(with_query(base, query)?);
+    let mut req = cx.http().get(with_query(base, query)?);
     for (k, v) in headers {
         req = req.header(*k, *v);
     }

@@ -34,7 +34,7 @@ impl External for Crawler {
                 Ok(url) => url,
                 Err(early) => return Ok(early),
             };
-            let guard = cx.services().guard();
+            let guard = cx.guard();
             if ssrf::assert_url_is_safe(&url, &guard).await.is_err() {
                 let msg = "URL not valid";
                 cx.set_output("_ERROR", Json::String(msg.into()));

@@ -41,8 +41,7 @@ impl DeepL {
             "target_lang": param_text(cx, "target_lang"),
         });
         let req = cx
-            .services()
-            .http
+            .http()
             .post(&url)
             .header("Authorization", format!("DeepL-Auth-Key {}", key.expose()))
             .header("Content-Type", "application/json")

@@ -127,8 +127,7 @@ impl External for DuckDuckGo {
             let outcome = with_retries(cx, true, || async {
                 let form = [("q", query.as_str()), ("b", ""), ("kl", "wt-wt")];
                 let req = cx
-                    .services()
-                    .http
+                    .http()
                     .post(&url)
                     .header("Referer", "https://html.duckduckgo.com/")
                     .header("Content-Type", "application/x-www-form-urlencoded")

@@ -134,8 +134,8 @@ impl Email {
         // smtplib with the resolver's text alone; a refused address is canvasc's own error.
         let ip = safe_host_with(
             &server,
-            cx.services().resolver.as_ref(),
-            cx.services().settings.allow_any_host,
+            cx.resolver(),
+            cx.settings().allow_any_host,
             self.config.allowed_hosts(SERVICE),
         )
         .await

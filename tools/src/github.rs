@@ -47,8 +47,7 @@ impl External for GitHub {
             );
             let outcome = with_retries(cx, true, || async {
                 let req = cx
-                    .services()
-                    .http
+                    .http()
                     .get(&url)
                     .header("Content-Type", "application/vnd.github+json")
                     .header("X-GitHub-Api-Version", "2022-11-28");

@@ -61,7 +61,7 @@ impl External for Google {
                 ("output", "json".into()),
             ];
             let outcome = with_retries(cx, true, || async {
-                let req = cx.services().http.get(with_query(&base, &query)?);
+                let req = cx.http().get(with_query(&base, &query)?);
                 let (_, body) = send_raw(req, TIMEOUT, &base).await?;
                 let res: Json =
                     serde_json::from_str(&body).map_err(|e| format!("Expecting value: {e}"))?;

@@ -258,7 +258,7 @@ impl GoogleScholar {
             pages += 1;
             let url = format!("{base}{}", html_unescape_amp(&p));
             let shown = format!("{base}/scholar");
-            let req = cx.services().http.get(&url);
+            let req = cx.http().get(&url);
             let (status, body) = send_raw(req, DEFAULT_TIMEOUT, &shown).await?;
             if status.as_u16() != 200 {
                 // The library retries with new sessions, then gives up with this text.

@@ -96,8 +96,7 @@ impl External for KeenableSearch {
             let top_n = usize::try_from(param_int(cx, "top_n", 10)).unwrap_or(0);
             let outcome = with_retries(cx, true, || async {
                 let mut req = cx
-                    .services()
-                    .http
+                    .http()
                     .post(&url)
                     .header("User-Agent", "keenable-ragflow")
                     .header("X-Keenable-Title", "RAGFlow")

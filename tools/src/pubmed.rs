@@ -167,7 +167,7 @@ impl External for PubMed {
                     ("tool", "biopython"),
                     ("email", email.as_str()),
                 ];
-                let req = cx.services().http.get(with_query(&url, &params)?);
+                let req = cx.http().get(with_query(&url, &params)?);
                 let (_, xml) = send(req, DEFAULT_TIMEOUT, &url).await?;
                 let ids = parse_ids(&xml)?.join(",");
                 if cx.is_canceled() {
@@ -181,7 +181,7 @@ impl External for PubMed {
                     ("tool", "biopython"),
                     ("email", email.as_str()),
                 ];
-                let req = cx.services().http.get(with_query(&url, &params)?);
+                let req = cx.http().get(with_query(&url, &params)?);
                 let (_, xml) = send(req, DEFAULT_TIMEOUT, &url).await?;
                 let found = parse_articles(&xml)?
                     .into_iter()

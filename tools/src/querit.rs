@@ -75,8 +75,7 @@ async fn post(
         }
         let last = attempt + 1 >= MAX_ATTEMPTS;
         let req = cx
-            .services()
-            .http
+            .http()
             .post(url)
             .header("Accept", "application/json")
             .header("Authorization", format!("Bearer {}", key.expose()))

@@ -93,7 +93,7 @@ fn as_str(v: &Json) -> Result<&str, String> {
 
 /// `requests.get(url).json()`, whatever the status.
 async fn get(cx: &ToolCx<'_>, url: &str, shown: &str) -> Result<Json, String> {
-    let req = cx.services().http.get(url);
+    let req = cx.http().get(url);
     let (_, body) = send_raw(req, DEFAULT_TIMEOUT, shown).await?;
     serde_json::from_str(&body).map_err(|e| format!("Expecting value: {e}"))
 }

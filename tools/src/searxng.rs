@@ -28,7 +28,7 @@ async fn attempt(cx: &ToolCx<'_>, base: &str, query: &str, top_n: usize) -> Resu
         .append_pair("language", "auto")
         .append_pair("safesearch", "1")
         .append_pair("pageno", "1");
-    let guard = cx.services().guard();
+    let guard = cx.guard();
     let resp = outbound::fetch(&guard, Request::get(url.as_str(), Duration::from_secs(10)))
         .await
         .map_err(network)?;
@@ -102,9 +102,7 @@ impl External for SearXng {
                 cx.set_output("formalized_content", Json::String(String::new()));
                 return Ok(Json::String(String::new()));
             }
-            if let Err(e) =
-                canvasc_engine::ssrf::assert_url_is_safe(&base, &cx.services().guard()).await
-            {
+            if let Err(e) = canvasc_engine::ssrf::assert_url_is_safe(&base, &cx.guard()).await {
                 cx.set_output("_ERROR", Json::String(e.clone()));
                 return Ok(Json::String(format!(
                     "SearXNG error: SSRF guard blocked {}: {e}",

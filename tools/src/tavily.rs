@@ -43,8 +43,7 @@ async fn post(
 ) -> Result<Json, String> {
     let url = format!("{}{path}", config.base_url(SERVICE, DEFAULT_BASE));
     let req = cx
-        .services()
-        .http
+        .http()
         .post(&url)
         .header("Content-Type", "application/json")
         .header("Authorization", format!("Bearer {}", key.expose()))

@@ -83,8 +83,7 @@ impl<'a, 'c> Session<'a, 'c> {
         let base = config.base_url(SERVICE, DEFAULT_BASE);
         let cookie_url = config.geo_url(SERVICE, COOKIE_URL);
         let resp = cx
-            .services()
-            .http
+            .http()
             .get(&cookie_url)
             .timeout(DEFAULT_TIMEOUT)
             .send()
@@ -101,7 +100,7 @@ impl<'a, 'c> Session<'a, 'c> {
             .collect::<Vec<_>>()
             .join("; ");
         let url = format!("{base}/v1/test/getcrumb");
-        let mut req = cx.services().http.get(&url);
+        let mut req = cx.http().get(&url);
         if !cookie.is_empty() {
             req = req.header("Cookie", &cookie);
         }
@@ -127,7 +126,7 @@ impl<'a, 'c> Session<'a, 'c> {
         let shown = format!("{}{path}", self.base);
         let mut pairs = query.to_vec();
         pairs.push(("crumb", self.crumb.clone()));
-        let mut req = self.cx.services().http.get(with_query(&shown, &pairs)?);
+        let mut req = self.cx.http().get(with_query(&shown, &pairs)?);
         if !self.cookie.is_empty() {
             req = req.header("Cookie", &self.cookie);
         }

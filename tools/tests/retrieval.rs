@@ -8,7 +8,7 @@
 
 mod support;
 
-use canvasc_engine::external::hash_str2int;
+use canvasc_engine::llm::kb_prompt::hash_str2int;
 use canvasc_engine::RunOutcome;
 use serde_json::{json, Value as Json};
 use support::{agent_canvas, calling_script, node_canvas, registry, run, Answer, Stub};

@@ -39,7 +39,7 @@ impl DocGenerator {
         let mut last = 0;
         for (span, i) in template.matches() {
             out.push_str(&source[last..span.start]);
-            let value = match template.read(cx.node_cx(), *i) {
+            let value = match cx.value(&template.exprs()[*i]) {
                 Ok(v) => consume(v).await,
                 Err(e) => Err(e),
             };

@@ -29,13 +29,13 @@ impl ExcelProcessor {
         reference: &str,
         limit: usize,
     ) -> Result<Json, RunError> {
-        let value = consume(cx.node_cx().value(reference)?).await?;
+        let value = consume(cx.value(reference)?).await?;
         let shown = if py::truthy(&value) {
             py::str_of(&value).chars().take(limit).collect()
         } else {
             String::new()
         };
-        cx.node_cx().set_input_value(reference, Json::String(shown));
+        cx.set_input_value(reference, Json::String(shown));
         Ok(value)
     }
 
@@ -110,10 +110,7 @@ impl ExcelProcessor {
             if value.is_null() {
                 continue;
             }
-            if let Some(file) = self
-                .file(&value, cx.services().tenant_id.as_deref())
-                .await?
-            {
+            if let Some(file) = self.file(&value, cx.tenant_id()).await? {
                 files.push(file);
             }
         }

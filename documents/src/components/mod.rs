@@ -30,10 +30,7 @@ fn bucket_of<'a>(
     cx: &'a canvasc_engine::external::ToolCx<'a>,
     services: &'a DocumentServices,
 ) -> &'a str {
-    cx.services()
-        .tenant_id
-        .as_deref()
-        .unwrap_or(services.bucket.as_str())
+    cx.tenant_id().unwrap_or(services.bucket.as_str())
 }
 
 /// Registers DocGenerator and ExcelProcessor.

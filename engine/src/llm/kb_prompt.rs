@@ -2,11 +2,24 @@
 //! chunk. Tools write their results with it (`formalized_content`), and an Agent's citation
 //! pass hands the turn's references to the model with it.
 
-use crate::external::hash_str2int;
 use crate::llm::fit::num_tokens;
 use canvasc_value::{py, Json};
 use regex::Regex;
 use std::sync::LazyLock;
+
+/// RAGFlow's `hash_str2int(line, mod)`: the SHA-1 of the text as a number, modulo `modulus`
+/// (the 160-bit number reduced byte by byte, which gives the same remainder). The `ID` a chunk
+/// is shown by here, and the key the turn's references file it under (`Canvas.add_reference`,
+/// in `components/external.rs`); here, below the tool seam, so `llm/` imports nothing of it.
+pub fn hash_str2int(line: &str, modulus: u64) -> u64 {
+    use sha1::Digest;
+    let digest = sha1::Sha1::digest(line.as_bytes());
+    let m = u128::from(modulus.max(1));
+    let rest = digest
+        .iter()
+        .fold(0u128, |acc, b| (acc * 256 + u128::from(*b)) % m);
+    u64::try_from(rest).unwrap_or(0)
+}
 
 /// `kb_prompt(kbinfos, max_tokens, hash_id=True)`: one text per chunk (`ID: <sha1(id) mod
 /// 500>`, title, URL, the document's metadata, content), as many chunks as fit 97% of

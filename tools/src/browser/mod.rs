@@ -154,11 +154,10 @@ impl Browser {
             (t.0.clone(), Some(t))
         };
         let llm = cx
-            .services()
-            .llm
-            .clone()
+            .llm()
+            .cloned()
             .ok_or_else(|| format!("Browser `{component}`: no model provider is configured"))?;
-        let guard = cx.services().guard();
+        let guard = cx.guard();
         let proxy = guard_proxy::GuardProxy::start(guard.clone())
             .await
             .map_err(|e| format!("Browser `{component}`: the guard proxy cannot listen: {e}"))?;
@@ -208,16 +207,16 @@ impl Browser {
     /// `_resolve_persistent_profile_dir`: `<temp>/ragflow_browser_use_profiles/<tenant>/<canvas
     /// id>/<node id>` (the canvas id, else `dsl_` and a hash of the node's place in the graph).
     fn profile_dir(&self, cx: &ToolCx<'_>) -> PathBuf {
-        let services = cx.services();
-        let tenant = safe_segment(services.tenant_id.as_deref().unwrap_or(""));
-        let canvas = match services.run_labels.canvas_id.as_deref() {
+        let labels = cx.run_labels();
+        let tenant = safe_segment(cx.tenant_id().unwrap_or(""));
+        let canvas = match labels.canvas_id.as_deref() {
             Some(id) if !id.is_empty() => safe_segment(id),
             _ => {
                 use sha1::Digest;
                 let seed = format!(
                     "{}\n{}",
                     cx.name(),
-                    services.run_labels.fingerprint.as_deref().unwrap_or("")
+                    labels.fingerprint.as_deref().unwrap_or("")
                 );
                 let digest = sha1::Sha1::digest(seed.as_bytes());
                 let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
@@ -254,9 +253,7 @@ impl Browser {
                     "Browser `{component}`: downloaded files cannot be stored: no file store is configured"
                 ));
             };
-            let bucket = target
-                .bucket(cx.services().tenant_id.as_deref())
-                .to_string();
+            let bucket = target.bucket(cx.tenant_id()).to_string();
             let name = path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -298,7 +295,7 @@ fn duplicate_name(name: &str, taken: &mut std::collections::HashSet<String>) -> 
 /// A reference's value as the Browser writes it into text: strings as they are, anything
 /// else `json.dumps`'d (`None` included, as `null`).
 async fn rendered(cx: &ToolCx<'_>, tpl: &Template, i: usize) -> String {
-    match tpl.read(cx.node_cx(), i) {
+    match cx.value(&tpl.exprs()[i]) {
         Ok(v) => match consume(v).await {
             Ok(Json::String(s)) => s,
             Ok(other) => py::json_dumps(&other),
@@ -319,7 +316,7 @@ async fn record_inputs(cx: &ToolCx<'_>, p: &Params) {
         if !done.insert(key.clone()) {
             continue;
         }
-        let value = match tpl.read(cx.node_cx(), *i) {
+        let value = match cx.value(&tpl.exprs()[*i]) {
             Ok(v) => consume(v).await.unwrap_or(Json::Null),
             Err(_) => Json::Null,
         };
@@ -328,7 +325,7 @@ async fn record_inputs(cx: &ToolCx<'_>, p: &Params) {
             Json::String(s) => s,
             other => py::json_dumps(&other),
         };
-        cx.node_cx().set_input_value(&key, Json::String(shown));
+        cx.set_input_value(&key, Json::String(shown));
     }
 }
 
@@ -338,7 +335,7 @@ async fn resolve_text(cx: &ToolCx<'_>, prompts: &str) -> String {
     let whole = Template::new(prompts.trim());
     let text = match whole.matches() {
         [(span, i)] if span.start == 0 && span.end == prompts.trim().len() => {
-            match whole.read(cx.node_cx(), *i) {
+            match cx.value(&whole.exprs()[*i]) {
                 Ok(v) => match consume(v).await {
                     Ok(Json::Null) => String::new(),
                     Ok(v) => py::str_of(&v),

@@ -35,7 +35,7 @@ async fn reference(cx: &ToolCx<'_>, token: &str) -> Option<Json> {
     if tpl.matches().len() != 1 || span.start != 0 || span.end != token.len() {
         return None;
     }
-    let value = tpl.read(cx.node_cx(), *i).ok()?;
+    let value = cx.value(&tpl.exprs()[*i]).ok()?;
     consume(value).await.ok()
 }
 
@@ -190,7 +190,7 @@ async fn fetch_url(cx: &ToolCx<'_>, url: &str, dir: &Path, max_bytes: usize) -> 
     req.headers
         .push(("User-Agent".into(), "RAGFlow-Browser-Node/1.0".into()));
     req.max_bytes = max_bytes;
-    let response = match outbound::fetch(&cx.services().guard(), req).await {
+    let response = match outbound::fetch(&cx.guard(), req).await {
         Ok(r) if (200..300).contains(&r.status) => r,
         Ok(r) => {
             tracing::warn!(status = r.status, "Browser failed to fetch an upload url");
@@ -237,7 +237,7 @@ pub async fn prepare(
             tracing::warn!("Browser upload file id given, but no file store is configured");
             continue;
         };
-        let bucket = target.bucket(cx.services().tenant_id.as_deref());
+        let bucket = target.bucket(cx.tenant_id());
         let blob = match target.files.get(bucket, &token).await {
             Ok(Some(b)) if !b.is_empty() => b,
             Ok(_) => {

@@ -128,8 +128,7 @@ impl CodeExec {
         });
         let url = format!("{}/run", self.config.base_url(SERVICE, DEFAULT_ENDPOINT));
         let sent = cx
-            .services()
-            .http
+            .http()
             .post(&url)
             .header("Content-Type", "application/json")
             .body(body.to_string())
@@ -322,7 +321,7 @@ impl External for CodeExec {
                         continue;
                     }
                     let v = match reference {
-                        Json::String(r) if !r.is_empty() => consume(cx.node_cx().value(r)?).await?,
+                        Json::String(r) if !r.is_empty() => consume(cx.value(r)?).await?,
                         _ => Json::Null,
                     };
                     arguments.insert(k.clone(), v);
@@ -337,8 +336,7 @@ impl External for CodeExec {
                 all: cx.tool_outputs(),
             };
             let timeout = cx
-                .services()
-                .settings
+                .settings()
                 .component_exec_timeout
                 .unwrap_or(DEFAULT_TIMEOUT);
             match self.run_code(cx, &lang, &script, arguments, timeout).await {

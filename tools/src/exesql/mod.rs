@@ -15,7 +15,7 @@ pub use connection_test::{test_connection, Connection, TestFailure};
 use crate::config::ToolsConfig;
 use crate::host_guard::safe_host_with;
 use canvasc_engine::external::{External, ToolCx};
-use canvasc_engine::interpolate::{element_str, elements_from_text, string_format};
+use canvasc_engine::interpolate::{element_str, string_format};
 use canvasc_engine::RunError;
 use canvasc_value::{py, Json, Map};
 use db::{Db, Outcome, Target};
@@ -77,13 +77,13 @@ impl External for ExeSql {
                 _ => return Err(RunError::msg("SQL for `ExeSQL` MUST not be empty.")),
             };
             let mut kv = Vec::new();
-            for (k, v) in elements_from_text(cx.node_cx(), &sql)? {
+            for (k, v) in cx.elements_from_text(&sql)? {
                 let v = match element_str(&v) {
                     Json::String(s) => s,
                     other => py::json_dumps(&other),
                 };
                 if !cx.is_agent_tool() {
-                    cx.node_cx().set_input_value(&k, Json::String(v.clone()));
+                    cx.set_input_value(&k, Json::String(v.clone()));
                 }
                 kv.push((k, Json::String(v)));
             }
@@ -95,8 +95,8 @@ impl External for ExeSql {
             let host = text(cx, "host");
             let ip = safe_host_with(
                 &host,
-                cx.services().resolver.as_ref(),
-                cx.services().settings.allow_any_host,
+                cx.resolver(),
+                cx.settings().allow_any_host,
                 self.config.allowed_hosts(SERVICE),
             )
             .await

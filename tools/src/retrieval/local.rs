@@ -127,7 +127,7 @@ impl RetrievalService for LocalStore {
             let embedder = self
                 .embedding
                 .clone()
-                .map(|c| Embedder::new(c, cx.services().http.clone()));
+                .map(|c| Embedder::new(c, cx.http().clone()));
             let found = self.store.search(search, embedder.as_ref()).await?;
             Ok(KbInfos {
                 chunks: found.hits.iter().map(chunk_json).collect(),

@@ -18,7 +18,7 @@ pub mod local;
 
 use crate::common::{kb_prompt, keyword_thoughts, text};
 use canvasc_engine::external::{External, ToolCx};
-use canvasc_engine::interpolate::{element_str, elements_from_text, string_format};
+use canvasc_engine::interpolate::{element_str, string_format};
 use canvasc_engine::RunError;
 use canvasc_value::{py, Json, Map};
 use futures::future::BoxFuture;
@@ -158,7 +158,7 @@ impl Retrieval {
                 kb_ids.push(id);
                 continue;
             }
-            let value = element_str(&cx.node_cx().value(&id)?);
+            let value = element_str(&cx.value(&id)?);
             let names = match value {
                 Json::Array(items) => items,
                 other => vec![other],
@@ -202,7 +202,7 @@ impl Retrieval {
         }
 
         let mut kv = Vec::new();
-        for (k, v) in elements_from_text(cx.node_cx(), query_text)? {
+        for (k, v) in cx.elements_from_text(query_text)? {
             kv.push((k, element_str(&v)));
         }
         let query = string_format(query_text, &kv);
@@ -275,7 +275,7 @@ impl Retrieval {
             ));
         }
         let mut kv = Vec::new();
-        for (k, v) in elements_from_text(cx.node_cx(), query_text)? {
+        for (k, v) in cx.elements_from_text(query_text)? {
             kv.push((k, element_str(&v)));
         }
         let query = string_format(query_text, &kv);
@@ -285,7 +285,7 @@ impl Retrieval {
                 let raw = text(Some(v));
                 if raw.starts_with('{') && raw.ends_with('}') {
                     let name = raw.trim_matches(|c| c == '{' || c == '}' || c == ' ');
-                    Some(text(Some(&element_str(&cx.node_cx().value(name)?))))
+                    Some(text(Some(&element_str(&cx.value(name)?))))
                 } else {
                     Some(raw)
                 }
@@ -350,7 +350,7 @@ impl Retrieval {
                         continue;
                     };
                     out.push_str(&value[last..whole.start()]);
-                    match element_str(&cx.node_cx().value(key.as_str())?) {
+                    match element_str(&cx.value(key.as_str())?) {
                         Json::Null => {}
                         Json::String(s) => out.push_str(&s),
                         other => out.push_str(&py::json_dumps(&other)),

@@ -92,7 +92,7 @@ impl RagflowApi {
         for (k, v) in pairs {
             full.query_pairs_mut().append_pair(k, v);
         }
-        let req = cx.services().http.get(full.as_str());
+        let req = cx.http().get(full.as_str());
         self.call(req, &url).await
     }
 
@@ -109,7 +109,7 @@ impl RagflowApi {
             .append_pair(key, value)
             .append_pair("page", "1")
             .append_pair("page_size", "1");
-        let req = cx.services().http.get(full.as_str());
+        let req = cx.http().get(full.as_str());
         // The server answers a name or id it does not know (or the key may not see) with an
         // error envelope: that is "not found" here, as `get_by_name` returning nothing is.
         let data = match self.call(req, &url).await {
@@ -245,8 +245,7 @@ impl RetrievalService for RagflowApi {
             let url = self.url("/retrieval");
             let body = request_body(request)?;
             let req = cx
-                .services()
-                .http
+                .http()
                 .post(&url)
                 .header("Content-Type", "application/json")
                 .body(serde_json::to_vec(&body).map_err(|e| e.to_string())?);
