@@ -125,10 +125,7 @@ mod tests {
         let mut differ = Vec::new();
         for &kind in Kind::ALL {
             let imp = kind.implementation();
-            let named = format!(
-                "canvasc_engine::components::{}::{}",
-                imp.module, imp.ty
-            );
+            let named = format!("canvasc_engine::components::{}::{}", imp.module, imp.ty);
             let built = Spec::build(kind, &params, Some(&params)).type_name();
             if built != named {
                 differ.push(format!(
