@@ -57,6 +57,9 @@ pub(crate) enum Out {
 pub(crate) struct Ended {
     pub end: TurnEnd,
     pub summary: Summary,
+    /// Why the turn could not be saved; the client has been shown the run's events, so the
+    /// framing ends with an error instead of a success the session does not hold.
+    pub unsaved: Option<String>,
 }
 
 /// A turn the driver runs; dropping the receiver cancels the run.
@@ -172,7 +175,7 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
                 "canvasc serve: session {}: the turn could not be saved (nothing of it was written): {e}",
                 ctx.session_id
             );
-            Some(format!("the turn could not be saved: {e}"))
+            Some(format!("The turn could not be saved: {e}"))
         }
     };
     (record.status, record.failure_reason) = match &end {
@@ -187,9 +190,9 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
         TurnEnd::Canceled => (RunStatus::Cancelled, String::new()),
         TurnEnd::Failed(e) | TurnEnd::Aborted(e) => (RunStatus::Failed, e.clone()),
     };
-    if let Some(reason) = unsaved {
+    if let Some(reason) = &unsaved {
         // The session does not hold the turn: its record must not say it succeeded.
-        (record.status, record.failure_reason) = (RunStatus::Failed, reason);
+        (record.status, record.failure_reason) = (RunStatus::Failed, reason.clone());
     }
     record.finished_at = now_ms();
     // The engine's task is over, so its checkpoint writer is dropped: the last checkpoint is
@@ -200,7 +203,12 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
         .finished(&ctx.lease, &ctx.message_id, &record)
         .await;
     drop(watch);
-    let _ = tx.send(Out::End(Box::new(Ended { end, summary }))).await;
+    let ended = Ended {
+        end,
+        summary,
+        unsaved,
+    };
+    let _ = tx.send(Out::End(Box::new(ended))).await;
 }
 
 /// The session state after a turn (`canvas_service.completion`): the assistant turn and its
