@@ -1,5 +1,6 @@
 //! The integrity of turns (issue 39): a turn whose save fails answering as failed in every
-//! framing, and turns racing for one session each reading it only under its lease.
+//! framing, turns racing for one session each reading it only under its lease, and an answer
+//! cut by a departing client saved as cancelled.
 
 use std::time::{Duration, Instant};
 
@@ -8,7 +9,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 use sqlx::Executor;
 
-use crate::engine::chat_dsl;
+use crate::engine::{chat_dsl, SLOW_CHUNKS};
 use crate::harness::{server, tenant, unique, Client};
 use canvasc_server::coord::RunStatus;
 
@@ -56,6 +57,30 @@ impl Streaming {
             response,
             text: String::new(),
         }
+    }
+
+    /// Reads on until `seen` holds for the frames so far.
+    async fn until(&mut self, seen: impl Fn(&[Value]) -> bool) {
+        let waited = Instant::now();
+        while !seen(&frames(&self.text)) {
+            let chunk = tokio::time::timeout(Duration::from_secs(20), self.response.chunk())
+                .await
+                .expect("a frame within 20 s")
+                .expect("a chunk");
+            let Some(chunk) = chunk else {
+                panic!("the stream ended first: {}", self.text);
+            };
+            self.text.push_str(&String::from_utf8_lossy(&chunk));
+            assert!(waited.elapsed() < Duration::from_secs(30), "{}", self.text);
+        }
+    }
+
+    /// The session and run (`message_id`) of the stream's first frame.
+    fn ids(&self) -> (String, String) {
+        let frames = frames(&self.text);
+        let first = frames.first().expect("a frame");
+        let id = |k: &str| first[k].as_str().expect(k).to_string();
+        (id("session_id"), id("message_id"))
     }
 
     async fn finish(self) -> String {
@@ -345,4 +370,33 @@ async fn turns_racing_for_a_session_each_read_it_under_their_lease() {
     lost.sort();
     assert!(lost.is_empty(), "turns answered but lost: {lost:?}");
     assert_eq!(stored["round"], 1 + TURNS, "rounds");
+}
+
+#[tokio::test]
+async fn an_answer_cut_by_a_departing_client_is_saved_as_cancelled() {
+    let t = tenant().await;
+    let agent = agent_on(&t.api, chat_dsl()).await;
+    let mut run = Streaming::start(
+        &t.api,
+        json!({"agent_id": agent, "query": "slow please", "stream": true}),
+    )
+    .await;
+    run.until(|f| events(f, "message").count() >= 3).await;
+    let (session, run_id) = run.ids();
+    drop(run);
+    let waited = Instant::now();
+    let stored = loop {
+        let stored = session_state(&t.api, &agent, &session).await;
+        if stored["round"] == 1 {
+            break stored;
+        }
+        assert!(waited.elapsed() < Duration::from_secs(5), "never saved");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    // The cut answer is kept as far as it got, and the turn says it was cancelled, as
+    // RAGFlow's `canvas.error` says for a Message whose stream a cancel stopped.
+    let cut = stored["message"][1]["content"].as_str().unwrap_or_default();
+    assert!(cut.split_whitespace().count() < SLOW_CHUNKS, "{cut}");
+    assert_eq!(stored["errors"], "Task has been canceled", "{stored}");
+    assert_eq!(run_status(&run_id).await.0, RunStatus::Cancelled);
 }
