@@ -235,6 +235,11 @@ fn cancelled(end: &TurnEnd, requested: bool) -> bool {
 /// reference entry, the saved DSL, the error, the counters. An aborted run keeps the DSL it
 /// started from and adds no assistant turn; a run with no event adds none either. A cancelled
 /// turn's error is RAGFlow's `canvas.error` for a cancel a component saw.
+///
+/// A resumed run whose earlier part was saved (a cancelled or failed turn) is the same turn:
+/// its answer replaces the one saved under its `message_id`, with that answer's reference, and
+/// the turn is not counted again. It is the session's latest turn (only the latest run can be
+/// resumed), so both are the last entries.
 fn next_state(
     state: &mut Value,
     ctx: &TurnContext,
@@ -256,19 +261,28 @@ fn next_state(
     if matches!(end, TurnEnd::Aborted(_)) {
         return;
     }
+    let answered_before = object
+        .get("message")
+        .and_then(Value::as_array)
+        .and_then(|list| list.last())
+        .is_some_and(|last| last["role"] == "assistant" && last["id"] == ctx.message_id.as_str());
     if summary.events > 0 {
         let assistant = json!({"role": "assistant", "content": summary.content,
             "created_at": now_ms() as f64 / 1000.0, "id": ctx.message_id});
-        push(object, "message", assistant);
-        push(
-            object,
-            "reference",
-            Value::Object(summary.reference.clone()),
-        );
+        let reference = Value::Object(summary.reference.clone());
+        if answered_before {
+            replace_last(object, "message", assistant);
+            replace_last(object, "reference", reference);
+        } else {
+            push(object, "message", assistant);
+            push(object, "reference", reference);
+        }
     }
     let count = |v: Option<&Value>| v.and_then(Value::as_i64).unwrap_or(0);
-    let round = count(object.get("round")) + 1;
-    object.insert("round".into(), round.into());
+    if !answered_before {
+        let round = count(object.get("round")) + 1;
+        object.insert("round".into(), round.into());
+    }
     let tokens = count(object.get("tokens"))
         + summary
             .usage
@@ -291,6 +305,17 @@ async fn stored_dsl(app: &Shared, ctx: &TurnContext) -> Result<Value, StoreError
     record
         .and_then(|r| r.state.get("dsl").cloned())
         .ok_or_else(|| StoreError::missing(&format!("session {}", ctx.session_id)))
+}
+
+/// Replaces the last item of the list at `key` (appends when the list is empty or missing).
+fn replace_last(object: &mut serde_json::Map<String, Value>, key: &str, item: Value) {
+    match object.get_mut(key) {
+        Some(Value::Array(list)) if !list.is_empty() => {
+            let last = list.len() - 1;
+            list[last] = item;
+        }
+        _ => push(object, key, item),
+    }
 }
 
 fn push(object: &mut serde_json::Map<String, Value>, key: &str, item: Value) {

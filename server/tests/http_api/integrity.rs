@@ -1,6 +1,8 @@
-//! The integrity of turns (issue 39): a turn whose save fails answering as failed in every
-//! framing, turns racing for one session each reading it only under its lease, and an answer
-//! cut by a departing client saved as cancelled.
+//! The integrity of turns (issue 39): a cancelled run resumed with `resume_from` and saved
+//! (cancelled mid-answer, and cancelled before its answer while an earlier component works),
+//! a turn whose save fails answering as failed in every framing, turns racing for one session
+//! each reading it only under its lease, and an answer cut by a departing client saved as
+//! cancelled.
 
 use std::time::{Duration, Instant};
 
@@ -26,6 +28,32 @@ async fn agent_on(client: &Client, dsl: Value) -> String {
         .to_string()
 }
 
+/// Begin → LLM:Outline → LLM:Ponder (seconds of thought, read by the next LLM, so not
+/// streamed) → LLM:Answer → Message: a cancel while Ponder thinks lands before the answer.
+fn pondering_dsl() -> Value {
+    let llm = |sys: &str, user: &str, downstream: &str, upstream: &str| {
+        json!({"obj": {"component_name": "LLM", "params": {
+                   "llm_id": "scripted-chat@Scripted", "sys_prompt": sys,
+                   "prompts": [{"role": "user", "content": user}], "max_retries": 0}},
+               "downstream": [downstream], "upstream": [upstream]})
+    };
+    json!({
+        "components": {
+            "begin": {"obj": {"component_name": "Begin", "params": {}},
+                      "downstream": ["LLM:Outline"], "upstream": []},
+            "LLM:Outline": llm("Outline the question.", "Outline: {sys.query}", "LLM:Ponder", "begin"),
+            "LLM:Ponder": llm("You ponder.", "{LLM:Outline@content}", "LLM:Answer", "LLM:Outline"),
+            "LLM:Answer": llm("Answer briefly.", "Answer: {LLM:Ponder@content}", "Message:Reply", "LLM:Ponder"),
+            "Message:Reply": {"obj": {"component_name": "Message",
+                                      "params": {"content": ["{LLM:Answer@content}"]}},
+                              "downstream": [], "upstream": ["LLM:Answer"]},
+        },
+        "history": [], "retrieval": [], "path": [],
+        "globals": {"sys.query": "", "sys.user_id": "", "sys.conversation_turns": 0, "sys.files": []},
+        "variables": {},
+    })
+}
+
 /// The JSON frames of an SSE body (`data:` with or without the space).
 fn frames(body: &str) -> Vec<Value> {
     body.lines()
@@ -36,6 +64,19 @@ fn frames(body: &str) -> Vec<Value> {
 
 fn events<'a>(frames: &'a [Value], name: &'a str) -> impl Iterator<Item = &'a Value> + 'a {
     frames.iter().filter(move |f| f["event"] == name)
+}
+
+/// The answer a stream's `message` frames carry.
+fn answer(frames: &[Value]) -> String {
+    events(frames, "message")
+        .filter_map(|f| f["data"]["content"].as_str())
+        .collect()
+}
+
+fn started(frames: &[Value]) -> Vec<String> {
+    events(frames, "node_started")
+        .filter_map(|f| f["data"]["component_id"].as_str().map(String::from))
+        .collect()
 }
 
 /// A streaming turn being read.
@@ -108,6 +149,160 @@ async fn run_status(run_id: &str) -> (RunStatus, String) {
         .expect("the coordinator answers")
         .expect("the run's record");
     (record.status, record.failure_reason)
+}
+
+/// A streamed `resume_from` of `run_id`, read to its end.
+async fn resume(client: &Client, agent: &str, session: &str, run_id: &str) -> String {
+    let body = json!({"agent_id": agent, "session_id": session, "query": "",
+                      "resume_from": run_id, "stream": true});
+    Streaming::start(client, body).await.finish().await
+}
+
+/// What a resumed run streamed: the run's own id on every frame, one `workflow_finished`, no
+/// error frame, and the terminator.
+fn assert_resumed_cleanly(body: &str, run_id: &str) -> Vec<Value> {
+    assert!(body.ends_with("data:[DONE]\n\n"), "{body}");
+    let frames = frames(body);
+    assert!(
+        frames.iter().all(|f| f["message_id"] == run_id),
+        "every frame is the run's: {body}"
+    );
+    assert!(frames.iter().all(|f| f.get("code").is_none()), "{body}");
+    let finished: Vec<&Value> = events(&frames, "workflow_finished").collect();
+    assert_eq!(finished.len(), 1, "{body}");
+    assert_ne!(
+        finished[0]["data"]["outputs"], "Task has been canceled",
+        "{body}"
+    );
+    frames
+}
+
+#[tokio::test]
+async fn a_run_cancelled_mid_answer_resumes_from_its_checkpoint_and_is_saved() {
+    let t = tenant().await;
+    let agent = agent_on(&t.api, chat_dsl()).await;
+    let mut run = Streaming::start(
+        &t.api,
+        json!({"agent_id": agent, "query": "slow please", "stream": true}),
+    )
+    .await;
+    run.until(|f| events(f, "message").count() >= 3).await;
+    let (session, run_id) = run.ids();
+    let cancelled = t
+        .api
+        .post(&format!("/tasks/{session}/cancel"), json!({}))
+        .await;
+    assert_eq!(cancelled.expect(0), &json!(true));
+    let cut = frames(&run.finish().await);
+    let cut_words = answer(&cut).split_whitespace().count();
+    assert!((3..SLOW_CHUNKS).contains(&cut_words), "{cut_words}");
+    assert_eq!(run_status(&run_id).await.0, RunStatus::Cancelled);
+
+    // The run goes on from its checkpoint (before the answer streamed): the model streams the
+    // whole answer again, under the run's own id.
+    let body = resume(&t.api, &agent, &session, &run_id).await;
+    let resumed = assert_resumed_cleanly(&body, &run_id);
+    assert_eq!(
+        started(&resumed),
+        ["LLM:WriteReply", "Message:Reply"],
+        "{body}"
+    );
+    let whole = answer(&resumed);
+    assert_eq!(whole.split_whitespace().count(), SLOW_CHUNKS, "{whole}");
+
+    // Saved: the turn once, its answer the whole one, not counted twice; the record succeeded.
+    let stored = session_state(&t.api, &agent, &session).await;
+    let messages = stored["message"].as_array().cloned().unwrap_or_default();
+    let turn: Vec<(&str, &str)> = messages
+        .iter()
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap_or(""),
+                m["id"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        turn,
+        [("user", run_id.as_str()), ("assistant", run_id.as_str())],
+        "{stored}"
+    );
+    assert_eq!(messages[0]["content"], "slow please");
+    assert_eq!(messages[1]["content"], whole.as_str());
+    assert_eq!(stored["round"], 1, "{stored}");
+    assert_eq!(stored["errors"], Value::Null, "{stored}");
+    assert_eq!(run_status(&run_id).await.0, RunStatus::Succeeded);
+
+    // The run's log holds both parts: the Message ran once cut, once whole.
+    let log = t.api.get(&format!("/agents/{agent}/logs/{run_id}")).await;
+    let trace = log.expect(0).clone();
+    let message_runs = trace
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|e| e["component_id"] == "Message:Reply")
+        .and_then(|e| e["trace"].as_array())
+        .map_or(0, Vec::len);
+    assert_eq!(message_runs, 2, "{trace}");
+
+    // Nothing is left to resume.
+    let again = t
+        .api
+        .post(
+            PATH,
+            json!({"agent_id": agent, "session_id": session, "resume_from": run_id}),
+        )
+        .await;
+    assert_eq!(again.code(), 102, "{}", again.body);
+    assert!(
+        again.message().contains("nothing to resume"),
+        "{}",
+        again.body
+    );
+}
+
+#[tokio::test]
+async fn a_run_cancelled_between_components_resumes_without_calling_finished_ones_again() {
+    let t = tenant().await;
+    let agent = agent_on(&t.api, pondering_dsl()).await;
+    let mut run = Streaming::start(
+        &t.api,
+        json!({"agent_id": agent, "query": "tea or coffee?", "stream": true}),
+    )
+    .await;
+    run.until(|f| started(f).iter().any(|id| id == "LLM:Ponder"))
+        .await;
+    let (session, run_id) = run.ids();
+    let cancelled = t
+        .api
+        .post(&format!("/tasks/{session}/cancel"), json!({}))
+        .await;
+    assert_eq!(cancelled.expect(0), &json!(true));
+    let cut = run.finish().await;
+    assert_eq!(answer(&frames(&cut)), "", "{cut}");
+    assert_eq!(run_status(&run_id).await.0, RunStatus::Cancelled, "{cut}");
+
+    // Outline finished before the cancel: the resumed run starts at Ponder.
+    let body = resume(&t.api, &agent, &session, &run_id).await;
+    let resumed = assert_resumed_cleanly(&body, &run_id);
+    assert_eq!(
+        started(&resumed),
+        ["LLM:Ponder", "LLM:Answer", "Message:Reply"],
+        "{body}"
+    );
+    let whole = answer(&resumed);
+    assert_eq!(whole.trim(), "Answer: Pondered.", "{body}");
+
+    let stored = session_state(&t.api, &agent, &session).await;
+    let messages = stored["message"].as_array().cloned().unwrap_or_default();
+    let roles: Vec<&str> = messages.iter().filter_map(|m| m["role"].as_str()).collect();
+    assert_eq!(roles, ["user", "assistant"], "{stored}");
+    assert_eq!(messages[0]["content"], "tea or coffee?");
+    assert_eq!(messages[1]["content"], whole.as_str());
+    assert_eq!(messages[1]["id"], run_id.as_str());
+    assert_eq!(stored["round"], 1, "{stored}");
+    assert_eq!(stored["errors"], Value::Null, "{stored}");
+    assert_eq!(run_status(&run_id).await.0, RunStatus::Succeeded);
 }
 
 /// A trigger that makes the database refuse the run logs of one agent: the turn's save fails
