@@ -770,10 +770,10 @@ async fn a_killed_replicas_run_is_resumed_by_the_other_from_its_checkpoint() {
     let left: Option<String> = redis.get(&key).await.expect("GET");
     assert_eq!(left, None, "a finished run's checkpoint is dropped");
 
-    // A resume the canvas no longer matches is refused with a clear error: the orphaned run's
-    // checkpoint is written back with another fingerprint, and `resume_from` names it.
+    // A checkpoint another engine version wrote is refused with a clear error: the orphaned
+    // run's checkpoint is written back as engine 0.0.0's, and `resume_from` names it.
     let mut checkpoint: Value = serde_json::from_str(&orphaned).expect("JSON");
-    checkpoint["fingerprint"] = json!("sha256:another-canvas");
+    checkpoint["engine_version"] = json!("0.0.0");
     let _: () = redis.set(&key, checkpoint.to_string()).await.expect("set");
     let _: () = redis
         .hset(format!("{prefix}agent:run:{run_id}"), "status", "failed")
@@ -789,7 +789,7 @@ async fn a_killed_replicas_run_is_resumed_by_the_other_from_its_checkpoint() {
     assert_ne!(refused["code"], 0, "{refused}");
     let message = refused["message"].as_str().unwrap_or_default();
     assert!(
-        message.contains("sha256:another-canvas") && message.contains("canvas changed"),
+        message.contains("engine 0.0.0") && message.contains("this server runs engine"),
         "{refused}"
     );
     let keys: Vec<String> = redis.keys(format!("{prefix}*")).await.unwrap_or_default();

@@ -87,7 +87,20 @@ impl ProgramVisitor for TurnStart {
 
 impl TurnRunner for Engine {
     fn start(&self, turn: TurnRequest) -> Result<RunningTurn, String> {
-        let loaded = load_value(turn.dsl).map_err(|e| format!("the session's DSL: {e}"))?;
+        // A resumed run goes on with the canvas its checkpoint holds, not with the session's
+        // DSL: the checkpoint is that canvas and its state in one document, while the
+        // session's DSL may have been saved by the very run being resumed (a cancelled turn is
+        // saved), and a canvas's fingerprint moves with what a run writes into it.
+        let resume = turn.resume.as_ref().map(resumable).transpose()?;
+        let dsl = match &resume {
+            Some(resume) => resume.checkpoint.dsl.clone(),
+            None => turn.dsl,
+        };
+        let from = match resume {
+            Some(_) => "the checkpoint's DSL",
+            None => "the session's DSL",
+        };
+        let loaded = load_value(dsl).map_err(|e| format!("{from}: {e}"))?;
         let mut services = self.services.clone();
         services.custom_header = turn
             .custom_header
@@ -115,19 +128,27 @@ impl TurnRunner for Engine {
             session_id: Some(turn.session_id.as_str().into()),
             fingerprint: None,
         };
-        // Checkpoints and resumes need the fingerprint; so do compiled programs and spans.
+        // Checkpoints and resumes need the fingerprint; so do compiled programs and spans. A
+        // resumed run keeps the one its run started with, so that a compiled program goes on
+        // compiled and the run's later checkpoints name the same canvas.
         let needs_fp = turn.checkpoints.is_some()
-            || turn.resume.is_some()
             || (turn.released && self.find.is_some())
             || tracing::enabled!(target: "canvasc", tracing::Level::INFO);
-        let fp = needs_fp.then(|| fingerprint(&loaded.document));
-        services.run_labels.fingerprint = fp.as_deref().map(Into::into);
-        let resume = match (&turn.resume, &fp) {
-            (Some(checkpoint), Some(fp)) => Some(resumable(checkpoint, fp)?),
-            _ => None,
+        let fp = match &resume {
+            Some(Resumable {
+                fingerprint: Some(fp),
+                ..
+            }) => Some(fp.clone()),
+            _ => needs_fp.then(|| fingerprint(&loaded.document)),
         };
+        services.run_labels.fingerprint = fp.as_deref().map(Into::into);
+        let compiled_wanted = match &resume {
+            Some(resume) => resume.compiled,
+            None => turn.released,
+        };
+        let resume = resume.map(|r| r.checkpoint);
         let checkpoints = turn.checkpoints.zip(fp.clone());
-        let wanted = match turn.released {
+        let wanted = match compiled_wanted {
             true => Wanted::Compiled,
             false => Wanted::Interpreter,
         };
@@ -305,25 +326,28 @@ fn start<P: Program>(program: Arc<P>, turn: TurnStart, kind: ProgramKind) -> Run
     }
 }
 
-/// The checkpoint a turn may go on from: refused, naming both sides, when it was written for
-/// another canvas (fingerprint) or by another engine version, whose state shapes may differ.
-fn resumable(checkpoint: &Json, fp: &str) -> Result<Checkpoint, String> {
-    let field = |name: &str| {
-        checkpoint
-            .get(name)
-            .and_then(Json::as_str)
-            .unwrap_or("none")
-    };
-    let (written_fp, written_engine) = (field("fingerprint"), field("engine_version"));
-    if written_fp != fp {
-        return Err(format!(
-            "cannot resume from the checkpoint: it was written for canvas {written_fp}, and the session's canvas is now {fp} (the canvas changed since); start a new turn instead"
-        ));
-    }
+/// A checkpoint a turn goes on from, with what its run was: the fingerprint of the canvas
+/// the run started with, and whether a compiled program ran it.
+struct Resumable {
+    checkpoint: Checkpoint,
+    fingerprint: Option<String>,
+    compiled: bool,
+}
+
+/// The checkpoint a turn may go on from: refused, naming both sides, when another engine
+/// version wrote it (its state's shapes may differ). The canvas needs no such check: the
+/// resumed run runs the canvas the checkpoint holds.
+fn resumable(checkpoint: &Json) -> Result<Resumable, String> {
+    let field = |name: &str| checkpoint.get(name).and_then(Json::as_str);
+    let written_engine = field("engine_version").unwrap_or("none");
     if written_engine != ENGINE_VERSION {
         return Err(format!(
             "cannot resume from the checkpoint: it was written by engine {written_engine}, and this server runs engine {ENGINE_VERSION}; start a new turn instead"
         ));
     }
-    Checkpoint::from_json(checkpoint)
+    Ok(Resumable {
+        checkpoint: Checkpoint::from_json(checkpoint)?,
+        fingerprint: field("fingerprint").map(String::from),
+        compiled: field("mode") == Some(ProgramKind::Compiled.as_str()),
+    })
 }

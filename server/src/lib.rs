@@ -122,6 +122,9 @@ pub struct Running {
     pub store: Store,
     /// `in-process` or `redis`.
     pub coordination: &'static str,
+    /// The run coordinator: leases, cancels, run records (what an operator or a test reads
+    /// a run's status from).
+    pub coord: coord::Coordinator,
     task: JoinHandle<std::io::Result<()>>,
 }
 
@@ -174,6 +177,7 @@ pub async fn start(
     let addr = listener
         .local_addr()
         .map_err(|e| ServeError::Bind(config.addr, e))?;
+    let running_coord = coord.clone();
     let app = Arc::new(App {
         store: store.clone(),
         max_body_bytes: config.max_body_bytes,
@@ -205,6 +209,7 @@ pub async fn start(
         addr,
         store,
         coordination,
+        coord: running_coord,
         task,
     })
 }

@@ -36,8 +36,9 @@ pub struct TurnRequest {
     /// Where the run's checkpoints go (one at every batch boundary); `None`: none are taken.
     pub checkpoints: Option<CheckpointWriter>,
     /// A checkpoint the turn goes on from instead of starting (`resume_from`, or a run whose
-    /// replica died): the runner refuses it when its fingerprint or engine version is not
-    /// the program's.
+    /// replica died): the run goes on with the canvas and state the checkpoint holds (`dsl`
+    /// is then unused), compiled when the program that wrote it is carried; the runner
+    /// refuses one another engine version wrote.
     pub resume: Option<Value>,
 }
 

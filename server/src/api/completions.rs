@@ -90,24 +90,35 @@ async fn native(
     }
     let program = launched.program;
     let mut frames = launched.frames;
-    let answer = match sse::finish(&mut frames).await {
-        Some(ended) => native_json(&ended, &session_id, return_trace),
-        None => json!({"code": 0, "data": "**ERROR**: the run stopped unexpectedly"}),
+    let response = match sse::finish(&mut frames).await {
+        Some(ended) => match native_json(&ended, &session_id, return_trace) {
+            Ok(answer) => json_response(axum::http::StatusCode::OK, &answer),
+            Err(e) => e.into_response(),
+        },
+        None => {
+            let answer = json!({"code": 0, "data": "**ERROR**: the run stopped unexpectedly"});
+            json_response(axum::http::StatusCode::OK, &answer)
+        }
     };
-    with_program(json_response(axum::http::StatusCode::OK, &answer), program)
+    with_program(response, program)
 }
 
-/// §7.4's answer for a finished turn.
-fn native_json(ended: &Ended, session_id: &str, return_trace: bool) -> Value {
-    match &ended.end {
+/// §7.4's answer for a finished turn. A turn that could not be saved is RAGFlow's answer to
+/// an exception the save raised (`server_error_response`), not the run's answer.
+fn native_json(ended: &Ended, session_id: &str, return_trace: bool) -> Result<Value, ApiError> {
+    if let Some(unsaved) = &ended.unsaved {
+        return Err(ApiError::exception(unsaved.clone()));
+    }
+    Ok(match &ended.end {
         TurnEnd::Aborted(e) => json!({"code": 0, "data": format!("**ERROR**: {e}")}),
         _ if ended.summary.events == 0 => json!({"code": 0, "data": {"session_id": session_id}}),
         _ => json!({"code": 0, "data": ended.summary.final_event(session_id, return_trace)}),
-    }
+    })
 }
 
-/// RAGFlow's native SSE: `data:` with no space, the error frame of an aborted run, the
-/// session-only frame of a run without events, then `data:[DONE]`.
+/// RAGFlow's native SSE: `data:` with no space, the error frame of an aborted run or of a turn
+/// that could not be saved (RAGFlow's `sse()` sends it for any exception, the save's
+/// included), the session-only frame of a run without events, then `data:[DONE]`.
 struct NativeFraming {
     session_id: String,
     sent: usize,
@@ -121,8 +132,12 @@ impl Framing for NativeFraming {
 
     fn end(&mut self, ended: &Ended) -> String {
         let mut out = String::new();
-        match &ended.end {
-            TurnEnd::Aborted(e) => {
+        let error = match (&ended.end, &ended.unsaved) {
+            (TurnEnd::Aborted(e), _) | (_, Some(e)) => Some(e),
+            _ => None,
+        };
+        match error {
+            Some(e) => {
                 let frame = json!({"code": 500, "message": e, "data": false,
                     "session_id": self.session_id});
                 out.push_str(&format!("data:{frame}\n\n"));
@@ -147,6 +162,7 @@ mod tests {
         Ended {
             end,
             summary: Summary::default(),
+            unsaved: None,
         }
     }
 
@@ -161,8 +177,8 @@ mod tests {
             "data:{\"code\":500,\"message\":\"boom\",\"data\":false,\"session_id\":\"s1\"}\n\ndata:[DONE]\n\n"
         );
         assert_eq!(
-            native_json(&ended(TurnEnd::Aborted("boom".into())), "s1", false),
-            json!({"code": 0, "data": "**ERROR**: boom"})
+            native_json(&ended(TurnEnd::Aborted("boom".into())), "s1", false).ok(),
+            Some(json!({"code": 0, "data": "**ERROR**: boom"}))
         );
     }
 
@@ -177,8 +193,8 @@ mod tests {
             "data:{\"session_id\":\"s1\",\"data\":{}}\n\ndata:[DONE]\n\n"
         );
         assert_eq!(
-            native_json(&ended(TurnEnd::Finished), "s1", false),
-            json!({"code": 0, "data": {"session_id": "s1"}})
+            native_json(&ended(TurnEnd::Finished), "s1", false).ok(),
+            Some(json!({"code": 0, "data": {"session_id": "s1"}}))
         );
     }
 }

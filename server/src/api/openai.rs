@@ -1,7 +1,8 @@
 //! The OpenAI-compatible mode of chat completions (`http-api.md` §7.6): the question from
 //! `messages`, a bare `chat.completion` object or `chat.completion.chunk` frames (`data: ` with
 //! a space), only `message` and `message_end` events used, a final `stop` chunk with usage, and
-//! Go's `waiting_for_user` for a paused run.
+//! Go's `waiting_for_user` for a paused run. An aborted run and a turn that could not be saved
+//! answer `**ERROR**: <why>`, as `completion_openai` answers any exception.
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -130,9 +131,9 @@ impl OpenAiFraming {
 
     /// The non-streaming answer: a bare `chat.completion` object.
     fn whole(mut self, ended: &Ended) -> Response {
-        let (content, finish) = match &ended.end {
-            TurnEnd::Aborted(e) => (format!("**ERROR**: {e}"), "stop"),
-            TurnEnd::Paused => {
+        let (content, finish) = match (&ended.end, &ended.unsaved) {
+            (TurnEnd::Aborted(e), _) | (_, Some(e)) => (format!("**ERROR**: {e}"), "stop"),
+            (TurnEnd::Paused, None) => {
                 let body = json!({"error": {"message": "Agent is waiting for user input. Continue the session with its inputs.",
                     "type": "invalid_request_error"}, "id": self.id});
                 return json_response(StatusCode::CONFLICT, &body);
@@ -182,15 +183,15 @@ impl Framing for OpenAiFraming {
     }
 
     fn end(&mut self, ended: &Ended) -> String {
-        let mut out = match &ended.end {
-            TurnEnd::Aborted(e) => {
+        let mut out = match (&ended.end, &ended.unsaved) {
+            (TurnEnd::Aborted(e), _) | (_, Some(e)) => {
                 let text = format!("**ERROR**: {e}");
                 self.completion_tokens += self.app.runner.count_tokens(&text);
                 let delta = json!({"role": "assistant", "content": text,
                     "function_call": null, "tool_calls": null});
                 self.chunk(delta, json!("stop"), self.usage())
             }
-            TurnEnd::Paused => {
+            (TurnEnd::Paused, None) => {
                 let delta = json!({"role": "assistant", "content": null, "waiting_for_user": true});
                 self.chunk(delta, json!("waiting_for_user"), self.usage())
             }

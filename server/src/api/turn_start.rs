@@ -90,7 +90,7 @@ pub(crate) async fn begin(
         ));
     }
     let continues = session_id.is_some();
-    let (session_id, state, user_id, new_session) = match session_id {
+    let (session_id, new_session) = match session_id {
         Some(id) => {
             let (owner_agent, owner_tenant) = app
                 .store
@@ -109,13 +109,7 @@ pub(crate) async fn begin(
                     "Only authorized users can access this agent session.",
                 ));
             }
-            let record = app
-                .store
-                .session(agent_id, &id)
-                .await?
-                .ok_or_else(|| ApiError::data("Session not found!"))?;
-            let user = user_given.unwrap_or(record.user_id);
-            (id, record.state, user, None)
+            (id, None)
         }
         None => {
             let agent = app
@@ -147,7 +141,7 @@ pub(crate) async fn begin(
                 super::buildable::refuse_unbuildable(&dsl).await?;
             }
             canvasc_frontend::reset::reset(&mut dsl);
-            let user = user_given.unwrap_or_else(|| tenant.to_string());
+            let user = user_given.clone().unwrap_or_else(|| tenant.to_string());
             let name = match string(body, "name")? {
                 Some(name) => name,
                 None => query.chars().take(NAME_CHARS).collect(),
@@ -157,32 +151,43 @@ pub(crate) async fn begin(
                 id: new_id(),
                 agent_id: agent_id.to_string(),
                 tenant_id: tenant.to_string(),
-                user_id: user.clone(),
+                user_id: user,
                 name,
                 source: "workflow".into(),
                 version_title,
                 state,
                 create_time: now_ms(),
             };
-            // The state moves back out of the session once it is stored.
-            (session.id.clone(), Value::Null, user, Some(session))
+            (session.id.clone(), Some(session))
         }
     };
     // The session's lease, on whichever replica: refused here when any replica runs it. A new
     // session is stored only once its lease is held, so a coordinator that cannot answer
-    // leaves no session behind.
+    // leaves no session behind. A session that continues is read only under its lease: read
+    // before, its state could be a turn older than the one a run saving meanwhile stores, and
+    // this turn would then save over that one.
     let Some(lease) = app.coord.claim(&session_id).await? else {
         return Err(ApiError::operating(ALREADY_RUNNING));
     };
-    let state = match new_session {
+    let (state, user_id) = match new_session {
         Some(session) => {
             if let Err(e) = app.store.insert_session(&session).await {
                 app.coord.give_back(&lease).await;
                 return Err(e.into());
             }
-            session.state
+            (session.state, session.user_id)
         }
-        None => state,
+        None => match app.store.session(agent_id, &session_id).await {
+            Ok(Some(record)) => (record.state, user_given.unwrap_or(record.user_id)),
+            Ok(None) => {
+                app.coord.give_back(&lease).await;
+                return Err(ApiError::data("Session not found!"));
+            }
+            Err(e) => {
+                app.coord.give_back(&lease).await;
+                return Err(e.into());
+            }
+        },
     };
     // A run of this session whose replica died, or the run `resume_from` names, goes on from
     // its checkpoint instead of a new turn starting.

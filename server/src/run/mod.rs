@@ -22,6 +22,10 @@ use summary::Summary;
 /// Frames waiting for a slow client; the run itself never waits for the client.
 const BUFFERED_FRAMES: usize = 256;
 
+/// RAGFlow's `canvas.error` for a cancel a component saw (`ComponentBase.check_if_canceled`
+/// sets it as the component's `_ERROR`, and the canvas takes it over).
+const CANCELED: &str = "Task has been canceled";
+
 /// How long a turn's end waits for its last checkpoint to be stored.
 const CHECKPOINTS_DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -57,6 +61,9 @@ pub(crate) enum Out {
 pub(crate) struct Ended {
     pub end: TurnEnd,
     pub summary: Summary,
+    /// Why the turn could not be saved; the client has been shown the run's events, so the
+    /// framing ends with an error instead of a success the session does not hold.
+    pub unsaved: Option<String>,
 }
 
 /// A turn the driver runs; dropping the receiver cancels the run.
@@ -98,6 +105,8 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
         .await;
     let mut summary = Summary::default();
     let mut client_gone = false;
+    // Whether a cancel was asked for before the run's `workflow_finished` reached the driver.
+    let mut cancelled_before_finish = None;
     let (end, dsl) = loop {
         let next = if client_gone {
             events.next().await
@@ -121,6 +130,9 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
                     "data": data,
                     "session_id": ctx.session_id,
                 });
+                if event == "workflow_finished" {
+                    cancelled_before_finish = Some(ctx.cancel_stamp.get().is_some());
+                }
                 summary.observe(&event, &frame["data"], &frame);
                 watch.event(&event, &frame["data"]);
                 if ctx.return_trace && event == "node_finished" {
@@ -143,7 +155,10 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
             }
         }
     };
-    watch.ended(&end);
+    let cancelled = cancelled(
+        &end,
+        cancelled_before_finish.unwrap_or_else(|| ctx.cancel_stamp.get().is_some()),
+    );
     // The run took the session's DSL. An aborted run keeps the one it started from, as
     // stored (its engine may give none back, or one cut short).
     let dsl = match dsl {
@@ -151,7 +166,7 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
         _ => stored_dsl(&app, &ctx).await,
     };
     let mut state = std::mem::take(&mut ctx.state);
-    let stored = dsl.map(|dsl| next_state(&mut state, &ctx, &end, dsl, &summary));
+    let stored = dsl.map(|dsl| next_state(&mut state, &ctx, &end, cancelled, dsl, &summary));
     let log = RunLog {
         message_id: ctx.message_id.clone(),
         agent_id: ctx.agent_id.clone(),
@@ -172,24 +187,20 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
                 "canvasc serve: session {}: the turn could not be saved (nothing of it was written): {e}",
                 ctx.session_id
             );
-            Some(format!("the turn could not be saved: {e}"))
+            Some(format!("The turn could not be saved: {e}"))
         }
     };
+    watch.ended(&end, cancelled);
     (record.status, record.failure_reason) = match &end {
-        // A cancel that lands while the last Message streams cuts the answer, and the engine
-        // then ends as RAGFlow's does, with an ordinary `workflow_finished`: the record says
-        // what happened.
-        TurnEnd::Finished if ctx.cancel_stamp.get().is_some() => {
-            (RunStatus::Cancelled, String::new())
-        }
+        _ if cancelled => (RunStatus::Cancelled, String::new()),
         TurnEnd::Finished => (RunStatus::Succeeded, String::new()),
         TurnEnd::Paused => (RunStatus::Waiting, String::new()),
         TurnEnd::Canceled => (RunStatus::Cancelled, String::new()),
         TurnEnd::Failed(e) | TurnEnd::Aborted(e) => (RunStatus::Failed, e.clone()),
     };
-    if let Some(reason) = unsaved {
+    if let Some(reason) = &unsaved {
         // The session does not hold the turn: its record must not say it succeeded.
-        (record.status, record.failure_reason) = (RunStatus::Failed, reason);
+        (record.status, record.failure_reason) = (RunStatus::Failed, reason.clone());
     }
     record.finished_at = now_ms();
     // The engine's task is over, so its checkpoint writer is dropped: the last checkpoint is
@@ -200,38 +211,78 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
         .finished(&ctx.lease, &ctx.message_id, &record)
         .await;
     drop(watch);
-    let _ = tx.send(Out::End(Box::new(Ended { end, summary }))).await;
+    let ended = Ended {
+        end,
+        summary,
+        unsaved,
+    };
+    let _ = tx.send(Out::End(Box::new(ended))).await;
+}
+
+/// Whether a turn was cancelled. A cancel that cuts the answer while the last Message streams
+/// ends the engine's run as RAGFlow's does, with an ordinary `workflow_finished`, and one seen
+/// between batches aborts it (`TaskCanceledException`); `requested` says a cancel (a request,
+/// or the client going away) came before the run's end reached the server.
+fn cancelled(end: &TurnEnd, requested: bool) -> bool {
+    match end {
+        TurnEnd::Canceled => true,
+        TurnEnd::Finished | TurnEnd::Aborted(_) => requested,
+        TurnEnd::Paused | TurnEnd::Failed(_) => false,
+    }
 }
 
 /// The session state after a turn (`canvas_service.completion`): the assistant turn and its
 /// reference entry, the saved DSL, the error, the counters. An aborted run keeps the DSL it
-/// started from and adds no assistant turn; a run with no event adds none either.
-fn next_state(state: &mut Value, ctx: &TurnContext, end: &TurnEnd, dsl: Value, summary: &Summary) {
+/// started from and adds no assistant turn; a run with no event adds none either. A cancelled
+/// turn's error is RAGFlow's `canvas.error` for a cancel a component saw.
+///
+/// A resumed run whose earlier part was saved (a cancelled or failed turn) is the same turn:
+/// its answer replaces the one saved under its `message_id`, with that answer's reference, and
+/// the turn is not counted again. It is the session's latest turn (only the latest run can be
+/// resumed), so both are the last entries.
+fn next_state(
+    state: &mut Value,
+    ctx: &TurnContext,
+    end: &TurnEnd,
+    cancelled: bool,
+    dsl: Value,
+    summary: &Summary,
+) {
     let Some(object) = state.as_object_mut() else {
         return;
     };
     object.insert("dsl".into(), dsl);
     let error = match end {
         TurnEnd::Failed(e) | TurnEnd::Aborted(e) => Value::String(e.clone()),
+        _ if cancelled => Value::String(CANCELED.into()),
         _ => Value::Null,
     };
     object.insert("errors".into(), error);
     if matches!(end, TurnEnd::Aborted(_)) {
         return;
     }
+    let answered_before = object
+        .get("message")
+        .and_then(Value::as_array)
+        .and_then(|list| list.last())
+        .is_some_and(|last| last["role"] == "assistant" && last["id"] == ctx.message_id.as_str());
     if summary.events > 0 {
         let assistant = json!({"role": "assistant", "content": summary.content,
             "created_at": now_ms() as f64 / 1000.0, "id": ctx.message_id});
-        push(object, "message", assistant);
-        push(
-            object,
-            "reference",
-            Value::Object(summary.reference.clone()),
-        );
+        let reference = Value::Object(summary.reference.clone());
+        if answered_before {
+            replace_last(object, "message", assistant);
+            replace_last(object, "reference", reference);
+        } else {
+            push(object, "message", assistant);
+            push(object, "reference", reference);
+        }
     }
     let count = |v: Option<&Value>| v.and_then(Value::as_i64).unwrap_or(0);
-    let round = count(object.get("round")) + 1;
-    object.insert("round".into(), round.into());
+    if !answered_before {
+        let round = count(object.get("round")) + 1;
+        object.insert("round".into(), round.into());
+    }
     let tokens = count(object.get("tokens"))
         + summary
             .usage
@@ -254,6 +305,17 @@ async fn stored_dsl(app: &Shared, ctx: &TurnContext) -> Result<Value, StoreError
     record
         .and_then(|r| r.state.get("dsl").cloned())
         .ok_or_else(|| StoreError::missing(&format!("session {}", ctx.session_id)))
+}
+
+/// Replaces the last item of the list at `key` (appends when the list is empty or missing).
+fn replace_last(object: &mut serde_json::Map<String, Value>, key: &str, item: Value) {
+    match object.get_mut(key) {
+        Some(Value::Array(list)) if !list.is_empty() => {
+            let last = list.len() - 1;
+            list[last] = item;
+        }
+        _ => push(object, key, item),
+    }
 }
 
 fn push(object: &mut serde_json::Map<String, Value>, key: &str, item: Value) {

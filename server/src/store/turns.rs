@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{text, RunLog, Store, StoreError};
+use super::{json, text, RunLog, Store, StoreError};
 
 impl Store {
     /// Stores one turn: `state` replaces the session's, `log` is the run's trace.
@@ -21,20 +21,46 @@ impl Store {
             .bind(session_id)
             .execute(&mut *tx)
             .await?;
-        let q = self.sql(
-            "INSERT INTO run_logs (message_id, agent_id, tenant_id, session_id, program, trace, \
-             create_time) VALUES (?, ?, ?, ?, ?, ?, ?)",
-        );
-        sqlx::query(&q)
+        // A resumed run keeps its `message_id`: its log is the one the run's earlier part
+        // stored, continued.
+        let q = self.sql("SELECT trace FROM run_logs WHERE message_id = ?");
+        let earlier = sqlx::query(&q)
             .bind(&log.message_id)
-            .bind(&log.agent_id)
-            .bind(&log.tenant_id)
-            .bind(&log.session_id)
-            .bind(&log.program)
-            .bind(log.trace.to_string())
-            .bind(log.create_time)
-            .execute(&mut *tx)
+            .fetch_optional(&mut *tx)
             .await?;
+        let q = match earlier {
+            Some(row) => {
+                let trace = continued_trace(json(&row, "trace")?, &log.trace);
+                let q = self.sql(
+                    "UPDATE run_logs SET program = ?, trace = ?, create_time = ? \
+                     WHERE message_id = ?",
+                );
+                sqlx::query(&q)
+                    .bind(&log.program)
+                    .bind(trace.to_string())
+                    .bind(log.create_time)
+                    .bind(&log.message_id)
+                    .execute(&mut *tx)
+                    .await?;
+                None
+            }
+            None => Some(self.sql(
+                "INSERT INTO run_logs (message_id, agent_id, tenant_id, session_id, program, \
+                 trace, create_time) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            )),
+        };
+        if let Some(q) = q {
+            sqlx::query(&q)
+                .bind(&log.message_id)
+                .bind(&log.agent_id)
+                .bind(&log.tenant_id)
+                .bind(&log.session_id)
+                .bind(&log.program)
+                .bind(log.trace.to_string())
+                .bind(log.create_time)
+                .execute(&mut *tx)
+                .await?;
+        }
         tx.commit().await?;
         Ok(())
     }
@@ -45,5 +71,57 @@ impl Store {
         let row = sqlx::query(&q).bind(id).fetch_optional(&self.pool).await?;
         row.map(|row| Ok((text(&row, "agent_id")?, text(&row, "tenant_id")?)))
             .transpose()
+    }
+}
+
+/// The trace of a run that went on after an earlier part was logged (`[{"component_id",
+/// "trace": [...]}]`): each component's new invocations after its earlier ones, components
+/// new to the run after the earlier ones, so the log shows the run as it happened.
+fn continued_trace(earlier: Value, later: &Value) -> Value {
+    let Value::Array(mut entries) = earlier else {
+        return later.clone();
+    };
+    for entry in later.as_array().into_iter().flatten() {
+        let calls = entry["trace"].as_array().cloned().unwrap_or_default();
+        match entries
+            .iter_mut()
+            .find(|e| e["component_id"] == entry["component_id"])
+        {
+            Some(Value::Object(known)) => match known.get_mut("trace") {
+                Some(Value::Array(list)) => list.extend(calls),
+                _ => {
+                    known.insert("trace".into(), Value::from(calls));
+                }
+            },
+            _ => entries.push(entry.clone()),
+        }
+    }
+    Value::Array(entries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::continued_trace;
+    use serde_json::json;
+
+    #[test]
+    fn a_resumed_runs_trace_continues_the_earlier_one_by_component() {
+        let earlier = json!([
+            {"component_id": "begin", "trace": [{"n": 1}]},
+            {"component_id": "LLM:A", "trace": [{"n": 2}]},
+        ]);
+        let later = json!([
+            {"component_id": "LLM:A", "trace": [{"n": 3}]},
+            {"component_id": "Message:Out", "trace": [{"n": 4}]},
+        ]);
+        assert_eq!(
+            continued_trace(earlier, &later),
+            json!([
+                {"component_id": "begin", "trace": [{"n": 1}]},
+                {"component_id": "LLM:A", "trace": [{"n": 2}, {"n": 3}]},
+                {"component_id": "Message:Out", "trace": [{"n": 4}]},
+            ])
+        );
+        assert_eq!(continued_trace(json!(null), &later), later);
     }
 }

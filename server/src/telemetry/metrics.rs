@@ -207,9 +207,11 @@ impl TurnWatch {
         }
     }
 
-    /// The turn ended.
-    pub(crate) fn ended(&self, end: &TurnEnd) {
+    /// The turn ended; `cancelled`: a cancel ended it, whatever the engine's outcome (a cut
+    /// answer ends with an ordinary `workflow_finished`).
+    pub(crate) fn ended(&self, end: &TurnEnd, cancelled: bool) {
         let outcome = match end {
+            _ if cancelled => "canceled",
             TurnEnd::Finished => "finished",
             TurnEnd::Paused => "paused",
             TurnEnd::Canceled => "canceled",

@@ -49,15 +49,19 @@ fn find(fp: &str, start: TurnStart) -> Option<RunningTurn> {
     })
 }
 
-/// The model's script: `slow` streams for seconds, `explode` fails, `midway` breaks after its
-/// first delta (the script of `oracle/midstream.script.json`), anything else is echoed in
-/// words.
+/// How long a `ponder` answer takes (one pause, then the whole answer).
+pub const PONDER_MS: u64 = 3000;
+
+/// The model's script: `slow` streams for seconds, `ponder` thinks for seconds before its
+/// answer, `explode` fails, `midway` breaks after its first delta (the script of
+/// `oracle/midstream.script.json`), anything else is echoed in words.
 fn script() -> Script {
     let chunks: Vec<String> = (0..SLOW_CHUNKS).map(|i| format!("w{i} ")).collect();
     Script::parse(&json!({
         "chunking": "words",
         "responses": [
             {"match": "slow", "chunks": chunks, "delay_ms": SLOW_DELAY_MS, "times": -1},
+            {"match": "ponder", "content": "Pondered.", "delay_ms": PONDER_MS, "times": -1},
             {"match": "explode", "error": "the scripted model is down", "times": -1},
             {"match": "midway", "content": "The capital is Paris, of course.",
              "error": "broken-stream", "times": -1},

@@ -4,6 +4,7 @@
 use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use canvasc_server::coord::Coordinator;
 use canvasc_server::{ServeConfig, Store};
 use reqwest::Method;
 use serde_json::{json, Value};
@@ -12,6 +13,11 @@ use sqlx::Executor;
 pub struct Server {
     pub base: String,
     pub store: Store,
+    /// The database's URL, for tests that act on the database directly (a trigger that makes
+    /// a write fail).
+    pub database_url: String,
+    /// The server's run coordinator, where a run's record (its status) is read.
+    pub coord: Coordinator,
 }
 
 static SERVER: OnceLock<Server> = OnceLock::new();
@@ -42,21 +48,25 @@ pub fn server() -> &'static Server {
                         remove_stale_data_dirs();
                         let dir = std::env::temp_dir()
                             .join(format!("canvasc-server-test-{}", std::process::id()));
+                        let database_url = url.clone().unwrap_or_else(|| Store::sqlite_url(&dir));
                         let mut config = ServeConfig::new(([127, 0, 0, 1], 0).into(), dir);
                         config.database_url = url;
                         config.max_body_bytes = 64 * 1024;
                         config.keep_alive = std::time::Duration::from_millis(KEEP_ALIVE_MS);
                         canvasc_server::start(config, crate::engine::engine())
                             .await
+                            .map(|running| (running, database_url))
                             .map_err(|e| e.to_string())
                     }
                     Err(e) => Err(e),
                 };
                 match started {
-                    Ok(running) => {
+                    Ok((running, database_url)) => {
                         let _ = tx.send(Ok(Server {
                             base: format!("http://{}", running.addr),
                             store: running.store.clone(),
+                            database_url,
+                            coord: running.coord.clone(),
                         }));
                         let _ = running.wait().await;
                     }

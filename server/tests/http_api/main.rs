@@ -13,6 +13,7 @@ mod engine;
 mod envelopes;
 mod files;
 mod harness;
+mod integrity;
 mod isolation;
 mod midstream;
 mod run_control;
