@@ -593,5 +593,13 @@ async fn an_answer_cut_by_a_departing_client_is_saved_as_cancelled() {
     let cut = stored["message"][1]["content"].as_str().unwrap_or_default();
     assert!(cut.split_whitespace().count() < SLOW_CHUNKS, "{cut}");
     assert_eq!(stored["errors"], "Task has been canceled", "{stored}");
-    assert_eq!(run_status(&run_id).await.0, RunStatus::Cancelled);
+    // The run's record ends after the turn is saved: wait for it to leave `Running`.
+    let status = loop {
+        let status = run_status(&run_id).await.0;
+        if status != RunStatus::Running || waited.elapsed() >= Duration::from_secs(10) {
+            break status;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(status, RunStatus::Cancelled);
 }
