@@ -334,3 +334,106 @@ fn a_second_ctrl_c_ends_a_shutdown_that_hangs() {
     assert!(stderr.contains("quit: "), "{stderr}");
     eprintln!("second Ctrl-C ended the hung run in {took:?}");
 }
+
+/// A listener on 127.0.0.1 that accepts connections and never answers: an endpoint that hangs.
+fn silent_listener() -> std::net::SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let addr = listener.local_addr().expect("its address");
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming().map_while(Result::ok) {
+            held.push(conn);
+        }
+    });
+    addr
+}
+
+/// A canvas of `dir`: `fixture` with every `from` replaced by `to`.
+fn canvas_with(dir: &std::path::Path, fixture_path: &str, from: &str, to: &str) -> String {
+    let text = std::fs::read_to_string(fixture(fixture_path)).expect("the fixture");
+    let path = dir.join("canvas.json");
+    std::fs::write(&path, text.replace(from, to)).expect("write the canvas");
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn ctrl_c_aborts_an_invoke_waiting_on_a_silent_endpoint() {
+    let dir = temp_dir("invoke");
+    let silent = silent_listener();
+    // The fixture's status service, moved to the silent listener (its timeout is 60 s).
+    let canvas = canvas_with(
+        &dir,
+        "valid/timeout-invoke.json",
+        "127.0.0.1:18765",
+        &silent.to_string(),
+    );
+    let mut run = InTerminal::start(
+        &["run", &canvas, "--query", "0"],
+        &[("ALLOW_ANY_HOST", "1")],
+    );
+    run.wait_for("\"component_id\":\"Invoke:SlowStatus\"");
+    std::thread::sleep(Duration::from_millis(300));
+    run.ctrl_c();
+    let (code, took, events, stderr) = run.exit_within(Duration::from_secs(1));
+    assert_eq!(code, EXIT_CANCELED, "stderr: {stderr}");
+    assert_ends_canceled(&events, &stderr);
+    eprintln!("Invoke on a silent endpoint cancelled in {took:?}");
+}
+
+#[test]
+fn ctrl_c_aborts_an_agent_tool_waiting_on_a_silent_endpoint() {
+    let dir = temp_dir("tool");
+    let silent = silent_listener();
+    // The agent's model asks for a SearXNG search (its first tool: `_0`), whose instance
+    // never answers.
+    let script = dir.join("tool.json");
+    std::fs::write(
+        &script,
+        r#"{"responses": [
+            {"tool_calls": [{"name": "searxng_search_0", "arguments": {"query": "rust"}}], "times": -1}
+        ]}"#,
+    )
+    .expect("write script");
+    let canvas = dir.join("canvas.json");
+    let dsl = serde_json::json!({
+        "components": {
+            "begin": {"obj": {"component_name": "Begin", "params": {
+                "mode": "conversational", "prologue": "", "inputs": {}, "outputs": {}}},
+                "downstream": ["Agent:Search"], "upstream": []},
+            "Agent:Search": {"obj": {"component_name": "Agent", "params": {
+                "llm_id": "scripted-chat@Scripted", "sys_prompt": "You search the web.",
+                "prompts": [{"role": "user", "content": "{sys.query}"}], "max_rounds": 2,
+                "tools": [{"component_name": "SearXNG", "name": "SearXNG",
+                    "params": {"searxng_url": format!("http://{silent}"), "top_n": "3",
+                        "query": "sys.query"}}],
+                "outputs": {"content": {"type": "string", "value": ""}}}},
+                "downstream": ["Message:Out"], "upstream": ["begin"]},
+            "Message:Out": {"obj": {"component_name": "Message", "params": {
+                "content": ["{Agent:Search@content}"]}},
+                "downstream": [], "upstream": ["Agent:Search"]}
+        },
+        "globals": {"sys.query": "", "sys.user_id": "", "sys.conversation_turns": 0,
+            "sys.files": [], "sys.history": []},
+        "history": [], "path": [], "retrieval": []
+    });
+    std::fs::write(&canvas, dsl.to_string()).expect("write the canvas");
+    let canvas = canvas.to_string_lossy().into_owned();
+    let mut run = InTerminal::start(
+        &[
+            "run",
+            &canvas,
+            "--query",
+            "rust",
+            "--llm-script",
+            script.to_str().expect("utf8"),
+        ],
+        &[("ALLOW_ANY_HOST", "1")],
+    );
+    run.wait_for("\"component_id\":\"Agent:Search\"");
+    std::thread::sleep(Duration::from_millis(600));
+    run.ctrl_c();
+    let (code, took, _events, stderr) = run.exit_within(Duration::from_secs(1));
+    assert_eq!(code, EXIT_CANCELED, "stderr: {stderr}");
+    assert!(stderr.contains("canceling the run"), "{stderr}");
+    eprintln!("agent tool on a silent endpoint cancelled in {took:?}");
+}

@@ -134,19 +134,39 @@ struct Replica {
 
 impl Replica {
     fn start(name: &str, dir: &Path, database: &str, redis: &str, prefix: &str) -> Replica {
-        let log = dir.join(format!("{name}.log"));
-        let stderr = std::fs::File::create(&log).expect("a log file");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_canvasc"))
-            .args(["serve", "--addr", "127.0.0.1:0", "--keep-alive-secs", "1"])
-            .arg("--data-dir")
-            .arg(dir.join(name))
-            .arg("--llm-script")
-            .arg(dir.join("script.json"))
+        let mut command = Replica::command(name, dir);
+        command
             .env("DATABASE_URL", database)
             .env("REDIS_URL", redis)
-            .env("CANVASC_REDIS_PREFIX", prefix)
+            .env("CANVASC_REDIS_PREFIX", prefix);
+        Replica::spawn(name, dir, command)
+    }
+
+    /// A server alone on the SQLite database under `dir/data`, coordinated in process (the
+    /// zero-setup deployment); `name` names its log.
+    fn sole(name: &str, dir: &Path) -> Replica {
+        let mut command = Replica::command("data", dir);
+        command.env_remove("DATABASE_URL").env_remove("REDIS_URL");
+        Replica::spawn(name, dir, command)
+    }
+
+    fn command(data: &str, dir: &Path) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_canvasc"));
+        command
+            .args(["serve", "--addr", "127.0.0.1:0", "--keep-alive-secs", "1"])
+            .arg("--data-dir")
+            .arg(dir.join(data))
+            .arg("--llm-script")
+            .arg(dir.join("script.json"))
             .env_remove("CANVASC_CONFIG")
-            .env_remove("CANVASC_LLM_BASE_URL")
+            .env_remove("CANVASC_LLM_BASE_URL");
+        command
+    }
+
+    fn spawn(name: &str, dir: &Path, mut command: Command) -> Replica {
+        let log = dir.join(format!("{name}.log"));
+        let stderr = std::fs::File::create(&log).expect("a log file");
+        let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(stderr)
@@ -364,6 +384,15 @@ impl Stream {
         stream
     }
 
+    /// Reads on until the answer has `words` words.
+    async fn until_answered(&mut self, words: usize) {
+        while self.body.answered() < words {
+            let chunk = self.response.chunk().await.expect("a chunk");
+            let chunk = chunk.unwrap_or_else(|| panic!("ended early: {}", self.body.0));
+            self.body.0.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+
     fn first(&self, key: &str) -> String {
         self.body.frames()[0][key]
             .as_str()
@@ -527,6 +556,88 @@ async fn a_run_on_a_is_refused_a_second_runner_and_cancelled_through_b() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_that_lost_its_lease_never_saves_over_the_newer_runs_turn() {
+    let Some(database) = database().await else {
+        return;
+    };
+    let redis_url = shared_redis_url();
+    let Some(mut redis) = redis_reachable(&redis_url).await else {
+        return;
+    };
+    let scratch = Scratch::new("fence");
+    let prefix = format!("canvasc-test:{}:", stamp());
+    let a = Replica::start("a", &scratch.0, &database, &redis_url, &prefix);
+    let b = Replica::start("b", &scratch.0, &database, &redis_url, &prefix);
+    let http = client();
+    let auth = account(&http, &a).await;
+    let agent = chat_agent(&http, &a, &auth).await;
+
+    let run = Stream::slow_run(&http, &a, &auth, &agent).await;
+    let session = run.first("session_id");
+    // A's lease expires while its run goes on, as it does when A cannot reach Redis for
+    // longer than the lease lives; B takes the session over and saves its turn.
+    let _: () = redis
+        .del(format!("{prefix}agent:active-session:{session}"))
+        .await
+        .expect("DEL");
+    let quick = call(
+        &http,
+        b.url(PATH),
+        &auth,
+        json!({"agent_id": agent, "session_id": session, "query": "quick"}),
+    )
+    .await;
+    assert_eq!(quick["code"], 0, "{quick}\n{}", b.log());
+
+    // A's run ends later: its save is refused, and its stream says so instead of succeeding.
+    let run = run.finish().await;
+    let last = run.frames().last().cloned().unwrap_or_default();
+    assert_eq!(
+        (&last["code"], &last["data"]),
+        (&json!(500), &json!(false)),
+        "{}",
+        run.0
+    );
+    assert!(
+        last["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("taken over by another run")),
+        "{}",
+        run.0
+    );
+    // The session holds both questions once: B found A's run orphaned (its lease gone),
+    // finished it from its checkpoint, then ran its own; A's late save overwrote neither.
+    let saved = http
+        .get(a.url(&format!("/api/v1/agents/{agent}/sessions/{session}")))
+        .header("Authorization", &auth)
+        .send()
+        .await
+        .expect("a session")
+        .json::<Value>()
+        .await
+        .expect("JSON");
+    let asked: Vec<&str> = saved["data"]["message"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(asked, ["slow please", "quick"], "{saved}");
+    let answers = saved["data"]["message"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "assistant")
+        .count();
+    assert_eq!(answers, 2, "{saved}");
+    let keys: Vec<String> = redis.keys(format!("{prefix}*")).await.unwrap_or_default();
+    if !keys.is_empty() {
+        let _: Result<(), _> = redis.del(keys).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_stopped_mid_run_leaves_the_run_whole_and_the_replicas_recover() {
     let Some(database) = database().await else {
         return;
@@ -680,11 +791,11 @@ async fn a_killed_replicas_run_is_resumed_by_the_other_from_its_checkpoint() {
     let _ = a.child.wait();
     drop(run);
 
-    // B: refused while A's lease lives (up to its 30 s), then the session's next request
-    // finds the orphaned run and goes on from the checkpoint: C and the Message run, A and B
-    // (finished) do not.
+    // B: refused while A's lease lives (up to its 30 s). Then the session's next request
+    // first finishes the orphaned run from its checkpoint (C and the Message run, A and B,
+    // finished, do not), and then runs its own question: neither is dropped.
     let waited = Instant::now();
-    let resumed = loop {
+    let next = loop {
         let response = http
             .post(b.url(PATH))
             .header("Authorization", &auth)
@@ -707,36 +818,16 @@ async fn a_killed_replicas_run_is_resumed_by_the_other_from_its_checkpoint() {
         );
         tokio::time::sleep(Duration::from_millis(500)).await;
     };
-    let started: Vec<String> = resumed
-        .frames()
-        .iter()
-        .filter(|f| f["event"] == "node_started")
-        .filter_map(|f| f["data"]["component_id"].as_str().map(String::from))
-        .collect();
-    assert_eq!(
-        started,
-        ["LLM:C", "Message:Out"],
-        "{}\n{}",
-        resumed.0,
-        b.log()
+    assert_eq!(next.finished().len(), 1, "{}", next.0);
+    let next_id = next.frames()[0]["message_id"].clone();
+    assert_ne!(
+        next_id,
+        json!(run_id),
+        "the stream is the new question's run"
     );
-    let answer: String = resumed
-        .frames()
-        .iter()
-        .filter(|f| f["event"] == "message")
-        .filter_map(|f| f["data"]["content"].as_str().map(String::from))
-        .collect();
-    // (The Message's text loses the spaces around `|`, as RAGFlow's does.)
-    let answer = answer.replace(' ', "");
-    assert!(answer.starts_with("alpha|beta|w0w1"), "{answer}");
-    assert_eq!(resumed.finished().len(), 1, "{}", resumed.0);
-    assert!(resumed
-        .frames()
-        .iter()
-        .all(|f| f["message_id"] == json!(run_id)));
+    assert!(next.frames().iter().all(|f| f["message_id"] == next_id));
 
-    // The run's record ends as succeeded; the session holds the run's user message once and
-    // its answer.
+    // The orphaned run's record ends as succeeded, and its log holds only what ran on B.
     let mut status = String::new();
     for _ in 0..100 {
         status = redis
@@ -749,41 +840,73 @@ async fn a_killed_replicas_run_is_resumed_by_the_other_from_its_checkpoint() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(status, "succeeded");
-    let saved = http
-        .get(b.url(&format!("/api/v1/agents/{agent}/sessions/{session}")))
+    let log: Value = http
+        .get(b.url(&format!("/api/v1/agents/{agent}/logs/{run_id}")))
         .header("Authorization", &auth)
         .send()
         .await
-        .expect("a session")
-        .json::<Value>()
+        .expect("a run log")
+        .json()
         .await
         .expect("JSON");
+    let ran: Vec<&str> = log["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["component_id"].as_str())
+        .collect();
+    assert!(
+        !ran.contains(&"LLM:A") && !ran.contains(&"LLM:B") && ran.contains(&"LLM:C"),
+        "{log}"
+    );
+
+    // The session holds both turns in order: the orphaned question with the answer resumed
+    // from the checkpoint (A's and B's outputs in it), then the new one.
+    let saved = session_of(&http, &b, &auth, &agent, &session).await;
     let messages = saved["data"]["message"]
         .as_array()
         .cloned()
         .unwrap_or_default();
     let roles: Vec<&str> = messages.iter().filter_map(|m| m["role"].as_str()).collect();
-    assert_eq!(roles, ["user", "assistant"], "{saved}");
-    assert_eq!(messages[0]["content"], "go", "{saved}");
+    assert_eq!(roles, ["user", "assistant", "user", "assistant"], "{saved}");
+    assert_eq!(
+        (&messages[0]["content"], &messages[2]["content"]),
+        (&json!("go"), &json!("next")),
+        "{saved}"
+    );
+    // (The Message's text loses the spaces around `|`, as RAGFlow's does.)
+    let answer = messages[1]["content"]
+        .as_str()
+        .unwrap_or_default()
+        .replace(' ', "");
+    assert!(answer.starts_with("alpha|beta|w0w1"), "{saved}");
 
     // The resumed run succeeded: nothing is left to resume, so its checkpoint went with its end.
     let left: Option<String> = redis.get(&key).await.expect("GET");
     assert_eq!(left, None, "a finished run's checkpoint is dropped");
 
     // A checkpoint another engine version wrote is refused with a clear error: the orphaned
-    // run's checkpoint is written back as engine 0.0.0's, and `resume_from` names it.
+    // run's checkpoint is written back as engine 0.0.0's for the session's latest run (the
+    // new question's, marked failed), and `resume_from` names it.
+    let next_id = next_id.as_str().unwrap_or_default().to_string();
     let mut checkpoint: Value = serde_json::from_str(&orphaned).expect("JSON");
     checkpoint["engine_version"] = json!("0.0.0");
-    let _: () = redis.set(&key, checkpoint.to_string()).await.expect("set");
     let _: () = redis
-        .hset(format!("{prefix}agent:run:{run_id}"), "status", "failed")
+        .set(
+            format!("{prefix}agent:cp:{next_id}"),
+            checkpoint.to_string(),
+        )
+        .await
+        .expect("set");
+    let _: () = redis
+        .hset(format!("{prefix}agent:run:{next_id}"), "status", "failed")
         .await
         .expect("hset");
     let refused = call(
         &http,
         b.url(PATH),
         &auth,
-        json!({"agent_id": agent, "session_id": session, "query": "x", "resume_from": run_id}),
+        json!({"agent_id": agent, "session_id": session, "query": "x", "resume_from": next_id}),
     )
     .await;
     assert_ne!(refused["code"], 0, "{refused}");
@@ -792,10 +915,165 @@ async fn a_killed_replicas_run_is_resumed_by_the_other_from_its_checkpoint() {
         message.contains("engine 0.0.0") && message.contains("this server runs engine"),
         "{refused}"
     );
+
+    // A session whose orphaned run has such a checkpoint is not stuck: the orphan (what a
+    // replica that died under an older engine leaves) is recorded as interrupted, saying
+    // why, and the request's own question runs.
+    let stuck = "orphanrun0000000000000000000000";
+    let record: std::collections::BTreeMap<String, String> = redis
+        .hgetall(format!("{prefix}agent:run:{next_id}"))
+        .await
+        .expect("the record");
+    let mut fields: Vec<(String, String)> = record.into_iter().collect();
+    for (name, value) in &mut fields {
+        match name.as_str() {
+            "status" => *value = "running".into(),
+            "user_message" => {
+                *value = json!({"role": "user", "content": "lost?", "id": stuck}).to_string()
+            }
+            _ => {}
+        }
+    }
+    let _: () = redis
+        .hset_multiple(format!("{prefix}agent:run:{stuck}"), &fields)
+        .await
+        .expect("hset");
+    let _: () = redis
+        .set(format!("{prefix}agent:cp:{stuck}"), checkpoint.to_string())
+        .await
+        .expect("set");
+    let _: () = redis
+        .set(format!("{prefix}agent:session-run:{session}"), stuck)
+        .await
+        .expect("set");
+    let unstuck = call(
+        &http,
+        b.url(PATH),
+        &auth,
+        json!({"agent_id": agent, "session_id": session, "query": "still there?"}),
+    )
+    .await;
+    assert_eq!(unstuck["code"], 0, "{unstuck}\n{}", b.log());
+    let reason: String = redis
+        .hget(format!("{prefix}agent:run:{stuck}"), "failure_reason")
+        .await
+        .expect("hget");
+    assert!(
+        reason.contains("interrupted") && reason.contains("engine 0.0.0"),
+        "{reason}"
+    );
+    let saved = session_of(&http, &b, &auth, &agent, &session).await;
+    let asked: Vec<&str> = saved["data"]["message"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "user")
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(asked, ["go", "next", "lost?", "still there?"], "{saved}");
     let keys: Vec<String> = redis.keys(format!("{prefix}*")).await.unwrap_or_default();
     if !keys.is_empty() {
         let _: Result<(), _> = redis.del(keys).await;
     }
+}
+
+async fn session_of(
+    http: &reqwest::Client,
+    replica: &Replica,
+    auth: &str,
+    agent: &str,
+    session: &str,
+) -> Value {
+    http.get(replica.url(&format!("/api/v1/agents/{agent}/sessions/{session}")))
+        .header("Authorization", auth)
+        .send()
+        .await
+        .expect("a session")
+        .json::<Value>()
+        .await
+        .expect("JSON")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_sole_servers_run_is_recorded_as_interrupted_and_resumable_after_a_restart() {
+    let scratch = Scratch::new("crash");
+    let mut first = Replica::sole("first", &scratch.0);
+    let http = client();
+    let auth = account(&http, &first).await;
+    let agent = chat_agent(&http, &first, &auth).await;
+    let mut run = Stream::slow_run(&http, &first, &auth, &agent).await;
+    let session = run.first("session_id");
+    let run_id = run.first("message_id");
+    // Mid-answer (the model streams, so the checkpoint before it is stored), `kill -9`.
+    run.until_answered(5).await;
+    first.child.kill().expect("SIGKILL");
+    let _ = first.child.wait();
+    drop(run);
+
+    // The next process finds the run its predecessor left running and records it.
+    let second = Replica::sole("second", &scratch.0);
+    assert!(
+        second
+            .log()
+            .contains("1 run(s) of the previous process were interrupted"),
+        "{}",
+        second.log()
+    );
+    let saved = session_of(&http, &second, &auth, &agent, &session).await;
+    let messages = saved["data"]["message"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(messages.len(), 1, "the question stays: {saved}");
+    assert_eq!(
+        (
+            &messages[0]["role"],
+            &messages[0]["content"],
+            &messages[0]["id"]
+        ),
+        (&json!("user"), &json!("slow please"), &json!(run_id)),
+        "{saved}"
+    );
+    assert!(
+        saved["data"]["errors"]
+            .as_str()
+            .is_some_and(|e| e.contains("interrupted") && e.contains(&run_id)),
+        "{saved}"
+    );
+
+    // `resume_from` goes on from the run's last checkpoint: the whole answer, saved once.
+    let resumed = Stream::start(
+        &http,
+        second.url(PATH),
+        &auth,
+        json!({"agent_id": agent, "session_id": session, "query": "", "resume_from": run_id, "stream": true}),
+    )
+    .await
+    .finish()
+    .await;
+    assert_eq!(resumed.answered(), SLOW_CHUNKS, "{}", resumed.0);
+    assert!(resumed
+        .frames()
+        .iter()
+        .all(|f| f["message_id"] == json!(run_id)));
+    // And the session goes on.
+    let next = call(
+        &http,
+        second.url(PATH),
+        &auth,
+        json!({"agent_id": agent, "session_id": session, "query": "quick"}),
+    )
+    .await;
+    assert_eq!(next["code"], 0, "{next}");
+    let saved = session_of(&http, &second, &auth, &agent, &session).await;
+    let roles: Vec<&str> = saved["data"]["message"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["role"].as_str())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user", "assistant"], "{saved}");
+    assert_eq!(saved["data"]["errors"], Value::Null, "{saved}");
 }
 
 /// A TCP proxy to the machine's PostgreSQL that the test can cut: a cut closes every

@@ -70,6 +70,11 @@ impl ApiError {
         }
     }
 
+    /// The envelope's message.
+    pub(crate) fn message(&self) -> &str {
+        self.body["message"].as_str().unwrap_or_default()
+    }
+
     /// 100: a failure RAGFlow reports with its exception text.
     pub(crate) fn exception(message: impl Into<String>) -> ApiError {
         ApiError::coded(EXCEPTION_ERROR, message, Some(Value::Null))

@@ -163,13 +163,23 @@ pub async fn start(
         Some(url) => coord::Coordinator::redis(url, &config.redis_prefix)
             .await
             .map_err(ServeError::Coord)?,
-        None => coord::Coordinator::in_process(),
+        None => coord::Coordinator::in_process(store.clone()),
     };
     // Leases and cancels in this process's memory cover this process only.
     let sole = match &config.redis_url {
         Some(_) => None,
         None => Some(store.claim_sole(&url).await.map_err(ServeError::Store)?),
     };
+    if sole.is_some() {
+        let interrupted = run::resume::recover_interrupted(&store, &coord)
+            .await
+            .map_err(|e| ServeError::Store(StoreError::recovery(e.message())))?;
+        if interrupted > 0 {
+            eprintln!(
+                "canvasc serve: {interrupted} run(s) of the previous process were interrupted; their sessions record it and go on"
+            );
+        }
+    }
     let coordination = coord.backend_name();
     let listener = TcpListener::bind(config.addr)
         .await

@@ -209,6 +209,7 @@ fn record(session: &str, status: RunStatus) -> RunRecord {
         failure_reason: String::new(),
         started_at: 1_700_000_000_000,
         finished_at: 0,
+        user_message: String::new(),
     }
 }
 
@@ -235,15 +236,13 @@ async fn two_replicas_share_the_lease_the_cancel_and_the_run_record() {
     let fired = Arc::new(AtomicUsize::new(0));
     let count = fired.clone();
     let running = record("s1", RunStatus::Running);
+    a.put_run("m1", &running).await.expect("put_run");
     a.started(
         &lease,
         Arc::new(move || {
             count.fetch_add(1, Ordering::SeqCst);
         }),
-        "m1",
-        &running,
-    )
-    .await;
+    );
     assert_eq!(b.run("m1").await.expect("run"), Some(running.clone()));
     // The subscription of A may still be on its way: wait until a notice gets through.
     let asked = Instant::now();
@@ -293,15 +292,15 @@ async fn a_cancel_whose_notice_is_lost_still_lands_by_polling() {
     let lease = a.claim("s2").await.expect("claim").expect("free");
     let fired = Arc::new(AtomicUsize::new(0));
     let count = fired.clone();
+    a.put_run("m2", &record("s2", RunStatus::Running))
+        .await
+        .expect("put_run");
     a.started(
         &lease,
         Arc::new(move || {
             count.fetch_add(1, Ordering::SeqCst);
         }),
-        "m2",
-        &record("s2", RunStatus::Running),
-    )
-    .await;
+    );
     // The key alone, as RAGFlow's own `cancel_task` writes it (no notice).
     let _: () = conn
         .set_ex(format!("{p}s2-cancel"), "x", 3600)

@@ -504,7 +504,13 @@ impl AgentTools {
             return Json::Null;
         }
         tcx.set_output("_created_time", perf_counter().into());
-        let result = match implementation.invoke(&tcx, args).await {
+        // A cancel ends the tool's call in flight at once (see `external.rs`).
+        let call = implementation.invoke(&tcx, args);
+        let Some(done) = self.shared.cancel.or_cancel(call).await else {
+            tcx.check_canceled();
+            return Json::Null;
+        };
+        let result = match done {
             Ok(v) => v,
             Err(e) => {
                 let text = e.to_string();

@@ -37,10 +37,16 @@ impl Component for Spec {
             )));
         };
         let tcx = ToolCx::node(cx, self.0);
-        implementation
-            .invoke(&tcx, cx.kwargs.clone().into_owned())
-            .await
-            .map(|_| ())
+        let call = implementation.invoke(&tcx, cx.kwargs.clone().into_owned());
+        // A cancel ends the call in flight (a silent endpoint, the sandbox, a crawl) at once;
+        // the tool then ends as RAGFlow's do when `check_if_canceled()` answers yes.
+        match cx.shared.cancel.or_cancel(call).await {
+            Some(done) => done.map(|_| ()),
+            None => {
+                tcx.check_canceled();
+                Ok(())
+            }
+        }
     }
 
     /// The implementation's thoughts (from `get_input()`, as Python's read it), else ToolBase's `<display name> is running...` (tools)

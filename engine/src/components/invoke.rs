@@ -163,8 +163,13 @@ async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
             &headers,
             proxy.as_deref(),
             proxy_target.as_ref(),
-        )
-        .await;
+        );
+        // A cancel aborts the request in flight (an endpoint that never answers) at once,
+        // where RAGFlow's next `check_if_canceled()` would only come after it.
+        let Some(outcome) = cx.shared.cancel.or_cancel(outcome).await else {
+            cx.check_canceled();
+            return Ok(());
+        };
         match outcome {
             Ok(result) => {
                 cx.set_output("result", Json::String(result));
@@ -179,7 +184,11 @@ async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
                     return Ok(());
                 }
                 last_error = Some(e);
-                tokio::time::sleep(delay(&spec.delay_after_error)?).await;
+                let pause = tokio::time::sleep(delay(&spec.delay_after_error)?);
+                if cx.shared.cancel.or_cancel(pause).await.is_none() {
+                    cx.check_canceled();
+                    return Ok(());
+                }
             }
         }
     }

@@ -180,7 +180,7 @@ pub(crate) async fn create(
         }),
         create_time: now_ms(),
     };
-    app.store.insert_session(&session).await?;
+    app.store.insert_session(&session, "").await?;
     let stored = app
         .store
         .session(&agent_id, &session.id)

@@ -2,9 +2,11 @@
 //! the §7.2 checks, the session, the uploaded files, and the response header naming the program.
 
 use crate::clock::{new_id, now_ms};
+use crate::coord::{Lease, RunRecord, RunStatus};
 use crate::envelope::ApiError;
 use crate::request::{string, truthy, type_name};
-use crate::run::{self, Launched, TurnContext};
+use crate::run::resume::{Found, Orphan};
+use crate::run::{self, Launched, Out, TurnContext};
 use crate::shared::Shared;
 use crate::sse::PROGRAM_HEADER;
 use crate::store::NewSession;
@@ -166,41 +168,47 @@ pub(crate) async fn begin(
     // leaves no session behind. A session that continues is read only under its lease: read
     // before, its state could be a turn older than the one a run saving meanwhile stores, and
     // this turn would then save over that one.
-    let Some(lease) = app.coord.claim(&session_id).await? else {
-        return Err(ApiError::operating(ALREADY_RUNNING));
-    };
-    let (state, user_id) = match new_session {
-        Some(session) => {
-            if let Err(e) = app.store.insert_session(&session).await {
-                app.coord.give_back(&lease).await;
-                return Err(e.into());
-            }
-            (session.state, session.user_id)
-        }
-        None => match app.store.session(agent_id, &session_id).await {
-            Ok(Some(record)) => (record.state, user_given.unwrap_or(record.user_id)),
-            Ok(None) => {
-                app.coord.give_back(&lease).await;
-                return Err(ApiError::data("Session not found!"));
-            }
-            Err(e) => {
-                app.coord.give_back(&lease).await;
-                return Err(e.into());
-            }
-        },
-    };
-    // A run of this session whose replica died, or the run `resume_from` names, goes on from
-    // its checkpoint instead of a new turn starting.
-    let resume = if continues {
-        match run::resume::find(app, &session_id, &state, resume_from.as_deref()).await {
-            Ok(resume) => resume,
+    let mut new_session = new_session;
+    let mut orphans = 0;
+    let (lease, state, user_id, resume) = loop {
+        let Some(lease) = app.coord.claim(&session_id).await? else {
+            return Err(ApiError::operating(ALREADY_RUNNING));
+        };
+        let held = held_session(
+            app,
+            agent_id,
+            &session_id,
+            &lease,
+            new_session.take(),
+            user_given.clone(),
+        )
+        .await;
+        let (state, user_id) = match held {
+            Ok(held) => held,
             Err(e) => {
                 app.coord.give_back(&lease).await;
                 return Err(e);
             }
+        };
+        // A run of this session whose replica died goes on first; the run `resume_from`
+        // names is this turn.
+        let found = match continues {
+            true => run::resume::find(app, &session_id, &state, resume_from.as_deref()).await,
+            false => Ok(Found::Nothing),
+        };
+        match found {
+            Err(e) => {
+                app.coord.give_back(&lease).await;
+                return Err(e);
+            }
+            Ok(Found::Orphan(orphan)) if orphans < ORPHANS_PER_REQUEST => {
+                orphans += 1;
+                finish_orphan(app, tenant, agent_id, (state, user_id), orphan, lease).await?;
+            }
+            // Runs keep dying on this session: this request's question goes first.
+            Ok(Found::Orphan(_) | Found::Nothing) => break (lease, state, user_id, None),
+            Ok(Found::Asked(resume)) => break (lease, state, user_id, Some(resume)),
         }
-    } else {
-        None
     };
     let files = match file_contents(app, tenant, &descriptors).await {
         Ok(files) => files,
@@ -219,7 +227,83 @@ pub(crate) async fn begin(
             (message_id, user)
         }
     };
-    let mut state = state;
+    let turn = Turn {
+        message_id,
+        user,
+        state,
+        query,
+        inputs,
+        files,
+        user_id,
+        custom_header,
+        chat_template_kwargs,
+        resume: resume.map(|r| r.checkpoint),
+        return_trace,
+    };
+    let launched = start_turn(app, tenant, agent_id, &session_id, lease, turn).await?;
+    Ok((launched, session_id))
+}
+
+/// How many orphaned runs one request finishes before its own question (each finished or
+/// recorded one is no longer the session's latest, so one is the usual case).
+const ORPHANS_PER_REQUEST: usize = 2;
+
+/// The session's state and user under `lease`: the new session stored, or the existing one
+/// read once the lease's token fences its writes.
+async fn held_session(
+    app: &Shared,
+    agent_id: &str,
+    session_id: &str,
+    lease: &Lease,
+    new_session: Option<NewSession>,
+    user_given: Option<String>,
+) -> Result<(Value, String), ApiError> {
+    // The lease token fences the session's writes: a run still going on under an older
+    // lease (its replica lost it) can no longer save over this one's turn.
+    if let Some(session) = new_session {
+        app.store.insert_session(&session, &lease.token).await?;
+        return Ok((session.state, session.user_id));
+    }
+    match fenced_session(app, agent_id, session_id, &lease.token).await? {
+        Some(record) => Ok((record.state, user_given.unwrap_or(record.user_id))),
+        None => Err(ApiError::data("Session not found!")),
+    }
+}
+
+/// A turn about to run.
+struct Turn {
+    message_id: String,
+    /// The user message (`null` when a resumed run's is unknown).
+    user: Value,
+    /// The session's stored state.
+    state: Value,
+    query: String,
+    inputs: Option<Value>,
+    files: Vec<Value>,
+    user_id: String,
+    custom_header: Map<String, Value>,
+    chat_template_kwargs: Option<Value>,
+    resume: Option<Value>,
+    return_trace: bool,
+}
+
+/// Starts `turn` under `lease` (given back when it cannot start): its user message goes into
+/// the state (unless a saved earlier part holds it), the run takes the DSL, and the driver
+/// saves the turn when it ends.
+async fn start_turn(
+    app: &Shared,
+    tenant: &str,
+    agent_id: &str,
+    session_id: &str,
+    lease: Lease,
+    turn: Turn,
+) -> Result<Launched, ApiError> {
+    let Turn {
+        message_id,
+        user,
+        mut state,
+        ..
+    } = turn;
     let unsaved = !run::resume::saved(&state, &message_id) && !user.is_null();
     if let (Some(object), true) = (state.as_object_mut(), unsaved) {
         match object.get_mut("message") {
@@ -235,49 +319,169 @@ pub(crate) async fn begin(
         .get_mut("dsl")
         .map(std::mem::take)
         .unwrap_or(Value::Null);
-    let (checkpoints, checkpoints_written) =
-        run::resume::writer(app, &message_id, &session_id, &user);
+    let (checkpoints, checkpoints_written, recorded) =
+        run::resume::writer(app, &message_id, session_id, &user);
     let round = state.get("round").and_then(Value::as_i64).unwrap_or(0);
-    let turn = TurnRequest {
+    let request = TurnRequest {
         tenant_id: tenant.to_string(),
         agent_id: agent_id.to_string(),
-        session_id: session_id.clone(),
+        session_id: session_id.to_string(),
         dsl,
         released: state
             .get("released")
             .is_some_and(|r| r == &Value::Bool(true)),
         fresh: round == 0,
-        query,
-        inputs,
-        files,
-        user_id,
-        custom_header,
-        chat_template_kwargs,
+        query: turn.query,
+        inputs: turn.inputs,
+        files: turn.files,
+        user_id: turn.user_id,
+        custom_header: turn.custom_header,
+        chat_template_kwargs: turn.chat_template_kwargs,
         checkpoints: Some(checkpoints),
-        resume: resume.map(|r| r.checkpoint),
+        resume: turn.resume,
     };
-    let mut running = match app.runner.start(turn) {
+    // The run's record is written before it starts: its checkpoints go with it, and a crash
+    // from here on leaves its trace. The program that will run it is named by the runner.
+    let started_at = now_ms();
+    let mut record = RunRecord {
+        canvas_id: agent_id.to_string(),
+        tenant_id: tenant.to_string(),
+        session_id: session_id.to_string(),
+        mode: String::new(),
+        status: RunStatus::Running,
+        failure_reason: String::new(),
+        started_at: started_at / 1000 * 1000,
+        finished_at: 0,
+        user_message: if user.is_null() {
+            String::new()
+        } else {
+            user.to_string()
+        },
+    };
+    let mut running = match app.runner.start(request) {
         Ok(running) => running,
         Err(e) => {
             app.coord.give_back(&lease).await;
             return Err(ApiError::data(format!("The agent cannot run: {e}")));
         }
     };
+    record.mode = running.program.as_str().to_string();
+    if let Err(e) = app.coord.put_run(&message_id, &record).await {
+        eprintln!("canvasc serve: run {message_id}: the run record could not be written: {e}");
+    }
+    let _ = recorded.send(());
     let cancel_stamp = CancelStamp::default();
     running.cancel = metrics::stamped(running.cancel, &cancel_stamp);
     let ctx = TurnContext {
         tenant: tenant.to_string(),
         agent_id: agent_id.to_string(),
-        session_id: session_id.clone(),
+        session_id: session_id.to_string(),
         message_id,
-        created_at: now / 1000,
+        record,
+        created_at: started_at / 1000,
         state,
-        return_trace,
+        return_trace: turn.return_trace,
         cancel_stamp,
         lease,
         checkpoints_written,
     };
-    Ok((run::launch(app.clone(), ctx, running), session_id))
+    Ok(run::launch(app.clone(), ctx, running))
+}
+
+/// Finishes a run whose replica died before the session's next question runs: it goes on
+/// from its checkpoint with nobody reading its events (its answer is saved into the session
+/// as the turn it was), and this waits for its end, which gives the lease back. A run that
+/// cannot go on (no checkpoint, or one the server refuses: the canvas changed, another engine
+/// wrote it) is recorded as interrupted instead, so the session never stays stuck on it.
+async fn finish_orphan(
+    app: &Shared,
+    tenant: &str,
+    agent_id: &str,
+    (state, user_id): (Value, String),
+    orphan: Orphan,
+    lease: Lease,
+) -> Result<(), ApiError> {
+    let Orphan {
+        run_id,
+        mut record,
+        resume,
+    } = orphan;
+    let why = match resume {
+        None => "its replica stopped before the run's first checkpoint".to_string(),
+        Some(resume) => {
+            let query = resume.user_message["content"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            let turn = Turn {
+                message_id: run_id.clone(),
+                user: resume.user_message,
+                state,
+                query,
+                inputs: None,
+                files: Vec::new(),
+                user_id,
+                custom_header: Map::new(),
+                chat_template_kwargs: None,
+                resume: Some(resume.checkpoint),
+                return_trace: false,
+            };
+            let session_id = lease.session.clone();
+            match start_turn(app, tenant, agent_id, &session_id, lease, turn).await {
+                Ok(mut launched) => {
+                    // Its own task: the run is not cancelled if this request's client leaves.
+                    let drained = tokio::spawn(async move {
+                        while let Some(out) = launched.frames.recv().await {
+                            if matches!(out, Out::End(_)) {
+                                break;
+                            }
+                        }
+                    });
+                    let _ = drained.await;
+                    return Ok(());
+                }
+                // `start_turn` gave the lease back: take it again to record the run.
+                Err(e) => {
+                    let Some(again) = app.coord.claim(&session_id).await? else {
+                        return Err(ApiError::operating(ALREADY_RUNNING));
+                    };
+                    let recorded = interrupted_run(app, &run_id, &mut record, e.message()).await;
+                    app.coord.give_back(&again).await;
+                    return recorded;
+                }
+            }
+        }
+    };
+    let recorded = interrupted_run(app, &run_id, &mut record, &why).await;
+    app.coord.give_back(&lease).await;
+    recorded
+}
+
+async fn interrupted_run(
+    app: &Shared,
+    run_id: &str,
+    record: &mut RunRecord,
+    why: &str,
+) -> Result<(), ApiError> {
+    let reason = format!("The run {run_id} was interrupted and cannot go on: {why}");
+    eprintln!(
+        "canvasc serve: session {}: {reason}; the session goes on",
+        record.session_id
+    );
+    run::resume::interrupted(&app.store, &app.coord, run_id, record, &reason).await
+}
+
+/// The session, once `token` fences its writes; `None` when it is gone.
+async fn fenced_session(
+    app: &Shared,
+    agent_id: &str,
+    session_id: &str,
+    token: &str,
+) -> Result<Option<crate::store::SessionRecord>, crate::store::StoreError> {
+    if !app.store.fence_session(session_id, token).await? {
+        return Ok(None);
+    }
+    app.store.session(agent_id, session_id).await
 }
 
 /// A new session's state (`canvas_service`'s fresh `UserCanvas` DSL), keys in RAGFlow's order.

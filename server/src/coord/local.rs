@@ -1,6 +1,7 @@
-//! The in-process backend (one replica, no Redis): the same leases, cancel flags and run
-//! records as the Redis keys, with their expiries, in maps. A cancel request reaches the run
-//! through the registry directly.
+//! The in-process backend (one replica, no Redis): the same leases and cancel flags as the
+//! Redis keys, with their expiries, in maps; run records and checkpoints in the server's
+//! database (`runs`), so a crash leaves them behind for the next start. A cancel request
+//! reaches the run through the registry directly.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -10,9 +11,8 @@ use futures::future::BoxFuture;
 use futures::FutureExt;
 
 use super::registry::Registry;
-use super::{
-    Backend, CoordResult, RunRecord, CANCEL_TTL, CHECKPOINT_TTL, LEASE_TTL, RUN_RECORD_TTL,
-};
+use super::{Backend, CoordError, CoordResult, RunRecord, CANCEL_TTL, LEASE_TTL};
+use crate::store::{Store, StoreError};
 
 #[derive(Default)]
 struct Maps {
@@ -20,12 +20,6 @@ struct Maps {
     leases: HashMap<String, (String, Instant)>,
     /// task id → expiry
     cancels: HashMap<String, Instant>,
-    /// run id → (record, expiry)
-    runs: HashMap<String, (RunRecord, Instant)>,
-    /// run id → (checkpoint, expiry)
-    checkpoints: HashMap<String, (String, Instant)>,
-    /// session → (latest run id, expiry)
-    session_runs: HashMap<String, (String, Instant)>,
     /// When [`Maps::expire`] last swept.
     swept: Option<Instant>,
 }
@@ -46,9 +40,6 @@ impl Maps {
         self.swept = Some(now);
         self.leases.retain(|_, (_, until)| *until > now);
         self.cancels.retain(|_, until| *until > now);
-        self.runs.retain(|_, (_, until)| *until > now);
-        self.checkpoints.retain(|_, (_, until)| *until > now);
-        self.session_runs.retain(|_, (_, until)| *until > now);
     }
 
     fn holder(&self, session: &str, now: Instant) -> Option<&str> {
@@ -62,13 +53,22 @@ impl Maps {
 pub(crate) struct Local {
     maps: Mutex<Maps>,
     runs: Arc<Registry>,
+    store: Store,
+}
+
+/// The database failing is the coordinator failing: the same error the caller handles.
+impl From<StoreError> for CoordError {
+    fn from(e: StoreError) -> Self {
+        CoordError(e.to_string())
+    }
 }
 
 impl Local {
-    pub fn new(runs: Arc<Registry>) -> Local {
+    pub fn new(runs: Arc<Registry>, store: Store) -> Local {
         Local {
             maps: Mutex::default(),
             runs,
+            store,
         }
     }
 
@@ -152,16 +152,7 @@ impl Backend for Local {
         run_id: &'a str,
         record: &'a RunRecord,
     ) -> BoxFuture<'a, CoordResult<()>> {
-        let now = Instant::now();
-        let mut maps = self.lock();
-        maps.expire(now);
-        maps.runs
-            .insert(run_id.to_string(), (record.clone(), now + RUN_RECORD_TTL));
-        maps.session_runs.insert(
-            record.session_id.clone(),
-            (run_id.to_string(), now + RUN_RECORD_TTL),
-        );
-        futures::future::ready(Ok(())).boxed()
+        async move { Ok(self.store.put_run(&record.to_row(run_id), false).await?) }.boxed()
     }
 
     fn finish_run<'a>(
@@ -170,28 +161,25 @@ impl Backend for Local {
         record: &'a RunRecord,
         token: &'a str,
     ) -> BoxFuture<'a, CoordResult<()>> {
-        let now = Instant::now();
-        let mut maps = self.lock();
-        maps.runs
-            .insert(run_id.to_string(), (record.clone(), now + RUN_RECORD_TTL));
-        if !record.status.resumable() {
-            maps.checkpoints.remove(run_id);
+        {
+            let now = Instant::now();
+            let mut maps = self.lock();
+            if maps.holder(&record.session_id, now) == Some(token) {
+                maps.leases.remove(&record.session_id);
+            }
         }
-        if maps.holder(&record.session_id, now) == Some(token) {
-            maps.leases.remove(&record.session_id);
+        let drop_checkpoint = !record.status.resumable();
+        async move {
+            Ok(self
+                .store
+                .put_run(&record.to_row(run_id), drop_checkpoint)
+                .await?)
         }
-        futures::future::ready(Ok(())).boxed()
+        .boxed()
     }
 
     fn run<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<Option<RunRecord>>> {
-        let now = Instant::now();
-        let record = self
-            .lock()
-            .runs
-            .get(run_id)
-            .filter(|(_, until)| *until > now)
-            .map(|(record, _)| record.clone());
-        futures::future::ready(Ok(record)).boxed()
+        async move { Ok(self.store.run(run_id).await?.and_then(RunRecord::from_row)) }.boxed()
     }
 
     fn put_checkpoint<'a>(
@@ -199,36 +187,15 @@ impl Backend for Local {
         run_id: &'a str,
         checkpoint: &'a str,
     ) -> BoxFuture<'a, CoordResult<()>> {
-        let now = Instant::now();
-        let mut maps = self.lock();
-        maps.expire(now);
-        maps.checkpoints.insert(
-            run_id.to_string(),
-            (checkpoint.to_string(), now + CHECKPOINT_TTL),
-        );
-        futures::future::ready(Ok(())).boxed()
+        async move { Ok(self.store.put_checkpoint(run_id, checkpoint).await?) }.boxed()
     }
 
     fn checkpoint<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<Option<String>>> {
-        let now = Instant::now();
-        let found = self
-            .lock()
-            .checkpoints
-            .get(run_id)
-            .filter(|(_, until)| *until > now)
-            .map(|(cp, _)| cp.clone());
-        futures::future::ready(Ok(found)).boxed()
+        async move { Ok(self.store.checkpoint(run_id).await?) }.boxed()
     }
 
     fn last_run<'a>(&'a self, session: &'a str) -> BoxFuture<'a, CoordResult<Option<String>>> {
-        let now = Instant::now();
-        let found = self
-            .lock()
-            .session_runs
-            .get(session)
-            .filter(|(_, until)| *until > now)
-            .map(|(id, _)| id.clone());
-        futures::future::ready(Ok(found)).boxed()
+        async move { Ok(self.store.last_run(session).await?) }.boxed()
     }
 
     fn name(&self) -> &'static str {
@@ -241,9 +208,24 @@ mod tests {
     use super::*;
     use crate::coord::RunStatus;
 
+    /// A backend on a fresh SQLite file (an in-memory database would be one per pooled
+    /// connection).
+    async fn local() -> Local {
+        let dir = std::env::temp_dir().join(format!(
+            "canvasc-local-{}-{}",
+            std::process::id(),
+            crate::clock::new_id()
+        ));
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        let store = Store::open(&Store::sqlite_url(&dir))
+            .await
+            .expect("a store");
+        Local::new(Arc::default(), store)
+    }
+
     #[tokio::test]
     async fn a_stale_token_neither_refreshes_nor_releases_a_newer_lease() {
-        let local = Local::new(Arc::default());
+        let local = local().await;
         assert!(local.acquire("s", "old").await.unwrap());
         assert!(!local.acquire("s", "new").await.unwrap());
         // The old holder's lease is gone (expired); a newer run takes the session.
@@ -258,7 +240,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_run_that_cannot_be_resumed_drops_its_checkpoint_when_it_ends() {
-        let local = Local::new(Arc::default());
+        let local = local().await;
         for (status, kept) in [
             (RunStatus::Failed, true),
             (RunStatus::Cancelled, true),
@@ -274,7 +256,9 @@ mod tests {
                 failure_reason: String::new(),
                 started_at: 0,
                 finished_at: 1,
+                user_message: String::new(),
             };
+            local.put_run("r", &record).await.unwrap();
             local.put_checkpoint("r", "{}").await.unwrap();
             local.finish_run("r", &record, "token").await.unwrap();
             assert_eq!(
@@ -287,7 +271,7 @@ mod tests {
 
     #[tokio::test]
     async fn taking_a_session_clears_a_cancel_left_from_before() {
-        let local = Local::new(Arc::default());
+        let local = local().await;
         local.request_cancel("s").await.unwrap();
         assert_eq!(
             local.cancel_requested(&["s".into()]).await.unwrap(),

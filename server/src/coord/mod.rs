@@ -126,10 +126,10 @@ pub struct Coordinator {
 }
 
 impl Coordinator {
-    /// The in-process coordinator (one replica).
-    pub fn in_process() -> Coordinator {
+    /// The in-process coordinator (one replica); run records and checkpoints go to `store`.
+    pub fn in_process(store: crate::store::Store) -> Coordinator {
         let runs = Arc::new(Registry::default());
-        let backend = Arc::new(local::Local::new(runs.clone()));
+        let backend = Arc::new(local::Local::new(runs.clone(), store));
         Coordinator::with(backend, runs)
     }
 
@@ -180,18 +180,10 @@ impl Coordinator {
     }
 
     /// The run holding `lease` starts: its cancel handle answers cancel requests from any
-    /// replica, the lease is refreshed while it lives, and its record is written.
-    pub async fn started(
-        &self,
-        lease: &Lease,
-        cancel: CancelHandle,
-        run_id: &str,
-        record: &RunRecord,
-    ) {
+    /// replica, and the lease is refreshed while it lives. (Its record was written before it
+    /// started, so its first checkpoint has a record to go with.)
+    pub fn started(&self, lease: &Lease, cancel: CancelHandle) {
         self.runs.insert(lease, cancel);
-        if let Err(e) = self.backend.put_run(run_id, record).await {
-            eprintln!("canvasc serve: run {run_id}: the run record could not be written: {e}");
-        }
     }
 
     /// The run ended: its record gets its end and the lease goes, if still this run's.

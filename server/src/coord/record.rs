@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::store::RunRow;
+
 /// How a run stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RunStatus {
@@ -56,6 +58,9 @@ pub struct RunRecord {
     pub failure_reason: String,
     pub started_at: i64,
     pub finished_at: i64,
+    /// The run's user message (JSON text; empty when not known): what a run interrupted
+    /// before it saved its turn puts back into the session.
+    pub user_message: String,
 }
 
 impl RunRecord {
@@ -70,6 +75,7 @@ impl RunRecord {
             ("failure_reason", self.failure_reason.clone()),
             ("started_at", self.started_at.to_string()),
             ("finished_at", self.finished_at.to_string()),
+            ("user_message", self.user_message.clone()),
         ]
     }
 
@@ -86,6 +92,55 @@ impl RunRecord {
             failure_reason: text("failure_reason"),
             started_at: time("started_at"),
             finished_at: time("finished_at"),
+            user_message: text("user_message"),
+        })
+    }
+}
+
+impl RunRecord {
+    /// An empty record, for a value taken out of its place.
+    pub(crate) fn placeholder() -> RunRecord {
+        RunRecord {
+            canvas_id: String::new(),
+            tenant_id: String::new(),
+            session_id: String::new(),
+            mode: String::new(),
+            status: RunStatus::Running,
+            failure_reason: String::new(),
+            started_at: 0,
+            finished_at: 0,
+            user_message: String::new(),
+        }
+    }
+
+    /// The row the in-process coordinator keeps in the database.
+    pub(crate) fn to_row(&self, run_id: &str) -> RunRow {
+        RunRow {
+            run_id: run_id.to_string(),
+            session_id: self.session_id.clone(),
+            canvas_id: self.canvas_id.clone(),
+            tenant_id: self.tenant_id.clone(),
+            mode: self.mode.clone(),
+            status: self.status.as_str().to_string(),
+            failure_reason: self.failure_reason.clone(),
+            user_message: self.user_message.clone(),
+            started_at: self.started_at,
+            finished_at: self.finished_at,
+        }
+    }
+
+    /// Reads a row back; `None` for an unknown status.
+    pub(crate) fn from_row(row: RunRow) -> Option<RunRecord> {
+        Some(RunRecord {
+            status: RunStatus::parse(&row.status)?,
+            canvas_id: row.canvas_id,
+            tenant_id: row.tenant_id,
+            session_id: row.session_id,
+            mode: row.mode,
+            failure_reason: row.failure_reason,
+            started_at: row.started_at,
+            finished_at: row.finished_at,
+            user_message: row.user_message,
         })
     }
 }
@@ -105,6 +160,7 @@ mod tests {
             failure_reason: String::new(),
             started_at: 5,
             finished_at: 0,
+            user_message: r#"{"role":"user"}"#.into(),
         };
         let fields = record
             .fields()

@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use tokio::time::Instant;
+
 use super::Lease;
 use crate::turn::CancelHandle;
 
@@ -11,6 +13,8 @@ use crate::turn::CancelHandle;
 pub(crate) struct LocalRun {
     pub token: String,
     pub cancel: CancelHandle,
+    /// When the backend last confirmed the lease (taken or refreshed).
+    pub renewed: Instant,
 }
 
 #[derive(Default)]
@@ -29,6 +33,7 @@ impl Registry {
             LocalRun {
                 token: lease.token.clone(),
                 cancel,
+                renewed: Instant::now(),
             },
         );
     }
@@ -53,12 +58,19 @@ impl Registry {
         }
     }
 
-    /// The runs going on here: `(session, lease token)`.
-    pub fn snapshot(&self) -> Vec<(String, String)> {
+    /// The runs going on here: `(session, lease token, when the lease was last confirmed)`.
+    pub fn snapshot(&self) -> Vec<(String, String, Instant)> {
         self.lock()
             .iter()
-            .map(|(session, run)| (session.clone(), run.token.clone()))
+            .map(|(session, run)| (session.clone(), run.token.clone(), run.renewed))
             .collect()
+    }
+
+    /// The backend confirmed that `token` still holds `session`'s lease.
+    pub fn renewed(&self, session: &str, token: &str, at: Instant) {
+        if let Some(run) = self.lock().get_mut(session).filter(|r| r.token == token) {
+            run.renewed = at;
+        }
     }
 
     /// Cancels the run if it still holds `token` (a lease lost to a newer run).

@@ -35,6 +35,8 @@ pub(crate) struct TurnContext {
     pub agent_id: String,
     pub session_id: String,
     pub message_id: String,
+    /// The run's record, written before the run started (its checkpoints update it).
+    pub record: RunRecord,
     /// Run start, seconds (every frame's `created_at`).
     pub created_at: i64,
     /// The session's stored state with this turn's user message appended; its `dsl` is the
@@ -90,19 +92,8 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
         cancel,
     } = turn;
     let watch = app.metrics.turn_started(program, ctx.cancel_stamp.clone());
-    let mut record = RunRecord {
-        canvas_id: ctx.agent_id.clone(),
-        tenant_id: ctx.tenant.clone(),
-        session_id: ctx.session_id.clone(),
-        mode: program.as_str().to_string(),
-        status: RunStatus::Running,
-        failure_reason: String::new(),
-        started_at: ctx.created_at * 1000,
-        finished_at: 0,
-    };
-    app.coord
-        .started(&ctx.lease, cancel.clone(), &ctx.message_id, &record)
-        .await;
+    let mut record = std::mem::replace(&mut ctx.record, RunRecord::placeholder());
+    app.coord.started(&ctx.lease, cancel.clone());
     let mut summary = Summary::default();
     let mut client_gone = false;
     // Whether a cancel was asked for before the run's `workflow_finished` reached the driver.
@@ -177,7 +168,11 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
         create_time: now_ms(),
     };
     let saved = match stored {
-        Ok(()) => app.store.save_turn(&ctx.session_id, &state, &log).await,
+        Ok(()) => {
+            app.store
+                .save_turn(&ctx.session_id, &ctx.lease.token, &state, &log)
+                .await
+        }
         Err(e) => Err(e),
     };
     let unsaved = match saved {

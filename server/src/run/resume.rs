@@ -2,12 +2,12 @@
 //! (a run that failed, was cancelled, or whose replica died), or found by the session's next
 //! request when the session's latest run is still recorded as running although nobody holds
 //! its lease any more (its replica died). Checkpoints are written by [`writer`] as the engine
-//! hands them over, one at every batch boundary.
+//! hands them over (at most one every 100 ms).
 
 use std::sync::Arc;
 
 use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::clock::now_ms;
@@ -15,6 +15,9 @@ use crate::coord::{RunRecord, RunStatus};
 use crate::envelope::ApiError;
 use crate::shared::Shared;
 use crate::turn::CheckpointWriter;
+
+/// The shortest time between two stored checkpoints of one run.
+const CHECKPOINT_GAP: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// A run to go on with.
 pub(crate) struct Resume {
@@ -30,13 +33,17 @@ pub(crate) struct Resume {
 /// behind; the server's keys (`run_id`, `session_id`, `user_message`) are added to each. The
 /// handle ends once every writer is dropped and the last checkpoint is stored, so the run's
 /// end (which drops a checkpoint nobody can resume) is recorded after it.
+///
+/// Nothing is stored before `recorded` fires (or is dropped): the in-process coordinator keeps
+/// a checkpoint in its run's record, which is written once the runner has named the program.
 pub(crate) fn writer(
     app: &Shared,
     run_id: &str,
     session_id: &str,
     user_message: &Value,
-) -> (CheckpointWriter, JoinHandle<()>) {
+) -> (CheckpointWriter, JoinHandle<()>, oneshot::Sender<()>) {
     let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
+    let (recorded, record_written) = oneshot::channel::<()>();
     let coord = app.coord.clone();
     let (run_id, session_id, user_message) = (
         run_id.to_string(),
@@ -44,11 +51,30 @@ pub(crate) fn writer(
         user_message.clone(),
     );
     let written = tokio::spawn(async move {
+        let _ = record_written.await;
         let mut failing = false;
+        let mut last_write: Option<tokio::time::Instant> = None;
         while let Some(mut checkpoint) = rx.recv().await {
+            // At most one write per run every CHECKPOINT_GAP: a fast run passes many batch
+            // boundaries, and a crash loses at most this much of its progress. The run's end
+            // (the writer dropped) ends the wait at once.
+            if let Some(at) = last_write {
+                let wake = tokio::time::sleep_until(at + CHECKPOINT_GAP);
+                tokio::pin!(wake);
+                loop {
+                    tokio::select! {
+                        () = &mut wake => break,
+                        newer = rx.recv() => match newer {
+                            Some(newer) => checkpoint = newer,
+                            None => break,
+                        },
+                    }
+                }
+            }
             while let Ok(newer) = rx.try_recv() {
                 checkpoint = newer;
             }
+            last_write = Some(tokio::time::Instant::now());
             if let Value::Object(m) = &mut checkpoint {
                 m.insert("run_id".into(), Value::String(run_id.clone()));
                 m.insert("session_id".into(), Value::String(session_id.clone()));
@@ -71,7 +97,7 @@ pub(crate) fn writer(
         // The receiver lives as long as the writer task; a closed one only loses a checkpoint.
         let _ = tx.send(checkpoint);
     }));
-    (writer, written)
+    (writer, written, recorded)
 }
 
 /// Whether the session's stored messages already hold the run's user message (its turn was
@@ -83,14 +109,33 @@ pub(crate) fn saved(state: &Value, run_id: &str) -> bool {
         .is_some_and(|list| list.iter().any(|m| m["id"] == run_id))
 }
 
-/// The run the turn goes on with, if any. The caller holds the session's lease, so a run
+/// A run the session's next request meets.
+pub(crate) enum Found {
+    /// Nothing to go on with: the turn is a new one.
+    Nothing,
+    /// The run `resume_from` names: this turn goes on with it.
+    Asked(Resume),
+    /// The session's latest run lost its replica before its turn was saved: it is finished
+    /// first (or, when it cannot go on, recorded as interrupted), then the request's own
+    /// question runs, so neither is dropped.
+    Orphan(Orphan),
+}
+
+pub(crate) struct Orphan {
+    pub run_id: String,
+    pub record: RunRecord,
+    /// `None`: the run ended with its replica before its first checkpoint.
+    pub resume: Option<Resume>,
+}
+
+/// What the session's next request finds. The caller holds the session's lease, so a run
 /// still recorded as running has lost its replica.
 pub(crate) async fn find(
     app: &Shared,
     session_id: &str,
     state: &Value,
     resume_from: Option<&str>,
-) -> Result<Option<Resume>, ApiError> {
+) -> Result<Found, ApiError> {
     let latest = app.coord.last_run(session_id).await?;
     let run_id = match (resume_from, latest) {
         (Some(asked), latest) => {
@@ -102,20 +147,20 @@ pub(crate) async fn find(
             asked.to_string()
         }
         (None, Some(latest)) => latest,
-        (None, None) => return Ok(None),
+        (None, None) => return Ok(Found::Nothing),
     };
     let record = app.coord.run(&run_id).await?;
-    let Some(mut record) = record else {
+    let Some(record) = record else {
         return match resume_from {
             Some(_) => Err(ApiError::data(format!(
                 "`resume_from`: run {run_id} has no record (it expired)."
             ))),
-            None => Ok(None),
+            None => Ok(Found::Nothing),
         };
     };
     let orphaned = record.status == RunStatus::Running && !saved(state, &run_id);
     if resume_from.is_none() && !orphaned {
-        return Ok(None);
+        return Ok(Found::Nothing);
     }
     match record.status {
         RunStatus::Succeeded => {
@@ -135,23 +180,27 @@ pub(crate) async fn find(
         }
         _ => {}
     }
-    let Some(text) = app.coord.checkpoint(&run_id).await? else {
-        if orphaned {
-            // Nothing to go on from: the run ended with its replica. Its record says so, and
-            // this request starts a new turn.
-            record.status = RunStatus::Failed;
-            record.failure_reason = "its replica stopped before the run's first checkpoint".into();
-            record.finished_at = now_ms();
-            let _ = mark(app, &run_id, &record).await;
-            if resume_from.is_none() {
-                return Ok(None);
-            }
-        }
-        return Err(ApiError::data(format!(
-            "`resume_from`: run {run_id} has no checkpoint (it ended before its first batch finished)."
-        )));
+    let resume = match app.coord.checkpoint(&run_id).await? {
+        Some(text) => Some(parsed(&run_id, &text)?),
+        None => None,
     };
-    let checkpoint: Value = serde_json::from_str(&text).map_err(|e| {
+    if resume_from.is_none() {
+        return Ok(Found::Orphan(Orphan {
+            run_id,
+            record,
+            resume,
+        }));
+    }
+    let resume = resume.ok_or_else(|| {
+        ApiError::data(format!(
+            "`resume_from`: run {run_id} has no checkpoint (it ended before its first batch finished)."
+        ))
+    })?;
+    Ok(Found::Asked(resume))
+}
+
+fn parsed(run_id: &str, text: &str) -> Result<Resume, ApiError> {
+    let checkpoint: Value = serde_json::from_str(text).map_err(|e| {
         ApiError::data(format!(
             "the checkpoint of run {run_id} is not JSON ({e}); it cannot be resumed."
         ))
@@ -160,14 +209,73 @@ pub(crate) async fn find(
         .get("user_message")
         .cloned()
         .unwrap_or(Value::Null);
-    Ok(Some(Resume {
-        run_id,
+    Ok(Resume {
+        run_id: run_id.to_string(),
         checkpoint,
         user_message,
-    }))
+    })
 }
 
-async fn mark(app: &Shared, run_id: &str, record: &RunRecord) -> Result<(), ApiError> {
-    app.coord.put_run(run_id, record).await?;
+/// Records a run that ended without its turn saved and cannot go on by itself: the run's
+/// user message goes into the session with `reason` as the turn's error (so the session
+/// shows what was asked and why it has no answer), and its record says failed. Its
+/// checkpoint, if any, stays: `resume_from` may still go on from it.
+pub(crate) async fn interrupted(
+    store: &crate::store::Store,
+    coord: &crate::coord::Coordinator,
+    run_id: &str,
+    record: &mut RunRecord,
+    reason: &str,
+) -> Result<(), ApiError> {
+    if let Some(session) = store.session(&record.canvas_id, &record.session_id).await? {
+        let mut state = session.state;
+        let user: Value = serde_json::from_str(&record.user_message).unwrap_or(Value::Null);
+        let unsaved = !user.is_null() && !saved(&state, run_id);
+        if let Value::Object(object) = &mut state {
+            if unsaved {
+                match object.get_mut("message") {
+                    Some(Value::Array(list)) => list.push(user),
+                    _ => {
+                        object.insert("message".into(), Value::from(vec![user]));
+                    }
+                }
+            }
+            object.insert("errors".into(), Value::String(reason.to_string()));
+        }
+        store
+            .save_session_state(&record.session_id, &state, now_ms())
+            .await?;
+    }
+    record.status = RunStatus::Failed;
+    record.failure_reason = reason.to_string();
+    record.finished_at = now_ms();
+    coord.put_run(run_id, record).await?;
     Ok(())
+}
+
+/// Why a run left `running` by the server's previous process was not finished.
+const STOPPED: &str = "the server stopped during the run";
+
+/// At the start of a server that is the only one on its database (in-process coordination):
+/// the runs its previous process left running ended with it (`kill -9`, a crash, a power
+/// cut). Each is recorded as interrupted, its user message put into its session, and records
+/// older than Redis would keep are dropped. Returns how many runs were interrupted.
+pub(crate) async fn recover_interrupted(
+    store: &crate::store::Store,
+    coord: &crate::coord::Coordinator,
+) -> Result<usize, ApiError> {
+    let expired = now_ms() - crate::coord::RUN_RECORD_TTL.as_millis() as i64;
+    store.expire_runs(expired).await?;
+    let left = store.running_runs().await?;
+    let mut count = 0;
+    for row in left {
+        let run_id = row.run_id.clone();
+        let Some(mut record) = RunRecord::from_row(row) else {
+            continue;
+        };
+        let reason = format!("The run {run_id} was interrupted: {STOPPED}");
+        interrupted(store, coord, &run_id, &mut record, &reason).await?;
+        count += 1;
+    }
+    Ok(count)
 }

@@ -10,6 +10,7 @@ mod agents;
 mod files;
 mod migrations;
 mod run_logs;
+mod runs;
 mod sessions;
 mod sole;
 mod turns;
@@ -26,6 +27,7 @@ pub use accounts::{ApiKey, User};
 pub use agents::{Agent, AgentSummary, NewAgent};
 pub use files::{FileContent, NewFile, StoredFile};
 pub use run_logs::RunLog;
+pub use runs::RunRow;
 pub use sessions::{NewSession, SessionFilter, SessionRecord};
 pub use versions::{Version, VersionSummary};
 
@@ -71,6 +73,20 @@ impl StoreError {
     /// A row the server relies on is not there (deleted while a turn ran).
     pub(crate) fn missing(what: &str) -> StoreError {
         StoreError(format!("storage: {what} is gone"))
+    }
+
+    /// Recording the runs a previous process left running failed.
+    pub(crate) fn recovery(why: &str) -> StoreError {
+        StoreError(format!(
+            "recording the interrupted runs of the previous process: {why}"
+        ))
+    }
+
+    /// Another run claimed the session after this one started (this replica lost its lease).
+    pub(crate) fn fenced(session: &str) -> StoreError {
+        StoreError(format!(
+            "session {session} was taken over by another run after this one lost its lease; this run's turn was not saved over it"
+        ))
     }
 }
 

@@ -85,10 +85,17 @@ fn like_pattern(text: &str) -> String {
 }
 
 impl Store {
-    pub async fn insert_session(&self, session: &NewSession) -> Result<(), StoreError> {
+    /// Stores a new session; `fence` is the lease token of the run that starts with it (empty
+    /// when none does), as [`Store::fence_session`] would set it.
+    pub async fn insert_session(
+        &self,
+        session: &NewSession,
+        fence: &str,
+    ) -> Result<(), StoreError> {
         let q = self.sql(
             "INSERT INTO agent_sessions (id, agent_id, tenant_id, user_id, name, source, \
-             version_title, state, create_time, update_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+             version_title, state, create_time, update_time, lease_token) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         );
         sqlx::query(&q)
             .bind(&session.id)
@@ -101,6 +108,7 @@ impl Store {
             .bind(session.state.to_string())
             .bind(session.create_time)
             .bind(session.create_time)
+            .bind(fence)
             .execute(&self.pool)
             .await?;
         Ok(())

@@ -6,21 +6,39 @@ use serde_json::Value;
 use super::{json, text, RunLog, Store, StoreError};
 
 impl Store {
-    /// Stores one turn: `state` replaces the session's, `log` is the run's trace.
+    /// Stores one turn: `state` replaces the session's, `log` is the run's trace. `fence` is
+    /// the lease token the run was started under: when another run has claimed the session
+    /// since ([`Store::fence_session`]), nothing is written and the save is refused, so a
+    /// replica that lost its lease never saves over the newer run's turn.
     pub async fn save_turn(
         &self,
         session_id: &str,
+        fence: &str,
         state: &Value,
         log: &RunLog,
     ) -> Result<(), StoreError> {
         let mut tx = self.begin().await?;
-        let q = self.sql("UPDATE agent_sessions SET state = ?, update_time = ? WHERE id = ?");
-        sqlx::query(&q)
+        let q = self.sql(
+            "UPDATE agent_sessions SET state = ?, update_time = ? WHERE id = ? AND lease_token = ?",
+        );
+        let updated = sqlx::query(&q)
             .bind(state.to_string())
             .bind(log.create_time)
             .bind(session_id)
+            .bind(fence)
             .execute(&mut *tx)
             .await?;
+        if updated.rows_affected() == 0 {
+            let q = self.sql("SELECT lease_token FROM agent_sessions WHERE id = ?");
+            let row = sqlx::query(&q)
+                .bind(session_id)
+                .fetch_optional(&mut *tx)
+                .await?;
+            return Err(match row {
+                Some(_) => StoreError::fenced(session_id),
+                None => StoreError::missing(&format!("session {session_id}")),
+            });
+        }
         // A resumed run keeps its `message_id`: its log is the one the run's earlier part
         // stored, continued.
         let q = self.sql("SELECT trace FROM run_logs WHERE message_id = ?");
@@ -63,6 +81,18 @@ impl Store {
         }
         tx.commit().await?;
         Ok(())
+    }
+
+    /// Makes `token` (the lease a run now holds) the session's fencing token: saves of runs
+    /// started under an earlier lease are refused from now on. `false` when the session is gone.
+    pub async fn fence_session(&self, session_id: &str, token: &str) -> Result<bool, StoreError> {
+        let q = self.sql("UPDATE agent_sessions SET lease_token = ? WHERE id = ?");
+        let updated = sqlx::query(&q)
+            .bind(token)
+            .bind(session_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(updated.rows_affected() > 0)
     }
 
     /// The agent and the tenant a session belongs to, whichever agent it is on.
