@@ -67,6 +67,16 @@ impl Drop for Server {
 }
 
 fn serve(dir: &Path, name: &str, database: Option<&str>, redis: Option<&str>) -> Started {
+    serve_with(dir, name, database, redis, &[])
+}
+
+fn serve_with(
+    dir: &Path,
+    name: &str,
+    database: Option<&str>,
+    redis: Option<&str>,
+    env: &[(&str, &str)],
+) -> Started {
     let log = dir.join(format!("{name}.log"));
     let stderr = std::fs::File::create(&log).expect("a log file");
     let mut command = Command::new(env!("CARGO_BIN_EXE_canvasc"));
@@ -77,6 +87,8 @@ fn serve(dir: &Path, name: &str, database: Option<&str>, redis: Option<&str>) ->
         .env_remove("DATABASE_URL")
         .env_remove("REDIS_URL")
         .env_remove("CANVASC_CONFIG")
+        .env_remove("CANVASC_CORS_ORIGINS")
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(stderr);
@@ -244,4 +256,78 @@ async fn servers_coordinated_through_redis_share_one_database() {
     let b = serving(serve(&scratch.0, "b", None, Some(&redis)), "replica B");
     assert_eq!(ping(&a).await, 200);
     assert_eq!(ping(&b).await, 200);
+}
+
+/// A browser's preflight from `origin`: the `Access-Control-Allow-Origin` answered, if any.
+async fn preflight(server: &Server, origin: &str) -> Option<String> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::new();
+    let answer = client
+        .request(
+            reqwest::Method::OPTIONS,
+            format!("{}/api/v1/agents", server.base),
+        )
+        .header("Origin", origin)
+        .header("Access-Control-Request-Method", "POST")
+        .header(
+            "Access-Control-Request-Headers",
+            "authorization,content-type",
+        )
+        .send()
+        .await
+        .expect("the server answers");
+    answer
+        .headers()
+        .get("access-control-allow-origin")
+        .and_then(|v| v.to_str().ok())
+        .map(String::from)
+}
+
+#[tokio::test]
+async fn browsers_reach_the_api_only_from_the_configured_origins() {
+    let scratch = Scratch::new("cors");
+    // The default: same-origin only, no CORS answer for any other page.
+    let closed = serving(
+        serve(&scratch.0, "closed", None, None),
+        "the default server",
+    );
+    assert_eq!(preflight(&closed, "https://evil.example").await, None);
+    drop(closed);
+    let open = serving(
+        serve_with(
+            &scratch.0,
+            "open",
+            None,
+            None,
+            &[(
+                "CANVASC_CORS_ORIGINS",
+                "https://agents.example, http://localhost:9222",
+            )],
+        ),
+        "the server with origins",
+    );
+    assert_eq!(
+        preflight(&open, "https://agents.example").await.as_deref(),
+        Some("https://agents.example")
+    );
+    assert_eq!(
+        preflight(&open, "http://localhost:9222").await.as_deref(),
+        Some("http://localhost:9222")
+    );
+    assert_eq!(preflight(&open, "https://evil.example").await, None);
+    drop(open);
+    // A malformed origin stops the start with the setting's name.
+    match serve_with(
+        &scratch.0,
+        "bad",
+        None,
+        None,
+        &[("CANVASC_CORS_ORIGINS", "https://agents.example/app")],
+    ) {
+        Started::Exited { stderr, .. } => assert!(
+            stderr.contains("CANVASC_CORS_ORIGINS") && stderr.contains("agents.example/app"),
+            "{stderr}"
+        ),
+        Started::Serving(_) => panic!("a path in an origin is refused"),
+    }
 }

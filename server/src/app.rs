@@ -2,12 +2,13 @@
 //! trailing-slash rule, assembled around the shared server state.
 
 use axum::extract::{DefaultBodyLimit, State};
+use axum::http::HeaderValue;
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, patch, post};
 use axum::Router;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::cors::CorsLayer;
+use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
 use crate::api::{
     account, agents, attachments, completions, editor, files, models, reset, run_logs, sessions,
@@ -20,7 +21,7 @@ use crate::telemetry;
 /// Static segments (`download`) win over `{agent_id}`, as RAGFlow routes them.
 pub(crate) fn router(app: Shared) -> Router {
     let limit = app.max_body_bytes;
-    Router::new()
+    let router = Router::new()
         .route("/api/v1/system/ping", get(ping))
         // Prometheus scrapes without an API key, like RAGFlow's unauthenticated ping; the one
         // route outside `/api/v1` (http-api.md §1 exception, README "Telemetry").
@@ -76,10 +77,31 @@ pub(crate) fn router(app: Shared) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(limit))
-        .layer(CatchPanicLayer::custom(panicked))
-        .layer(CorsLayer::permissive())
+        .layer(CatchPanicLayer::custom(panicked));
+    // Same-origin only unless the operator names the web origins that may call the API from
+    // a browser: a permissive policy would let any page a user visits drive their session.
+    let router = match cross_origin(&app.cors_origins) {
+        Some(cors) => router.layer(cors),
+        None => router,
+    };
+    router
         .layer(axum::middleware::from_fn(telemetry::request_span))
         .with_state(app)
+}
+
+/// The CORS policy for the configured origins (`CANVASC_CORS_ORIGINS`); none configured, no
+/// CORS headers at all, so browsers keep other origins out.
+fn cross_origin(origins: &[HeaderValue]) -> Option<CorsLayer> {
+    if origins.is_empty() {
+        return None;
+    }
+    Some(
+        CorsLayer::new()
+            .allow_origin(AllowOrigin::list(origins.iter().cloned()))
+            .allow_methods(Any)
+            .allow_headers(Any)
+            .expose_headers(Any),
+    )
 }
 
 async fn ping() -> &'static str {

@@ -144,7 +144,7 @@ impl ApiError {
 
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
-        ApiError::coded(SERVER_ERROR, e.to_string(), Some(Value::Null))
+        ApiError::coded(SERVER_ERROR, e.for_client(), Some(Value::Null))
     }
 }
 

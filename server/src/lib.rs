@@ -58,6 +58,9 @@ pub struct ServeConfig {
     /// `CANVASC_REDIS_PREFIX`: put before every Redis key and channel name (empty: RAGFlow's
     /// own names), for deployments or tests sharing one Redis.
     pub redis_prefix: String,
+    /// `CANVASC_CORS_ORIGINS` (comma-separated, e.g. `https://agents.example.com`): the web
+    /// origins a browser may call the API from; empty: same-origin only.
+    pub cors_origins: Vec<String>,
 }
 
 impl ServeConfig {
@@ -79,6 +82,13 @@ impl ServeConfig {
                 .ok()
                 .filter(|u| !u.trim().is_empty()),
             redis_prefix: std::env::var("CANVASC_REDIS_PREFIX").unwrap_or_default(),
+            cors_origins: std::env::var("CANVASC_CORS_ORIGINS")
+                .unwrap_or_default()
+                .split(',')
+                .map(str::trim)
+                .filter(|o| !o.is_empty())
+                .map(String::from)
+                .collect(),
         }
     }
 }
@@ -88,6 +98,7 @@ impl ServeConfig {
 pub enum ServeError {
     DataDir(PathBuf, std::io::Error),
     Templates(String),
+    Cors(String),
     Store(StoreError),
     Coord(coord::CoordError),
     Bind(SocketAddr, std::io::Error),
@@ -105,6 +116,10 @@ impl fmt::Display for ServeError {
                 )
             }
             ServeError::Templates(e) => write!(f, "serve: {e}"),
+            ServeError::Cors(origin) => write!(
+                f,
+                "serve: CANVASC_CORS_ORIGINS: `{origin}` is not an origin (scheme://host[:port], no path)"
+            ),
             ServeError::Store(e) => write!(f, "serve: {e}"),
             ServeError::Coord(e) => write!(f, "serve: REDIS_URL: {e}"),
             ServeError::Bind(addr, e) => write!(f, "serve: cannot listen on {addr}: {e}"),
@@ -158,6 +173,11 @@ pub async fn start(
         }
         None => Vec::new(),
     };
+    let cors_origins = config
+        .cors_origins
+        .iter()
+        .map(|o| cors_origin(o).ok_or_else(|| ServeError::Cors(o.clone())))
+        .collect::<Result<Vec<_>, _>>()?;
     let store = Store::open(&url).await.map_err(ServeError::Store)?;
     let coord = match &config.redis_url {
         Some(url) => coord::Coordinator::redis(url, &config.redis_prefix)
@@ -191,6 +211,7 @@ pub async fn start(
     let app = Arc::new(App {
         store: store.clone(),
         max_body_bytes: config.max_body_bytes,
+        cors_origins,
         model_providers: config.model_providers,
         templates,
         runner,
@@ -222,6 +243,17 @@ pub async fn start(
         coord: running_coord,
         task,
     })
+}
+
+/// An origin as browsers send it: `scheme://host[:port]`, nothing after.
+fn cors_origin(text: &str) -> Option<axum::http::HeaderValue> {
+    let (scheme, rest) = text.split_once("://")?;
+    let well_formed = matches!(scheme, "http" | "https")
+        && !rest.is_empty()
+        && !rest.contains(['/', '?', '#', ' ']);
+    well_formed
+        .then(|| axum::http::HeaderValue::from_str(text).ok())
+        .flatten()
 }
 
 /// Starts a server and serves until Ctrl-C; `on_ready` is told where it listens.

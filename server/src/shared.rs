@@ -13,6 +13,8 @@ use crate::turn::TurnRunner;
 pub(crate) struct App {
     pub store: Store,
     pub max_body_bytes: usize,
+    /// Web origins allowed to call the API from a browser (none: same-origin only).
+    pub cors_origins: Vec<axum::http::HeaderValue>,
     pub model_providers: Vec<String>,
     /// `GET /agents/templates`: the templates loaded at start.
     pub templates: Vec<serde_json::Value>,

@@ -175,6 +175,7 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
         }
         Err(e) => Err(e),
     };
+    // (why, for the client; why, for the run's record and the log)
     let unsaved = match saved {
         Ok(()) => None,
         Err(e) => {
@@ -182,7 +183,10 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
                 "canvasc serve: session {}: the turn could not be saved (nothing of it was written): {e}",
                 ctx.session_id
             );
-            Some(format!("The turn could not be saved: {e}"))
+            Some((
+                format!("The turn could not be saved: {}", e.for_client()),
+                format!("The turn could not be saved: {e}"),
+            ))
         }
     };
     watch.ended(&end, cancelled);
@@ -193,7 +197,7 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
         TurnEnd::Canceled => (RunStatus::Cancelled, String::new()),
         TurnEnd::Failed(e) | TurnEnd::Aborted(e) => (RunStatus::Failed, e.clone()),
     };
-    if let Some(reason) = &unsaved {
+    if let Some((_, reason)) = &unsaved {
         // The session does not hold the turn: its record must not say it succeeded.
         (record.status, record.failure_reason) = (RunStatus::Failed, reason.clone());
     }
@@ -209,7 +213,7 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
     let ended = Ended {
         end,
         summary,
-        unsaved,
+        unsaved: unsaved.map(|(told, _)| told),
     };
     let _ = tx.send(Out::End(Box::new(ended))).await;
 }

@@ -50,41 +50,66 @@ impl Backend {
             "sqlite" => Ok(Backend::Sqlite),
             "postgres" | "postgresql" => Ok(Backend::Postgres),
             "mysql" | "mariadb" => Ok(Backend::MySql),
-            _ => Err(StoreError(format!(
+            _ => Err(StoreError::public(format!(
                 "DATABASE_URL: unsupported database `{scheme}` (sqlite, postgres or mysql)"
             ))),
         }
     }
 }
 
-/// A storage failure, worded for the error envelope.
+/// A storage failure. Its text is for the operator (logs, start-up errors); a client is told
+/// [`StoreError::for_client`], which never carries the database's own words (table names,
+/// constraint names, SQL, addresses).
 #[derive(Debug)]
-pub struct StoreError(String);
+pub struct StoreError {
+    text: String,
+    /// The database's own words: hidden from clients.
+    internal: bool,
+}
 
 impl fmt::Display for StoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.text)
     }
 }
 
 impl std::error::Error for StoreError {}
 
 impl StoreError {
+    /// A failure worded by the server, which a client may read.
+    fn public(text: String) -> StoreError {
+        StoreError {
+            text,
+            internal: false,
+        }
+    }
+
+    /// What a client is told: the server's own wording, or for the database's words a
+    /// generic message with an error id, the detail going to the log under that id.
+    pub(crate) fn for_client(&self) -> String {
+        if !self.internal {
+            return self.text.clone();
+        }
+        let id = crate::clock::new_id();
+        eprintln!("canvasc serve: error {id}: {}", self.text);
+        format!("The server's database failed (error {id}); the server's log has the details.")
+    }
+
     /// A row the server relies on is not there (deleted while a turn ran).
     pub(crate) fn missing(what: &str) -> StoreError {
-        StoreError(format!("storage: {what} is gone"))
+        StoreError::public(format!("storage: {what} is gone"))
     }
 
     /// Recording the runs a previous process left running failed.
     pub(crate) fn recovery(why: &str) -> StoreError {
-        StoreError(format!(
+        StoreError::public(format!(
             "recording the interrupted runs of the previous process: {why}"
         ))
     }
 
     /// Another run claimed the session after this one started (this replica lost its lease).
     pub(crate) fn fenced(session: &str) -> StoreError {
-        StoreError(format!(
+        StoreError::public(format!(
             "session {session} was taken over by another run after this one lost its lease; this run's turn was not saved over it"
         ))
     }
@@ -93,13 +118,16 @@ impl StoreError {
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> Self {
         crate::telemetry::metrics::store_error();
-        StoreError(format!("storage: {e}"))
+        StoreError {
+            text: format!("storage: {e}"),
+            internal: true,
+        }
     }
 }
 
 impl From<sqlx::migrate::MigrateError> for StoreError {
     fn from(e: sqlx::migrate::MigrateError) -> Self {
-        StoreError(format!("storage migration: {e}"))
+        StoreError::public(format!("storage migration: {e}"))
     }
 }
 
@@ -139,7 +167,9 @@ impl Store {
             })
             .connect(url)
             .await
-            .map_err(|e| StoreError(format!("cannot open the database {}: {e}", redact(url))))?;
+            .map_err(|e| {
+                StoreError::public(format!("cannot open the database {}: {e}", redact(url)))
+            })?;
         let store = Store { pool, backend };
         if backend == Backend::Sqlite {
             // Readers keep reading while a turn's state is written.

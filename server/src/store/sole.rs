@@ -38,7 +38,7 @@ impl Store {
     /// database another server holds.
     pub async fn claim_sole(&self, url: &str) -> Result<SoleClaim, StoreError> {
         let taken = || {
-            StoreError(format!(
+            StoreError::public(format!(
                 "another canvasc serve process already uses the database {} with runs coordinated in its own process; stop it first, or set REDIS_URL on every server to run several against one database",
                 redact(url)
             ))
@@ -53,7 +53,9 @@ impl Store {
                         .truncate(false)
                         .write(true)
                         .open(&path)
-                        .map_err(|e| StoreError(format!("cannot open {}: {e}", path.display())))?;
+                        .map_err(|e| {
+                            StoreError::public(format!("cannot open {}: {e}", path.display()))
+                        })?;
                     match file.try_lock() {
                         Ok(()) => SoleClaim {
                             _file: Some(file),
@@ -61,7 +63,10 @@ impl Store {
                         },
                         Err(TryLockError::WouldBlock) => return Err(taken()),
                         Err(TryLockError::Error(e)) => {
-                            return Err(StoreError(format!("cannot lock {}: {e}", path.display())))
+                            return Err(StoreError::public(format!(
+                                "cannot lock {}: {e}",
+                                path.display()
+                            )))
                         }
                     }
                 }
@@ -95,7 +100,7 @@ impl Store {
                     },
                     Some(_) => return Err(taken()),
                     None => {
-                        return Err(StoreError(format!(
+                        return Err(StoreError::public(format!(
                             "the database {} refused a named lock (GET_LOCK)",
                             redact(url)
                         )))
