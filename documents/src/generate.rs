@@ -3,7 +3,7 @@
 
 use crate::filename;
 use crate::fonts::{FontConfig, FontError, FontSet};
-use crate::markdown::{self, ImageSource};
+use crate::markdown::{self, ImageBudget, ImageLoader, ImageSource};
 use crate::options::DocOptions;
 use crate::text::{self, TextFormat};
 use canvasc_value::py::json_dumps_ascii;
@@ -92,6 +92,7 @@ pub struct Generator {
     fonts: OnceLock<Result<FontSet, FontError>>,
     font_config: FontConfig,
     images: ImageSource,
+    image_budget: ImageBudget,
 }
 
 impl Generator {
@@ -102,6 +103,7 @@ impl Generator {
             fonts: cell,
             font_config: FontConfig::default(),
             images,
+            image_budget: ImageBudget::default(),
         }
     }
 
@@ -112,7 +114,14 @@ impl Generator {
             fonts: OnceLock::new(),
             font_config,
             images,
+            image_budget: ImageBudget::default(),
         }
+    }
+
+    /// The same generator with another image budget (the default suits a server).
+    pub fn with_image_budget(mut self, budget: ImageBudget) -> Generator {
+        self.image_budget = budget;
+        self
     }
 
     /// The fonts, or why there are none (reported when a PDF is asked for).
@@ -160,11 +169,13 @@ impl Generator {
         let text_format = match format {
             OutputFormat::Pdf => {
                 let fonts = self.fonts().map_err(|e| e.to_string())?;
-                let blocks = markdown::parse(content, &self.images);
-                return crate::pdf::write(&blocks, options, fonts);
+                let mut images = ImageLoader::new(&self.images, self.image_budget).decoding_png();
+                let blocks = markdown::parse(content, &mut images).map_err(|e| e.to_string())?;
+                return crate::pdf::write(&blocks, options, fonts, self.image_budget.image_bytes);
             }
             OutputFormat::Docx => {
-                let blocks = markdown::parse(content, &self.images);
+                let mut images = ImageLoader::new(&self.images, self.image_budget);
+                let blocks = markdown::parse(content, &mut images).map_err(|e| e.to_string())?;
                 return crate::docx::write(&blocks, options);
             }
             OutputFormat::Txt => TextFormat::Plain,
@@ -177,7 +188,9 @@ impl Generator {
         } else {
             content.to_string()
         };
-        let blocks = markdown::parse(&source, &self.images);
+        // The text formats write an image's source, never its bytes: nothing is loaded.
+        let blocks =
+            markdown::parse(&source, &mut ImageLoader::none()).map_err(|e| e.to_string())?;
         Ok(text::write(&blocks, text_format).into_bytes())
     }
 }

@@ -4,21 +4,25 @@
 //! Images are loaded here, once, for every writer: `data:` URLs are decoded, and a file path is
 //! read only inside the directory the caller allows (`ImageSource::Directory`); a canvas's text must
 //! not read arbitrary files of the server, and remote URLs are never fetched (that would be an
-//! outbound request the SSRF guard has not vetted). An image that is not loaded keeps its alt text.
+//! outbound request the SSRF guard has not vetted). An image that is not loaded keeps its alt text;
+//! an image over the document's budget ([`ImageBudget`]) fails the parse.
 
-use crate::image_data;
-pub use crate::image_data::ImageSource;
+pub use crate::image_data::{ImageBudget, ImageLoader, ImageRefused, ImageSource};
 use crate::model::{Align, Block, Image, Inline, Style, Table};
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
-/// Parses markdown into the document model.
-pub fn parse(markdown: &str, images: &ImageSource) -> Vec<Block> {
+/// Parses markdown into the document model, loading its images with `images` (one loader
+/// per document: it keeps the document's image budget).
+pub fn parse(markdown: &str, images: &mut ImageLoader<'_>) -> Result<Vec<Block>, ImageRefused> {
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH;
     let mut builder = Builder::new(images);
     for event in Parser::new_ext(markdown, options) {
         builder.event(event);
+        if let Some(refused) = builder.refused.take() {
+            return Err(refused);
+        }
     }
-    builder.finish()
+    Ok(builder.finish())
 }
 
 enum Frame {
@@ -51,8 +55,10 @@ enum InlineTarget {
     },
 }
 
-struct Builder<'a> {
-    images: &'a ImageSource,
+struct Builder<'a, 'b> {
+    images: &'a mut ImageLoader<'b>,
+    /// The first image over the budget: the parse stops there.
+    refused: Option<ImageRefused>,
     frames: Vec<Frame>,
     inline: Option<(InlineTarget, Vec<Inline>)>,
     style: Style,
@@ -60,10 +66,11 @@ struct Builder<'a> {
     code_text: String,
 }
 
-impl<'a> Builder<'a> {
-    fn new(images: &'a ImageSource) -> Self {
+impl<'a, 'b> Builder<'a, 'b> {
+    fn new(images: &'a mut ImageLoader<'b>) -> Self {
         Builder {
             images,
+            refused: None,
             frames: vec![Frame::Root(Vec::new())],
             inline: None,
             style: Style::default(),
@@ -202,7 +209,13 @@ impl<'a> Builder<'a> {
             }
             InlineTarget::Alt { src, outer } => {
                 let alt = crate::model::plain_text(&inlines);
-                let data = image_data::load(&src, self.images);
+                let data = match self.images.load(&src) {
+                    Ok(data) => data,
+                    Err(refused) => {
+                        self.refused = Some(refused);
+                        None
+                    }
+                };
                 // The image sat inside whatever was open before it.
                 self.inline = Some(*outer);
                 self.push_inline(Inline::Image(Image { alt, src, data }));

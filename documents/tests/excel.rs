@@ -6,7 +6,7 @@
 #[path = "excel/fixtures.rs"]
 mod excel_fixtures;
 
-use canvasc_documents::excel::{self, InputFile, Outputs};
+use canvasc_documents::excel::{self, InputFile, Outputs, SheetBudget};
 use libtest_mimic::{Arguments, Failed, Trial};
 use serde_json::{json, Map, Value};
 use std::path::PathBuf;
@@ -41,12 +41,15 @@ fn outputs_of(case: &Value) -> Result<(Value, Outputs), String> {
     let data = case.as_object().and_then(|m| m.get("data"));
     let selection = param(case, "sheet_selection", "all");
     let outputs = match param(case, "operation", "read") {
-        "read" => excel::read(&files, selection),
+        "read" => {
+            excel::read(&files, selection, SheetBudget::default()).map_err(|e| e.to_string())?
+        }
         "merge" => excel::merge(
             &files,
             selection,
             param(case, "merge_strategy", "concat"),
             param(case, "join_on", ""),
+            SheetBudget::default(),
         )?,
         "transform" => excel::transform(data),
         "output" => excel::output(
@@ -92,7 +95,9 @@ fn check(name: &str, case: &Value) -> Result<(), String> {
                 bytes: bytes.clone(),
             }],
             "all",
-        );
+            SheetBudget::default(),
+        )
+        .map_err(|e| e.to_string())?;
         let summary = back.summary.unwrap_or_default();
         if summary == "No Excel files found" {
             return Err(format!("{file_name} does not read back"));

@@ -141,7 +141,8 @@ impl ExcelProcessor {
                 let Some(files) = self.files(cx).await? else {
                     return Ok(());
                 };
-                excel::read(&files, &selection)
+                excel::read(&files, &selection, excel::SheetBudget::default())
+                    .map_err(|e| RunError::msg(e.to_string()))?
             }
             "merge" => {
                 let Some(files) = self.files(cx).await? else {
@@ -152,6 +153,7 @@ impl ExcelProcessor {
                     &selection,
                     &text(params, "merge_strategy"),
                     &text(params, "join_on"),
+                    excel::SheetBudget::default(),
                 )
                 .map_err(RunError::msg)?
             }

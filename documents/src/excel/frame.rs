@@ -16,8 +16,9 @@ pub enum Cell {
     Float(f64),
     Bool(bool),
     Str(String),
-    /// A nested JSON value (list or dict) in an object column.
-    Json(Value),
+    /// A nested JSON value (list or dict) in an object column. Boxed: a JSON value is the size
+    /// of a map, and every cell of a million-cell sheet would pay for it.
+    Json(Box<Value>),
 }
 
 /// pandas' dtype of a column.
@@ -104,7 +105,9 @@ impl Frame {
         self.rows
             .iter()
             .map(|row| {
-                let mut map = Map::new();
+                // Sized once: a growing map leaves up to half its entries unused, and a
+                // million-cell sheet has a map per row.
+                let mut map = Map::with_capacity(self.columns.len());
                 for (name, cell) in self.columns.iter().zip(row) {
                     map.insert(name.clone(), cell.to_json());
                 }
@@ -288,7 +291,7 @@ impl Cell {
                 None => n.as_f64().map_or(Cell::Nan, Cell::Float),
             },
             Value::String(s) => Cell::Str(s.clone()),
-            other => Cell::Json(other.clone()),
+            other => Cell::Json(Box::new(other.clone())),
         }
     }
 
@@ -299,7 +302,7 @@ impl Cell {
             Cell::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
             Cell::Bool(b) => Value::Bool(*b),
             Cell::Str(s) => Value::String(s.clone()),
-            Cell::Json(v) => v.clone(),
+            Cell::Json(v) => v.as_ref().clone(),
         }
     }
 

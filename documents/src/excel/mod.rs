@@ -2,11 +2,15 @@
 //! inputs: the component finds the files and the data reference, these functions do what
 //! pandas does with them and say what each output becomes.
 
+pub mod budget;
 pub mod frame;
 pub mod read;
 pub mod tabulate;
 pub mod write;
 
+pub use budget::{SheetBudget, SheetRefused};
+
+use budget::Allowance;
 use canvasc_value::py::str_of;
 use frame::Frame;
 use serde_json::{Map, Value};
@@ -29,13 +33,18 @@ pub struct Outputs {
 }
 
 /// `read`: every selected sheet of every file as rows, a summary line and a markdown preview
-/// of its first ten rows.
-pub fn read(files: &[InputFile], sheet_selection: &str) -> Outputs {
+/// of its first ten rows; all the files together within `budget`.
+pub fn read(
+    files: &[InputFile],
+    sheet_selection: &str,
+    budget: SheetBudget,
+) -> Result<Outputs, SheetRefused> {
+    let mut allowance = Allowance::new(budget);
     let mut data = Map::new();
     let mut summaries = Vec::new();
     let mut parts = Vec::new();
     for file in files {
-        let sheets = read::parse(&file.bytes, &file.name, sheet_selection);
+        let sheets = read::parse(&file.bytes, &file.name, sheet_selection, &mut allowance)?;
         let several = sheets.len() > 1;
         for (sheet, frame) in sheets {
             let key = if several {
@@ -58,7 +67,7 @@ pub fn read(files: &[InputFile], sheet_selection: &str) -> Outputs {
             ));
         }
     }
-    Outputs {
+    Ok(Outputs {
         data: Some(Value::Object(data)),
         summary: Some(if summaries.is_empty() {
             "No Excel files found".to_string()
@@ -71,26 +80,26 @@ pub fn read(files: &[InputFile], sheet_selection: &str) -> Outputs {
             parts.join("\n\n")
         }),
         file: None,
-    }
+    })
 }
 
 /// `merge`: every sheet of every file, concatenated, or outer-joined on `join_on` (`join`
 /// without a column concatenates). A join column missing from a sheet is pandas' `KeyError`,
-/// whose text is the column's repr.
+/// whose text is the column's repr; files over `budget` are refused (the error's text).
 pub fn merge(
     files: &[InputFile],
     sheet_selection: &str,
     strategy: &str,
     join_on: &str,
+    budget: SheetBudget,
 ) -> Result<Outputs, String> {
-    let frames: Vec<Frame> = files
-        .iter()
-        .flat_map(|f| {
-            read::parse(&f.bytes, &f.name, sheet_selection)
-                .into_iter()
-                .map(|(_, frame)| frame)
-        })
-        .collect();
+    let mut allowance = Allowance::new(budget);
+    let mut frames: Vec<Frame> = Vec::new();
+    for f in files {
+        let sheets = read::parse(&f.bytes, &f.name, sheet_selection, &mut allowance)
+            .map_err(|e| e.to_string())?;
+        frames.extend(sheets.into_iter().map(|(_, frame)| frame));
+    }
     if frames.is_empty() {
         return Ok(Outputs {
             data: Some(Value::Object(Map::new())),

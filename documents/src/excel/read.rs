@@ -4,22 +4,52 @@
 //! sheets are chosen by `sheet_selection`. The first row names the columns; blank rows are
 //! skipped; a file that cannot be parsed gives no sheets.
 
+use super::budget::{Allowance, SheetRefused};
 use super::frame::{Cell, Frame};
-use calamine::{Data, Reader};
+use crate::image_data::grouped;
+use calamine::{Data, DataRef, Reader, Xlsx, XlsxError};
+use std::collections::BTreeMap;
+use std::io::Cursor;
 
 /// `sheet_selection`: `all`, `first`, or comma-separated names (unknown names are ignored).
-pub fn parse(bytes: &[u8], filename: &str, sheet_selection: &str) -> Vec<(String, Frame)> {
+/// What the file reads to is spent from `allowance`; a file over it is refused (an error),
+/// a file that cannot be parsed gives no sheets (RAGFlow logs the parser's error and goes on).
+pub fn parse(
+    bytes: &[u8],
+    filename: &str,
+    sheet_selection: &str,
+    allowance: &mut Allowance,
+) -> Result<Vec<(String, Frame)>, SheetRefused> {
+    let refused = |reason: String| SheetRefused {
+        file: filename.to_string(),
+        reason,
+    };
     if filename.to_lowercase().ends_with(".csv") {
-        return parse_csv(bytes)
+        return Ok(parse_csv(bytes, allowance)
+            .map_err(refused)?
             .map(|f| vec![("Sheet1".to_string(), f)])
-            .unwrap_or_default();
+            .unwrap_or_default());
     }
-    parse_workbook(bytes, sheet_selection).unwrap_or_default()
+    Ok(parse_workbook(bytes, sheet_selection, allowance)
+        .map_err(refused)?
+        .unwrap_or_default())
 }
 
-fn parse_workbook(bytes: &[u8], selection: &str) -> Option<Vec<(String, Frame)>> {
-    let mut workbook =
-        calamine::open_workbook_auto_from_rs(std::io::Cursor::new(bytes.to_vec())).ok()?;
+/// `pd.ExcelFile(content, engine="openpyxl")`: openpyxl reads only the Office Open XML
+/// workbooks (XLSX, XLSM and their templates); an XLS, XLSB or ODS file is no workbook to it,
+/// and RAGFlow's reader then gives no sheets. calamine's `Xlsx` reads the same family, and
+/// only after every zip member has been measured against the budget.
+fn parse_workbook(
+    bytes: &[u8],
+    selection: &str,
+    allowance: &mut Allowance,
+) -> Result<Option<Vec<(String, Frame)>>, String> {
+    if !measure_members(bytes, allowance)? {
+        return Ok(None);
+    }
+    let Ok(mut workbook) = Xlsx::new(Cursor::new(bytes)) else {
+        return Ok(None);
+    };
     let names = workbook.sheet_names();
     let chosen: Vec<String> = match selection {
         "all" => names.clone(),
@@ -32,16 +62,102 @@ fn parse_workbook(bytes: &[u8], selection: &str) -> Option<Vec<(String, Frame)>>
     };
     let mut frames = Vec::new();
     for name in chosen {
-        let range = workbook.worksheet_range(&name).ok()?;
-        let mut rows = range
-            .rows()
-            .filter(|row| row.iter().any(|c| !matches!(c, Data::Empty)))
-            .map(|row| row.iter().map(excel_cell).collect::<Vec<Cell>>());
-        let header: Vec<Cell> = rows.next().unwrap_or_default();
-        let body: Vec<Vec<Cell>> = rows.collect();
-        frames.push((name, Frame::new(column_names(&header), body)));
+        let Some(frame) = read_sheet(&mut workbook, &name, allowance)? else {
+            return Ok(None);
+        };
+        frames.push((name, frame));
     }
-    Some(frames)
+    Ok(Some(frames))
+}
+
+/// Spends what the workbook's zip members say they inflate to, from its directory, before
+/// anything is inflated; a member whose declared size is over what is left is refused by name.
+/// The declaration binds: the zip crate (the one calamine reads through) fails a member the
+/// moment it inflates past its declared size, so a directory that lies makes an unreadable
+/// file, not a large one. `false` when the file is no zip (no sheets, as for any unparseable
+/// file).
+fn measure_members(bytes: &[u8], allowance: &mut Allowance) -> Result<bool, String> {
+    let Ok(zip) = zip::ZipArchive::new(Cursor::new(bytes)) else {
+        return Ok(false);
+    };
+    for i in 0..zip.len() {
+        let Ok(member) = zip.by_index_data(i) else {
+            return Ok(false);
+        };
+        let name: String = member
+            .name()
+            .map(|n| n.chars().take(100).collect())
+            .unwrap_or_else(|_| format!("#{}", i + 1));
+        let declared = member.size();
+        allowance.spend_bytes(
+            declared,
+            &format!("its part {name} expands to {} bytes,", grouped(declared)),
+        )?;
+    }
+    Ok(true)
+}
+
+/// One sheet as pandas reads it: calamine's non-empty cells over the rectangle they span
+/// (what `worksheet_range` builds), streamed with `worksheet_cells_reader` so that the cells,
+/// rows and text are counted before they are kept; rows without a value are skipped, the first
+/// row names the columns. `None` when the sheet cannot be parsed.
+fn read_sheet(
+    workbook: &mut Xlsx<Cursor<&[u8]>>,
+    name: &str,
+    allowance: &mut Allowance,
+) -> Result<Option<Frame>, String> {
+    let mut reader = match workbook.worksheet_cells_reader(name) {
+        Ok(reader) => reader,
+        // A chart sheet: calamine reads it as an empty range.
+        Err(XlsxError::NotAWorksheet(_)) => return Ok(Some(Frame::new(Vec::new(), Vec::new()))),
+        Err(_) => return Ok(None),
+    };
+    let mut rows: BTreeMap<u32, Vec<(u32, Cell)>> = BTreeMap::new();
+    let (mut first_col, mut last_col) = (u32::MAX, 0);
+    let mut listed: u64 = 0;
+    loop {
+        let cell = match reader.next_cell() {
+            Ok(Some(cell)) => cell,
+            Ok(None) => break,
+            Err(_) => return Ok(None),
+        };
+        if matches!(cell.get_value(), DataRef::Empty) {
+            continue;
+        }
+        let (row, col) = cell.get_position();
+        listed += 1;
+        first_col = first_col.min(col);
+        last_col = last_col.max(col);
+        let columns = u64::from(last_col - first_col) + 1;
+        let row_count = rows.len() as u64 + u64::from(!rows.contains_key(&row));
+        allowance
+            .check_table(row_count, columns, listed)
+            .map_err(|e| format!("sheet {name:?} has {e}"))?;
+        let text = match cell.get_value() {
+            DataRef::String(s) | DataRef::DateTimeIso(s) | DataRef::DurationIso(s) => s.len(),
+            DataRef::SharedString(s) => s.len(),
+            _ => 0,
+        };
+        allowance.spend_bytes(text as u64, &format!("the text of sheet {name:?} is"))?;
+        let value: Data = cell.get_value().clone().into();
+        rows.entry(row).or_default().push((col, excel_cell(&value)));
+    }
+    let columns = if rows.is_empty() {
+        0
+    } else {
+        (last_col - first_col) as usize + 1
+    };
+    allowance.spend_table(rows.len() as u64, columns as u64, listed);
+    let mut table = rows.into_values().map(|cells| {
+        let mut row = vec![Cell::Nan; columns];
+        for (col, cell) in cells {
+            row[(col - first_col) as usize] = cell;
+        }
+        row
+    });
+    let header: Vec<Cell> = table.next().unwrap_or_default();
+    let body: Vec<Vec<Cell>> = table.collect();
+    Ok(Some(Frame::new(column_names(&header), body)))
 }
 
 /// A cell as openpyxl hands it to pandas: integral numbers are ints (the file stores `3`,
@@ -99,21 +215,38 @@ const NA_VALUES: &[&str] = &[
 ];
 
 /// `pd.read_csv`: each column converted as a whole, to int, float or bool when every value
-/// parses, else kept as text; missing spellings are NaN.
-fn parse_csv(bytes: &[u8]) -> Option<Frame> {
+/// parses, else kept as text; missing spellings are NaN. The rows and fields are counted
+/// against the budget as they are read (a CSV expands to itself: its bytes are spent whole).
+/// `Ok(None)` when it cannot be parsed.
+fn parse_csv(bytes: &[u8], allowance: &mut Allowance) -> Result<Option<Frame>, String> {
+    allowance.spend_bytes(bytes.len() as u64, "it has")?;
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .from_reader(bytes);
     let mut records = Vec::new();
+    let (mut width, mut fields) = (0u64, 0u64);
     for record in reader.records() {
-        let record = record.ok()?;
+        let Ok(record) = record else {
+            return Ok(None);
+        };
         if record.iter().all(|f| f.is_empty()) && record.len() <= 1 {
             continue;
         }
+        width = width.max(record.len() as u64);
+        fields += record.len() as u64;
+        allowance
+            .check_table(records.len() as u64 + 1, width, fields)
+            .map_err(|e| format!("it has {e}"))?;
         records.push(record.iter().map(str::to_string).collect::<Vec<String>>());
     }
+    allowance.spend_table(records.len() as u64, width, fields);
+    Ok(csv_frame(records))
+}
+
+/// The frame of a CSV's non-blank records, the first naming the columns.
+fn csv_frame(records: Vec<Vec<String>>) -> Option<Frame> {
     let mut records = records.into_iter();
     let header: Vec<Cell> = records
         .next()?

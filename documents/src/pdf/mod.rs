@@ -30,8 +30,14 @@ const LIST_INDENT: f32 = 22.0;
 const QUOTE_INDENT: f32 = 18.0;
 const CELL_PAD: f32 = 4.0;
 
-/// Writes `blocks` as a PDF.
-pub fn write(blocks: &[Block], options: &DocOptions, fonts: &FontSet) -> Result<Vec<u8>, String> {
+/// Writes `blocks` as a PDF. `max_image_bytes` bounds what one PNG may take decoded (the
+/// loader has checked it from the header already; the decoder holds to it as well).
+pub fn write(
+    blocks: &[Block],
+    options: &DocOptions,
+    fonts: &FontSet,
+    max_image_bytes: u64,
+) -> Result<Vec<u8>, String> {
     if blocks.is_empty() {
         // xelatex makes no page of an empty body, and pandoc reports it so.
         return Err("Error producing PDF.".to_string());
@@ -48,6 +54,7 @@ pub fn write(blocks: &[Block], options: &DocOptions, fonts: &FontSet) -> Result<
         y: PAGE_H - MARGIN,
         options,
         base: options.font_size as f32,
+        max_image_bytes,
     };
     writer.decorate_page()?;
     let width = PAGE_W - 2.0 * MARGIN;
@@ -79,6 +86,7 @@ struct Writer<'a> {
     y: f32,
     options: &'a DocOptions,
     base: f32,
+    max_image_bytes: u64,
 }
 
 impl Writer<'_> {
@@ -377,8 +385,8 @@ impl Writer<'_> {
         self.need(h + 6.0)?;
         let (pixels, filter) = match data.format {
             ImageFormat::Png => {
-                let (rgb, _, _) =
-                    image_data::png_to_rgb(&data.bytes).ok_or("cannot decode PNG image")?;
+                let (rgb, _, _) = image_data::png_to_rgb(&data.bytes, self.max_image_bytes)
+                    .ok_or("cannot decode PNG image")?;
                 (rgb, None)
             }
             ImageFormat::Jpeg => (data.bytes.clone(), Some(printpdf::ImageFilter::DCT)),
