@@ -9,23 +9,44 @@ use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use super::{Backend, Store, StoreError};
 
 /// `(version, description, SQL)` for each database, oldest first.
-fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 1] {
+fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 2] {
     match backend {
-        Backend::Sqlite => [(
-            1,
-            "initial",
-            include_str!("../../migrations/sqlite/0001_initial.sql"),
-        )],
-        Backend::Postgres => [(
-            1,
-            "initial",
-            include_str!("../../migrations/postgres/0001_initial.sql"),
-        )],
-        Backend::MySql => [(
-            1,
-            "initial",
-            include_str!("../../migrations/mysql/0001_initial.sql"),
-        )],
+        Backend::Sqlite => [
+            (
+                1,
+                "initial",
+                include_str!("../../migrations/sqlite/0001_initial.sql"),
+            ),
+            (
+                2,
+                "access",
+                include_str!("../../migrations/sqlite/0002_access.sql"),
+            ),
+        ],
+        Backend::Postgres => [
+            (
+                1,
+                "initial",
+                include_str!("../../migrations/postgres/0001_initial.sql"),
+            ),
+            (
+                2,
+                "access",
+                include_str!("../../migrations/postgres/0002_access.sql"),
+            ),
+        ],
+        Backend::MySql => [
+            (
+                1,
+                "initial",
+                include_str!("../../migrations/mysql/0001_initial.sql"),
+            ),
+            (
+                2,
+                "access",
+                include_str!("../../migrations/mysql/0002_access.sql"),
+            ),
+        ],
     }
 }
 
