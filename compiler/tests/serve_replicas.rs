@@ -138,6 +138,7 @@ impl Replica {
         let stderr = std::fs::File::create(&log).expect("a log file");
         let mut child = Command::new(env!("CARGO_BIN_EXE_canvasc"))
             .args(["serve", "--addr", "127.0.0.1:0", "--keep-alive-secs", "1"])
+            .args(["--registration", "open"])
             .arg("--data-dir")
             .arg(dir.join(name))
             .arg("--llm-script")
