@@ -154,6 +154,7 @@ impl Replica {
         let mut command = Command::new(env!("CARGO_BIN_EXE_canvasc"));
         command
             .args(["serve", "--addr", "127.0.0.1:0", "--keep-alive-secs", "1"])
+            .args(["--registration", "open"])
             .arg("--data-dir")
             .arg(dir.join(data))
             .arg("--llm-script")

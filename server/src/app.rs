@@ -11,8 +11,8 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
 use crate::api::{
-    account, agents, attachments, completions, editor, files, models, reset, run_logs, sessions,
-    tasks, versions,
+    account, admin, agents, attachments, completions, editor, files, models, reset, run_logs,
+    sessions, system, tasks, versions,
 };
 use crate::envelope::{json_response, ApiError, EXCEPTION_ERROR};
 use crate::shared::Shared;
@@ -28,11 +28,18 @@ pub(crate) fn router(app: Shared) -> Router {
         .route("/metrics", get(metrics))
         .route("/api/v1/users", post(account::register))
         .route("/api/v1/auth/login", post(account::login))
+        .route("/api/v1/auth/logout", post(account::logout))
+        .route("/api/v1/system/config", get(system::config))
+        .route("/api/v1/admin/users", post(admin::create_account))
+        .route(
+            "/api/v1/admin/invitations",
+            get(admin::list_invitations).post(admin::create_invitation),
+        )
         .route(
             "/api/v1/system/tokens",
             get(account::list_keys).post(account::create_key),
         )
-        .route("/api/v1/system/tokens/{token}", delete(account::delete_key))
+        .route("/api/v1/system/tokens/{key}", delete(account::delete_key))
         .route("/api/v1/models", get(models::list))
         .route("/api/v1/models/default", patch(models::set_default))
         .route("/api/v1/agents", get(agents::list).post(agents::create))

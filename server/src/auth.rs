@@ -6,7 +6,7 @@ use argon2::password_hash::rand_core::OsRng;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 use axum::extract::FromRequestParts;
-use axum::http::{header, request::Parts};
+use axum::http::{header, request::Parts, HeaderMap};
 use rand::distributions::{Alphanumeric, DistString};
 use sha2::{Digest, Sha256};
 
@@ -23,7 +23,7 @@ impl FromRequestParts<Shared> for Tenant {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &Shared) -> Result<Tenant, ApiError> {
-        let hash = credential(parts).map(|token| hash_token(&token));
+        let hash = credential(&parts.headers).map(|token| hash_token(&token));
         let Some(hash) = hash else {
             return Err(ApiError::unauthorized());
         };
@@ -38,7 +38,7 @@ impl FromRequestParts<Shared> for BetaTenant {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &Shared) -> Result<BetaTenant, ApiError> {
-        let hash = credential(parts).map(|token| hash_token(&token));
+        let hash = credential(&parts.headers).map(|token| hash_token(&token));
         let Some(hash) = hash else {
             return Err(ApiError::unauthorized());
         };
@@ -52,22 +52,24 @@ impl FromRequestParts<Shared> for BetaTenant {
     }
 }
 
-/// RAGFlow's order: a login token, then an API key.
+/// RAGFlow's order: a login token (unexpired), then an API key.
 async fn user_of(app: &Shared, hash: &str) -> Result<Option<String>, ApiError> {
-    if let Some(user) = app.store.user_of_login_token(hash).await? {
+    let issued_after = login_tokens_issued_after(app);
+    if let Some(user) = app.store.user_of_login_token(hash, issued_after).await? {
         return Ok(Some(user));
     }
     Ok(app.store.user_of_api_key(hash).await?)
 }
 
+/// Login tokens issued at or before this (ms) have expired.
+pub(crate) fn login_tokens_issued_after(app: &Shared) -> i64 {
+    let ttl = i64::try_from(app.token_ttl.as_millis()).unwrap_or(i64::MAX);
+    crate::clock::now_ms().saturating_sub(ttl)
+}
+
 /// The token of the `Authorization` header, without a `Bearer ` prefix (any case).
-fn credential(parts: &Parts) -> Option<String> {
-    let value = parts
-        .headers
-        .get(header::AUTHORIZATION)?
-        .to_str()
-        .ok()?
-        .trim();
+pub(crate) fn credential(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?.trim();
     let token = match value.get(..7) {
         Some(prefix) if prefix.eq_ignore_ascii_case("bearer ") => value[7..].trim(),
         _ => value,

@@ -13,6 +13,7 @@ pub(crate) const ARGUMENT_ERROR: i64 = 101;
 pub(crate) const DATA_ERROR: i64 = 102;
 pub(crate) const OPERATING_ERROR: i64 = 103;
 pub(crate) const CONNECTION_ERROR: i64 = 105;
+pub(crate) const PERMISSION_ERROR: i64 = 108;
 pub(crate) const AUTHENTICATION_ERROR: i64 = 109;
 pub(crate) const SERVER_ERROR: i64 = 500;
 
@@ -56,6 +57,8 @@ pub(crate) fn json_response(status: StatusCode, body: &Value) -> Response {
 pub(crate) struct ApiError {
     status: StatusCode,
     body: Value,
+    /// Seconds for a `Retry-After` header (429 and 503 answers).
+    retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -67,6 +70,7 @@ impl ApiError {
         ApiError {
             status: StatusCode::OK,
             body,
+            retry_after: None,
         }
     }
 
@@ -124,6 +128,7 @@ impl ApiError {
         ApiError {
             status: StatusCode::UNAUTHORIZED,
             body: json!({"code": 401, "message": "<Unauthorized '401: Unauthorized'>", "data": null}),
+            retry_after: None,
         }
     }
 
@@ -133,6 +138,34 @@ impl ApiError {
             status: StatusCode::NOT_FOUND,
             body: json!({"code": 404, "message": format!("Not Found: {path}"), "data": null,
                          "error": "Not Found"}),
+            retry_after: None,
+        }
+    }
+
+    /// 108: only an administrator may do this.
+    pub(crate) fn permission(message: impl Into<String>) -> ApiError {
+        ApiError::coded(PERMISSION_ERROR, message, Some(Value::Bool(false)))
+    }
+
+    /// HTTP 429 with `Retry-After`: too many failed logins for an account or an address.
+    /// The body is RAGFlow's envelope with its login-failure code (109), so RAGFlow's clients
+    /// show the message as they show a wrong password.
+    pub(crate) fn too_many_logins(wait_secs: u64) -> ApiError {
+        ApiError {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            body: json!({"code": AUTHENTICATION_ERROR,
+                "message": format!("Too many failed logins; try again in {wait_secs} seconds."),
+                "data": false}),
+            retry_after: Some(wait_secs),
+        }
+    }
+
+    /// HTTP 503 with `Retry-After: 1`: the bounded work this request needs is saturated.
+    pub(crate) fn busy(message: impl Into<String>) -> ApiError {
+        ApiError {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            body: json!({"code": SERVER_ERROR, "message": message.into(), "data": null}),
+            retry_after: Some(1),
         }
     }
 
@@ -150,7 +183,13 @@ impl From<StoreError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        json_response(self.status, &self.body)
+        let mut response = json_response(self.status, &self.body);
+        if let Some(secs) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, header::HeaderValue::from(secs));
+        }
+        response
     }
 }
 

@@ -8,9 +8,15 @@
 mod api;
 mod app;
 mod auth;
+mod client_addr;
 mod clock;
+mod connections;
 pub mod coord;
 mod envelope;
+mod login_limit;
+mod password;
+mod password_rsa;
+mod registration;
 mod request;
 mod run;
 mod shared;
@@ -25,12 +31,18 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::ServiceExt;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 use tower::Layer;
 use tower_http::normalize_path::NormalizePathLayer;
 
+pub use crate::connections::ConnectionLimits;
+use crate::login_limit::LoginLimiter;
+pub use crate::login_limit::LoginLimits;
+use crate::password::PasswordWork;
+pub use crate::password::{PasswordLimits, MAX_PASSWORD_BYTES};
+use crate::password_rsa::PasswordKey;
+pub use crate::registration::Registration;
 use crate::shared::App;
 pub use crate::store::{Store, StoreError};
 pub use crate::turn::TurnRunner;
@@ -61,7 +73,28 @@ pub struct ServeConfig {
     /// `CANVASC_CORS_ORIGINS` (comma-separated, e.g. `https://agents.example.com`): the web
     /// origins a browser may call the API from; empty: same-origin only.
     pub cors_origins: Vec<String>,
+    /// Who may create an account (`--registration`); the first account of a database may
+    /// always, and becomes the administrator.
+    pub registration: Registration,
+    /// How long a login token works (`--token-ttl`); API keys live until revoked.
+    pub token_ttl: Duration,
+    /// The private key RAGFlow's web client's password form is decrypted with
+    /// (`--rsa-private-key`); without one, passwords are taken as sent.
+    pub rsa_private_key: Option<PathBuf>,
+    /// Connection cap, header and idle timeouts, `TCP_NODELAY`.
+    pub connections: ConnectionLimits,
+    /// Failed-login backoff per account and per address.
+    pub login_limits: LoginLimits,
+    /// Argon2 work at once and waiting.
+    pub password_limits: PasswordLimits,
+    /// A header a reverse proxy sets to the client's address (`X-Real-IP`,
+    /// `X-Forwarded-For`: its last address is used); `None`: the peer's address. Only set
+    /// it behind a proxy that overwrites the header, or clients can pick their address.
+    pub client_ip_header: Option<String>,
 }
+
+/// Login tokens work a week unless configured otherwise.
+pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
 
 impl ServeConfig {
     /// The embedded defaults, with `DATABASE_URL` from the environment when it is set.
@@ -89,6 +122,13 @@ impl ServeConfig {
                 .filter(|o| !o.is_empty())
                 .map(String::from)
                 .collect(),
+            registration: Registration::Closed,
+            token_ttl: DEFAULT_TOKEN_TTL,
+            rsa_private_key: None,
+            connections: ConnectionLimits::default(),
+            login_limits: LoginLimits::default(),
+            password_limits: PasswordLimits::default(),
+            client_ip_header: None,
         }
     }
 }
@@ -99,6 +139,7 @@ pub enum ServeError {
     DataDir(PathBuf, std::io::Error),
     Templates(String),
     Cors(String),
+    RsaKey(String),
     Store(StoreError),
     Coord(coord::CoordError),
     Bind(SocketAddr, std::io::Error),
@@ -120,6 +161,7 @@ impl fmt::Display for ServeError {
                 f,
                 "serve: CANVASC_CORS_ORIGINS: `{origin}` is not an origin (scheme://host[:port], no path)"
             ),
+            ServeError::RsaKey(e) => write!(f, "serve: {e}"),
             ServeError::Store(e) => write!(f, "serve: {e}"),
             ServeError::Coord(e) => write!(f, "serve: REDIS_URL: {e}"),
             ServeError::Bind(addr, e) => write!(f, "serve: cannot listen on {addr}: {e}"),
@@ -178,6 +220,10 @@ pub async fn start(
         .iter()
         .map(|o| cors_origin(o).ok_or_else(|| ServeError::Cors(o.clone())))
         .collect::<Result<Vec<_>, _>>()?;
+    let password_key = match &config.rsa_private_key {
+        Some(path) => Some(PasswordKey::from_pem_file(path).map_err(ServeError::RsaKey)?),
+        None => None,
+    };
     let store = Store::open(&url).await.map_err(ServeError::Store)?;
     let coord = match &config.redis_url {
         Some(url) => coord::Coordinator::redis(url, &config.redis_prefix)
@@ -218,17 +264,19 @@ pub async fn start(
         keep_alive: config.keep_alive,
         coord,
         metrics: Arc::default(),
+        registration: config.registration,
+        token_ttl: config.token_ttl,
+        passwords: PasswordWork::new(config.password_limits, password_key),
+        login_limiter: LoginLimiter::new(config.login_limits),
+        client_ip_header: config.client_ip_header,
     });
     // The trailing slash goes before routing (`/agents/` is `/agents`), so this wraps the router.
     let service = NormalizePathLayer::trim_trailing_slash().layer(app::router(app));
+    let limits = config.connections;
     let task = tokio::spawn(async move {
         // The database stays claimed until the server stops.
         let _sole = sole;
-        axum::serve(
-            listener,
-            ServiceExt::<axum::extract::Request>::into_make_service(service),
-        )
-        .with_graceful_shutdown(async {
+        connections::serve(listener, service, limits, async {
             // Without a signal handler the server runs until the process ends.
             if tokio::signal::ctrl_c().await.is_err() {
                 std::future::pending::<()>().await;

@@ -5,6 +5,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::coord::Coordinator;
+use crate::login_limit::LoginLimiter;
+use crate::password::PasswordWork;
+use crate::registration::Registration;
 use crate::store::Store;
 use crate::telemetry::metrics::Metrics;
 use crate::turn::TurnRunner;
@@ -27,6 +30,16 @@ pub(crate) struct App {
     pub coord: Coordinator,
     /// What `GET /metrics` shows.
     pub metrics: Arc<Metrics>,
+    /// Who may register (`POST /users`).
+    pub registration: Registration,
+    /// How long a login token works.
+    pub token_ttl: Duration,
+    /// Argon2 (and RSA) work, bounded.
+    pub passwords: PasswordWork,
+    /// Failed logins per account and address.
+    pub login_limiter: LoginLimiter,
+    /// The header a reverse proxy puts the client's address in, if any.
+    pub client_ip_header: Option<String>,
 }
 
 pub(crate) type Shared = Arc<App>;

@@ -79,7 +79,7 @@ git -C "$RAGFLOW_MIRROR" archive "$RAGFLOW_REV" pyproject.toml test/__init__.py 
 (
   cd "$work"
   exec env -u DATABASE_URL -u CANVASC_CONFIG "$CANVASC_BIN" serve --addr 127.0.0.1:0 \
-    --data-dir "$work/data" >"$work/serve.out" 2>"$work/serve.log"
+    --data-dir "$work/data" --registration open >"$work/serve.out" 2>"$work/serve.log"
 ) &
 serve_pid=$!
 url=""

@@ -151,6 +151,9 @@ def start(script: Path, data_dir: Path | None = None) -> Served:
                 "127.0.0.1:0",
                 "--data-dir",
                 str(data_dir / "data"),
+                # The client tests register their own users.
+                "--registration",
+                "open",
             ],
             data_dir / "serve.log",
             env,

@@ -393,6 +393,7 @@ async fn bench(args: Args) -> Result<(), String> {
         config.database_url = None;
         config.redis_url = Some(redis_url.clone());
         config.redis_prefix = prefix.clone();
+        config.registration = canvasc_server::Registration::Open;
         let running = canvasc_server::start(config, engine)
             .await
             .map_err(|e| e.to_string())?;

@@ -157,6 +157,7 @@ fn serve(llm: &str, dir: &str) {
         let engine = Arc::new(Engine::new(services, compiled(), Some(find)));
         let mut config = ServeConfig::new(([127, 0, 0, 1], 0).into(), dir.into());
         config.database_url = None;
+        config.registration = canvasc_server::Registration::Open;
         let running = canvasc_server::start(config, engine)
             .await
             .unwrap_or_else(|e| panic!("{e}"));

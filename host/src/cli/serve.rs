@@ -6,7 +6,7 @@ use super::EXIT_USAGE;
 use crate::program_choice::Compiled;
 use crate::serve::{Engine, FindProgram};
 use crate::services;
-use canvasc_server::ServeConfig;
+use canvasc_server::{Registration, ServeConfig};
 use clap::Args as ClapArgs;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -43,6 +43,58 @@ pub struct Args {
     /// End a turn with an error after this many component invocations (0: no limit).
     #[arg(long, env = "CANVASC_MAX_STEPS", default_value_t = super::run::DEFAULT_MAX_STEPS)]
     pub max_steps: usize,
+    /// Who may create an account: `closed` (only the first account, which becomes the
+    /// administrator, and accounts an administrator creates), `invite` (also holders of an
+    /// invitation code) or `open` (anyone who can reach the server).
+    #[arg(long, env = "CANVASC_REGISTRATION", default_value = "closed")]
+    pub registration: Registration,
+    /// How long a login token works: seconds, or a number with `s`, `m`, `h` or `d`.
+    #[arg(long, env = "CANVASC_TOKEN_TTL", default_value = "7d", value_parser = parse_ttl)]
+    pub token_ttl: Duration,
+    /// The RSA private key (PEM, unencrypted) that RAGFlow's web client's encrypted
+    /// passwords are decrypted with; without it passwords are taken as sent.
+    #[arg(long, env = "CANVASC_RSA_PRIVATE_KEY")]
+    pub rsa_private_key: Option<PathBuf>,
+    /// Connections served at once; more clients wait until one ends.
+    #[arg(long, default_value_t = 1024)]
+    pub max_connections: usize,
+    /// Seconds a client has to send a request's head (and a kept-alive connection to start
+    /// its next request).
+    #[arg(long, default_value_t = 20)]
+    pub header_read_timeout_secs: u64,
+    /// Seconds after which a connection on which nothing moves is closed, when it has no
+    /// request running or its client stopped reading the answer.
+    #[arg(long, default_value_t = 120)]
+    pub idle_timeout_secs: u64,
+    /// Behind a reverse proxy: the header it puts the client's address in (`X-Real-IP`,
+    /// `X-Forwarded-For`), for the per-address login limit. The proxy must overwrite it.
+    #[arg(long, env = "CANVASC_CLIENT_IP_HEADER")]
+    pub client_ip_header: Option<String>,
+}
+
+/// `--token-ttl`: `3600`, `90s`, `30m`, `12h`, `7d`.
+fn parse_ttl(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&text[..i], c),
+        _ => (text, 's'),
+    };
+    let scale = match unit {
+        's' => 1,
+        'm' => 60,
+        'h' => 3600,
+        'd' => 86_400,
+        other => return Err(format!("unknown unit `{other}` (s, m, h or d)")),
+    };
+    let n: u64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration (e.g. 3600, 30m, 12h, 7d)"))?;
+    match n.checked_mul(scale) {
+        Some(secs) if secs > 0 => Ok(Duration::from_secs(secs)),
+        Some(_) => Err("a token lifetime must be above zero".into()),
+        None => Err(format!("`{text}` is too long")),
+    }
 }
 
 /// Serves until Ctrl-C; prints where it listens and which compiled programs it carries.
@@ -80,8 +132,27 @@ pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>)
     config.keep_alive = Duration::from_secs(args.keep_alive_secs.max(1));
     config.max_body_bytes = args.max_body_bytes;
     config.templates_dir = args.templates_dir.clone();
+    config.registration = args.registration;
+    config.token_ttl = args.token_ttl;
+    config.rsa_private_key = args.rsa_private_key.clone();
+    config.connections.max_connections = args.max_connections.max(1);
+    config.connections.header_read_timeout =
+        Duration::from_secs(args.header_read_timeout_secs.max(1));
+    config.connections.idle_timeout = Duration::from_secs(args.idle_timeout_secs.max(1));
+    config.client_ip_header = args
+        .client_ip_header
+        .clone()
+        .filter(|h| !h.trim().is_empty());
+    if args.registration == Registration::Open {
+        errln!(
+            "warning: canvasc serve: --registration open: anyone who can reach {} can create an \
+             account and run agents with this server's model keys",
+            args.addr
+        );
+    }
     let served = runtime.block_on(canvasc_server::serve(config, engine, |running| {
         outln!("canvasc serve: listening on http://{}", running.addr);
+        outln!("canvasc serve: registration {}", args.registration);
         outln!(
             "canvasc serve: runs coordinated {}",
             match running.coordination {

@@ -1,6 +1,7 @@
 //! The endpoints, one module per resource of `http-api.md`.
 
 pub(crate) mod account;
+pub(crate) mod admin;
 pub(crate) mod agents;
 pub(crate) mod attachments;
 mod buildable;
@@ -12,6 +13,7 @@ mod openai;
 pub(crate) mod reset;
 pub(crate) mod run_logs;
 pub(crate) mod sessions;
+pub(crate) mod system;
 pub(crate) mod tasks;
 mod turn_start;
 pub(crate) mod versions;

@@ -9,7 +9,7 @@ use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use super::{Backend, Store, StoreError};
 
 /// `(version, description, SQL)` for each database, oldest first.
-fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 2] {
+fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 3] {
     match backend {
         Backend::Sqlite => [
             (
@@ -21,6 +21,11 @@ fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 2] {
                 2,
                 "runs",
                 include_str!("../../migrations/sqlite/0002_runs.sql"),
+            ),
+            (
+                3,
+                "access",
+                include_str!("../../migrations/sqlite/0003_access.sql"),
             ),
         ],
         Backend::Postgres => [
@@ -34,6 +39,11 @@ fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 2] {
                 "runs",
                 include_str!("../../migrations/postgres/0002_runs.sql"),
             ),
+            (
+                3,
+                "access",
+                include_str!("../../migrations/postgres/0003_access.sql"),
+            ),
         ],
         Backend::MySql => [
             (
@@ -45,6 +55,11 @@ fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 2] {
                 2,
                 "runs",
                 include_str!("../../migrations/mysql/0002_runs.sql"),
+            ),
+            (
+                3,
+                "access",
+                include_str!("../../migrations/mysql/0003_access.sql"),
             ),
         ],
     }

@@ -53,6 +53,8 @@ pub fn server() -> &'static Server {
                         config.database_url = url;
                         config.max_body_bytes = 64 * 1024;
                         config.keep_alive = std::time::Duration::from_millis(KEEP_ALIVE_MS);
+                        // Every test registers its own tenants.
+                        config.registration = canvasc_server::Registration::Open;
                         canvasc_server::start(config, crate::engine::engine())
                             .await
                             .map(|running| (running, database_url))
@@ -84,6 +86,31 @@ pub fn server() -> &'static Server {
     })
 }
 
+/// Another server of this test process, on a database of its own (the kind
+/// `CANVASC_SERVER_DB` picks), configured by `configure`: for tests of what the shared
+/// server's configuration rules out (closed registration, short token lifetimes, tight
+/// limits). It serves on the calling test's runtime, until that ends.
+pub async fn extra_server(configure: impl FnOnce(&mut ServeConfig)) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    // Under the shared server's directory, which later runs sweep.
+    let dir = std::env::temp_dir()
+        .join(format!("canvasc-server-test-{}", std::process::id()))
+        .join(format!("extra-{}", N.fetch_add(1, Ordering::Relaxed)));
+    let url = database_url().await.unwrap_or_else(|e| panic!("{e}"));
+    let mut config = ServeConfig::new(([127, 0, 0, 1], 0).into(), dir);
+    config.database_url = url;
+    config.max_body_bytes = 64 * 1024;
+    configure(&mut config);
+    let running = canvasc_server::start(config, crate::engine::engine())
+        .await
+        .unwrap_or_else(|e| panic!("the extra server did not start: {e}"));
+    let base = format!("http://{}", running.addr);
+    tokio::spawn(running.wait());
+    base
+}
+
 /// The database of this run: `None` for SQLite in a temporary directory, else a fresh
 /// database on the machine's PostgreSQL or MariaDB.
 async fn database_url() -> Result<Option<String>, String> {
@@ -92,7 +119,14 @@ async fn database_url() -> Result<Option<String>, String> {
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let name = format!("canvasc_test_{stamp}_{}", std::process::id());
+    static SERIAL: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let serial = SERIAL.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    // The first is the shared server's; extra servers' get a serial (the pid stays last, so
+    // later runs still know whose it was).
+    let name = match serial {
+        0 => format!("canvasc_test_{stamp}_{}", std::process::id()),
+        n => format!("canvasc_test_{stamp}x{n}_{}", std::process::id()),
+    };
     let (admin, url) = match kind.as_str() {
         "sqlite" => return Ok(None),
         "postgres" => (
@@ -184,7 +218,9 @@ fn run_has_ended(name: &str) -> bool {
     let Some((secs, pid)) = rest.split_once('_') else {
         return false;
     };
-    !secs.is_empty() && secs.bytes().all(|b| b.is_ascii_digit()) && process_has_ended(pid)
+    !secs.is_empty()
+        && secs.bytes().all(|b| b.is_ascii_digit() || b == b'x')
+        && process_has_ended(pid)
 }
 
 /// A JSON answer: its HTTP status and body.

@@ -4,6 +4,7 @@
 //! (default), `postgres` (127.0.0.1:5432, user postgres) or `mysql` (127.0.0.1:3306, root);
 //! a fresh database is made for each run, and an unreachable one fails the run.
 
+mod access;
 mod accounts;
 mod agents;
 mod attachments;

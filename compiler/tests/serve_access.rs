@@ -1,0 +1,436 @@
+//! `canvasc serve`'s access settings as an operator meets them (issue 39, items 11 and 14):
+//! open registration is announced with a warning on stderr, and no secret a full session
+//! creates (passwords, login tokens, an API key and its beta token, an invitation code) ever
+//! appears in an exported span, a log line (`RUST_LOG=debug`) or the metrics. Spans go over
+//! OTLP/HTTP to a receiver written here, which keeps the raw bytes of every export: a secret
+//! in any attribute would be there verbatim (protobuf stores strings as they are).
+
+#![cfg(unix)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// A scratch directory, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(test: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("canvasc-access-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a scratch directory");
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+struct Server {
+    child: Child,
+    base: String,
+    stdout: Arc<Mutex<String>>,
+    log: PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    /// Ctrl-C, as an operator stops it (the trace exporter flushes), within 20 s.
+    fn interrupt(&mut self) {
+        // SAFETY: `kill` with a pid this test spawned and a valid signal number.
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGINT);
+        }
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+    }
+
+    fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+fn serve(dir: &Path, args: &[&str], env: &[(&str, String)]) -> Server {
+    let log = dir.join("serve.log");
+    let stderr = std::fs::File::create(&log).expect("a log file");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_canvasc"));
+    command
+        .args(["serve", "--addr", "127.0.0.1:0"])
+        .arg("--data-dir")
+        .arg(dir.join("data"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("DATABASE_URL")
+        .env_remove("REDIS_URL")
+        .env_remove("CANVASC_CONFIG")
+        .env_remove("CANVASC_REGISTRATION")
+        .env_remove("OTEL_SDK_DISABLED")
+        .env_remove("OTEL_TRACES_EXPORTER")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(stderr);
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let mut child = command.spawn().expect("canvasc serve starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let seen = Arc::new(Mutex::new(String::new()));
+    loop {
+        match lines.next() {
+            Some(Ok(line)) => {
+                seen.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push_str(&line);
+                seen.lock().unwrap_or_else(|e| e.into_inner()).push('\n');
+                if let Some(addr) = line.strip_prefix("canvasc serve: listening on ") {
+                    let base = addr.trim().to_string();
+                    let rest = seen.clone();
+                    std::thread::spawn(move || {
+                        for line in lines.map_while(Result::ok) {
+                            let mut rest = rest.lock().unwrap_or_else(|e| e.into_inner());
+                            rest.push_str(&line);
+                            rest.push('\n');
+                        }
+                    });
+                    return Server {
+                        child,
+                        base,
+                        stdout: seen,
+                        log,
+                    };
+                }
+            }
+            _ => {
+                let _ = child.wait();
+                panic!(
+                    "canvasc serve did not start: {}",
+                    std::fs::read_to_string(&log).unwrap_or_default()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn open_registration_is_warned_about_and_closed_is_the_default() {
+    let scratch = Scratch::new("warn");
+    let mut open = serve(&scratch.0, &["--registration", "open"], &[]);
+    open.interrupt();
+    let stderr = open.stderr();
+    assert!(
+        stderr.contains("warning: canvasc serve: --registration open"),
+        "{stderr}"
+    );
+    drop(open);
+
+    let scratch = Scratch::new("closed");
+    let mut closed = serve(&scratch.0, &[], &[]);
+    closed.interrupt();
+    let stdout = closed.stdout.lock().map(|s| s.clone()).unwrap_or_default();
+    assert!(
+        stdout.contains("canvasc serve: registration closed"),
+        "{stdout}"
+    );
+    assert!(!closed.stderr().contains("warning"), "{}", closed.stderr());
+}
+
+/// An OTLP/HTTP receiver that answers every request with an empty 200 and keeps the raw bytes.
+fn collector() -> (String, Arc<Mutex<Vec<u8>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a port");
+    let base = format!("http://{}", listener.local_addr().expect("an address"));
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let kept = received.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().map_while(Result::ok) {
+            let kept = kept.clone();
+            std::thread::spawn(move || receive(stream, &kept));
+        }
+    });
+    (base, received)
+}
+
+/// Reads HTTP/1.1 requests off one connection (head, then `Content-Length` bytes of body).
+fn receive(mut stream: std::net::TcpStream, kept: &Mutex<Vec<u8>>) {
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 16 * 1024];
+    loop {
+        let Some(head_end) = buffer.windows(4).position(|w| w == b"\r\n\r\n") else {
+            match stream.read(&mut chunk) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => {
+                    buffer.extend_from_slice(&chunk[..n]);
+                    continue;
+                }
+            }
+        };
+        let head = String::from_utf8_lossy(&buffer[..head_end]).to_ascii_lowercase();
+        let length: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0);
+        while buffer.len() < head_end + 4 + length {
+            match stream.read(&mut chunk) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => buffer.extend_from_slice(&chunk[..n]),
+            }
+        }
+        let request: Vec<u8> = buffer.drain(..head_end + 4 + length).collect();
+        kept.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(&request);
+        let _ = stream.write_all(
+            b"HTTP/1.1 200 OK\r\ncontent-type: application/x-protobuf\r\ncontent-length: 0\r\n\r\n",
+        );
+    }
+}
+
+struct Http {
+    client: reqwest::Client,
+    base: String,
+}
+
+impl Http {
+    async fn send(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        auth: &str,
+        body: Value,
+    ) -> (Value, Option<String>) {
+        let mut request = self
+            .client
+            .request(method, format!("{}/api/v1{path}", self.base))
+            .header("Content-Type", "application/json")
+            .body(body.to_string());
+        if !auth.is_empty() {
+            request = request.header("Authorization", auth);
+        }
+        let response = request.send().await.expect("the server answers");
+        let token = response
+            .headers()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let text = response.text().await.expect("a body");
+        let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+        (body, token)
+    }
+
+    async fn ok(&self, method: reqwest::Method, path: &str, auth: &str, body: Value) -> Value {
+        let (answer, _) = self.send(method, path, auth, body).await;
+        assert_eq!(answer["code"], 0, "{path}: {answer}");
+        answer["data"].clone()
+    }
+
+    async fn login(&self, email: &str, password: &str) -> String {
+        let (answer, token) = self
+            .send(
+                reqwest::Method::POST,
+                "/auth/login",
+                "",
+                json!({"email": email, "password": password}),
+            )
+            .await;
+        assert_eq!(answer["code"], 0, "{answer}");
+        token.expect("a login token")
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_secret_of_a_full_session_reaches_spans_logs_or_metrics() {
+    use reqwest::Method;
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let scratch = Scratch::new("secrets");
+    let (collector, received) = collector();
+    let mut server = serve(
+        &scratch.0,
+        &["--registration", "invite"],
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", collector),
+            ("OTEL_SERVICE_NAME", "secret-scan".into()),
+            ("RUST_LOG", "debug".into()),
+        ],
+    );
+    let http = Http {
+        client: reqwest::Client::new(),
+        base: server.base.clone(),
+    };
+    let mut secrets: Vec<(&str, String)> = Vec::new();
+
+    let admin_password = "YWRtaW4tcGFzc3dvcmQtOTk0MQ==";
+    secrets.push(("the administrator's password", admin_password.into()));
+    http.ok(
+        Method::POST,
+        "/users",
+        "",
+        json!({"email": "admin@example.com", "nickname": "a", "password": admin_password}),
+    )
+    .await;
+    let admin = http.login("admin@example.com", admin_password).await;
+    secrets.push(("the administrator's login token", admin.clone()));
+    let invitation = http
+        .ok(
+            Method::POST,
+            "/admin/invitations",
+            &admin,
+            json!({"email": "user@example.com"}),
+        )
+        .await;
+    let code = invitation["code"].as_str().expect("a code").to_string();
+    secrets.push(("the invitation code", code.clone()));
+
+    let password = "dXNlci1wYXNzd29yZC04ODEy";
+    secrets.push(("the user's password", password.into()));
+    http.ok(
+        Method::POST,
+        "/users",
+        "",
+        json!({"email": "user@example.com", "nickname": "u", "password": password,
+               "invitation_code": code}),
+    )
+    .await;
+    let wrong = "d3JvbmctcGFzc3dvcmQtNzcxMw==";
+    secrets.push(("a wrong password", wrong.into()));
+    let (refused, _) = http
+        .send(
+            Method::POST,
+            "/auth/login",
+            "",
+            json!({"email": "user@example.com", "password": wrong}),
+        )
+        .await;
+    assert_eq!(refused["code"], 109, "{refused}");
+    let token = http.login("user@example.com", password).await;
+    secrets.push(("the user's login token", token.clone()));
+    let key = http
+        .ok(Method::POST, "/system/tokens", &token, json!({}))
+        .await;
+    let api_key = key["token"].as_str().expect("a key").to_string();
+    let beta = key["beta"].as_str().expect("a beta token").to_string();
+    secrets.push(("the API key", api_key.clone()));
+    secrets.push(("the beta token", beta.clone()));
+    let bearer = format!("Bearer {api_key}");
+
+    let dsl = json!({
+        "components": {
+            "begin": {"obj": {"component_name": "Begin", "params": {}},
+                      "downstream": ["message"], "upstream": []},
+            "message": {"obj": {"component_name": "Message", "params": {"content": ["{sys.query}"]}},
+                        "downstream": [], "upstream": ["begin"]},
+        },
+        "history": [], "retrieval": [], "path": [],
+        "globals": {"sys.query": "", "sys.user_id": "", "sys.conversation_turns": 0, "sys.files": []},
+        "variables": {},
+    });
+    let agent = http
+        .ok(
+            Method::POST,
+            "/agents",
+            &bearer,
+            json!({"title": "scan", "dsl": dsl}),
+        )
+        .await;
+    let agent_id = agent["id"].as_str().expect("an agent id").to_string();
+    let session = http
+        .ok(
+            Method::POST,
+            &format!("/agents/{agent_id}/sessions"),
+            &bearer,
+            json!({"name": "s"}),
+        )
+        .await;
+    let session_id = session["id"].as_str().expect("a session id").to_string();
+    let run = http
+        .ok(
+            Method::POST,
+            "/agents/chat/completions",
+            &bearer,
+            json!({"agent_id": agent_id, "session_id": session_id, "query": "hello", "stream": false}),
+        )
+        .await;
+    assert_eq!(run["event"], "message_end", "{run}");
+    let (streamed, _) = http
+        .send(
+            Method::POST,
+            "/agents/chat/completions",
+            &bearer,
+            json!({"agent_id": agent_id, "session_id": session_id, "query": "again", "stream": true}),
+        )
+        .await;
+    assert!(streamed.to_string().contains("[DONE]"), "{streamed}");
+    http.ok(Method::GET, "/system/tokens", &bearer, json!({}))
+        .await;
+    let metrics = http
+        .client
+        .get(format!("{}/metrics", server.base))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("a body");
+    // RAGFlow's clients revoke a key by the key itself, in the URL.
+    http.ok(
+        Method::DELETE,
+        &format!("/system/tokens/{api_key}"),
+        &token,
+        json!({}),
+    )
+    .await;
+    http.ok(Method::POST, "/auth/logout", &token, json!({}))
+        .await;
+    http.ok(Method::POST, "/auth/logout", &admin, json!({}))
+        .await;
+    server.interrupt();
+
+    let spans = received.lock().map(|r| r.clone()).unwrap_or_default();
+    let spans = String::from_utf8_lossy(&spans).into_owned();
+    let logs = server.stderr();
+    let stdout = server.stdout.lock().map(|s| s.clone()).unwrap_or_default();
+    assert!(
+        spans.contains("secret-scan") && spans.contains("/api/v1/auth/login"),
+        "no request span was exported ({} bytes received)",
+        spans.len()
+    );
+    assert!(
+        spans.contains("/api/v1/system/tokens/{key}"),
+        "the key's revocation is recorded by its route"
+    );
+    assert!(
+        logs.contains("DEBUG") || logs.contains("debug"),
+        "no debug log: {logs}"
+    );
+    for (what, secret) in &secrets {
+        for (place, text) in [
+            ("an exported span", &spans),
+            ("the log", &logs),
+            ("stdout", &stdout),
+            ("the metrics", &metrics),
+        ] {
+            assert!(!text.contains(secret.as_str()), "{what} appears in {place}");
+        }
+    }
+}
