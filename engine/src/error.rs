@@ -52,6 +52,18 @@ impl RunError {
     }
 }
 
+/// The exceptions of Python's dict and list access (`canvasc_value::py::access`).
+impl From<canvasc_value::py::access::AccessError> for RunError {
+    fn from(e: canvasc_value::py::access::AccessError) -> Self {
+        use canvasc_value::py::access::AccessError;
+        match e {
+            AccessError::Key(key) => RunError::Key(key),
+            AccessError::Type(m) => RunError::type_error(m),
+            AccessError::Attribute(m) => RunError::raised("AttributeError", m),
+        }
+    }
+}
+
 impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

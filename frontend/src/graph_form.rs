@@ -369,7 +369,7 @@ fn agent_params_at_depth(
 fn categorize_params(edges: &Edges, node: &Node) -> Map<String, Value> {
     let mut params = node.form.clone();
     for (flag, param) in ENABLED_FIELDS {
-        let enabled = params.get(*flag).is_some_and(truthy);
+        let enabled = params.get(*flag).is_some_and(canvasc_value::py::truthy);
         params.shift_remove(*flag);
         if !enabled {
             params.shift_remove(*param);
@@ -433,15 +433,4 @@ fn data_operations_params(mut params: Map<String, Value>) -> Map<String, Value> 
         }
     }
     params
-}
-
-fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
-    }
 }

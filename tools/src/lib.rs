@@ -33,7 +33,6 @@ pub mod querit;
 pub mod qweather;
 pub mod retrieval;
 pub mod searxng;
-pub mod tabulate;
 pub mod tavily;
 pub mod wencai;
 pub mod wikipedia;

@@ -14,7 +14,7 @@
 //! entry in a series, an unparsable date or value) gives the empty frame, as the library's
 //! `except Exception` does; the empty frame prints as the empty string.
 
-use crate::tabulate::{Cell, Frame};
+use canvasc_value::py::pandas::{Cell, DataFrame as Frame};
 use canvasc_value::{py, Json};
 
 /// `const.fundamentals_keys["balance-sheet"]` of yfinance 0.2.65, in its order.
@@ -485,7 +485,7 @@ fn reshape(answer: &Json) -> Option<(Vec<Series>, Vec<i64>)> {
 }
 
 fn empty_frame() -> Frame {
-    Frame::build(None, Vec::new(), Vec::new(), Vec::new())
+    Frame::default()
 }
 
 /// A statement (`Ticker.balance_sheet`, `Ticker.quarterly_cashflow`, …) from a fundamentals
@@ -506,7 +506,7 @@ pub fn statement_frame(answer: &Json, timescale: &str, keys: &[&str]) -> Frame {
     }
     let columns: Vec<i64> = stamps.iter().rev().copied().collect();
     let mut index = Vec::new();
-    let mut cells: Vec<Vec<Option<Cell>>> = vec![Vec::new(); columns.len()];
+    let mut cells: Vec<Vec<Cell>> = vec![Vec::new(); columns.len()];
     for key in keys {
         let Some(pos) = names.iter().position(|n| n == key) else {
             continue;
@@ -518,15 +518,11 @@ pub fn statement_frame(answer: &Json, timescale: &str, keys: &[&str]) -> Frame {
                 .iter()
                 .find(|(t, _)| t == at)
                 .map_or(f64::NAN, |(_, v)| *v);
-            col.push(Some(Cell::Float(v)));
+            col.push(Cell::Float(v));
         }
     }
-    Frame::build(
-        None,
-        index,
-        columns.iter().map(|t| timestamp_text(*t)).collect(),
-        cells,
-    )
+    Frame::from_columns(columns.iter().map(|t| timestamp_text(*t)).collect(), cells)
+        .with_index(None, index)
 }
 
 /// A calendar entry as the library stores it: a date for the two dividend dates and each
@@ -605,23 +601,18 @@ pub fn calendar_frame(summary: Option<&Json>) -> Result<Frame, String> {
     let rows = dates.len();
     let mut columns = Vec::new();
     let mut cells = Vec::new();
-    let broadcast = |c: &Cell| vec![Some(c.clone()); rows];
+    let broadcast = |c: &Cell| vec![c.clone(); rows];
     for (name, c) in &scalars {
         columns.push(name.to_string());
         cells.push(broadcast(c));
     }
     columns.push("Earnings Date".to_string());
-    cells.push(dates.into_iter().map(Some).collect());
+    cells.push(dates);
     for (name, c) in &estimates {
         columns.push(name.to_string());
         cells.push(broadcast(c));
     }
-    Ok(Frame::build(
-        None,
-        (0..rows).map(|i| Cell::Int(i as i64)).collect(),
-        columns,
-        cells,
-    ))
+    Ok(Frame::from_columns(columns, cells))
 }
 
 #[cfg(test)]
@@ -670,7 +661,9 @@ mod tests {
     #[test]
     fn calendars_as_pandas_prints_them() {
         let answer = |events: Json| serde_json::json!({"quoteSummary": {"result": [{"calendarEvents": events}]}});
-        let md = |events: Json| calendar_frame(Some(&answer(events))).map(|f| f.markdown());
+        let md = |events: Json| {
+            calendar_frame(Some(&answer(events))).map(|f| crate::yahoofinance::markdown(&f))
+        };
         assert_eq!(
             md(serde_json::json!({"dividendDate": 1755129600, "earnings": {"earningsDate": [], "earningsAverage": 1.5}})),
             Ok("| Dividend Date   | Earnings Date   | Earnings High   | Earnings Low   | Earnings Average   | Revenue High   | Revenue Low   | Revenue Average   |\n|-----------------|-----------------|-----------------|----------------|--------------------|----------------|---------------|-------------------|".to_string())
@@ -687,7 +680,7 @@ mod tests {
         // No events at all: the empty calendar prints nothing.
         assert_eq!(md(serde_json::json!({"maxAge": 1})), Ok(String::new()));
         assert_eq!(
-            calendar_frame(None).map(|f| f.markdown()),
+            calendar_frame(None).map(|f| crate::yahoofinance::markdown(&f)),
             Ok(String::new())
         );
     }

@@ -31,13 +31,14 @@
 
 use crate::common::{finish, send_raw, text, with_query, with_retries, DEFAULT_TIMEOUT};
 use crate::config::ToolsConfig;
-use crate::tabulate::{Cell, Frame};
 use crate::yahoo_fundamentals::{
     calendar_frame, civil_from_days, period2, statement_frame, type_query, BALANCE_SHEET_KEYS,
     CASH_FLOW_KEYS, PERIOD1,
 };
 use canvasc_engine::external::{External, ToolCx};
 use canvasc_engine::RunError;
+use canvasc_value::py::pandas::{Cell, DataFrame as Frame};
+use canvasc_value::py::FloatFormat;
 use canvasc_value::{py, Json, Map};
 use futures::future::BoxFuture;
 use std::sync::Arc;
@@ -251,6 +252,12 @@ fn local_midnight(ts: i64, offset: i64) -> Option<String> {
     ))
 }
 
+/// `to_markdown()`: YahooFinance prints every section with pandas' defaults (the index shown,
+/// floats in `g` format).
+pub fn markdown(frame: &Frame) -> String {
+    frame.to_markdown(true, FloatFormat::General)
+}
+
 fn float_at(v: &Json, i: usize) -> f64 {
     v.get(i).and_then(Json::as_f64).unwrap_or(f64::NAN)
 }
@@ -258,14 +265,13 @@ fn float_at(v: &Json, i: usize) -> f64 {
 /// `Ticker.history()` (one month, daily, auto-adjusted) from a chart answer.
 pub fn history_frame(chart: &Json) -> Frame {
     let empty = || {
-        Frame::build(
-            Some("Date".into()),
-            Vec::new(),
+        Frame::from_columns(
             ["Open", "High", "Low", "Close", "Adj Close", "Volume"]
                 .map(String::from)
                 .to_vec(),
             vec![Vec::new(); 6],
         )
+        .with_index(Some("Date".into()), Vec::new())
     };
     let Some(r) = chart.pointer("/chart/result/0") else {
         return empty();
@@ -314,7 +320,7 @@ pub fn history_frame(chart: &Json) -> Frame {
         field("volume"),
     );
     let mut index = Vec::new();
-    let mut cols: Vec<Vec<Option<Cell>>> = vec![Vec::new(); if gains.is_empty() { 7 } else { 8 }];
+    let mut cols: Vec<Vec<Cell>> = vec![Vec::new(); if gains.is_empty() { 7 } else { 8 }];
     for (i, ts) in stamps.iter().enumerate() {
         let (o, h, l, c) = (
             float_at(&open, i),
@@ -341,13 +347,13 @@ pub fn history_frame(chart: &Json) -> Frame {
             Cell::Float(h * ratio),
             Cell::Float(l * ratio),
             Cell::Float(a),
-            v.map_or(Cell::Float(f64::NAN), Cell::Int),
+            v.map_or(Cell::Float(f64::NAN), |v| Cell::Int(v.into())),
             Cell::Float(on(&dividends)),
             Cell::Float(on(&splits)),
             Cell::Float(on(&gains)),
         ];
         for (col, cell) in cols.iter_mut().zip(row) {
-            col.push(Some(cell));
+            col.push(cell);
         }
         index.push(Cell::Str(date));
     }
@@ -365,7 +371,7 @@ pub fn history_frame(chart: &Json) -> Frame {
     if !gains.is_empty() {
         names.push("Capital Gains".into());
     }
-    Frame::build(Some("Date".into()), index, names, cols)
+    Frame::from_columns(names, cols).with_index(Some("Date".into()), index)
 }
 
 impl YahooFinance {
@@ -382,7 +388,9 @@ impl YahooFinance {
             let info = flatten_info(&summary);
             sections.push(format!(
                 "# Information:\n{}\n",
-                Frame::from_series(&info).markdown()
+                markdown(&Frame::from_series(
+                    info.iter().map(|(k, v)| (k.clone(), Cell::of(v))).collect()
+                ))
             ));
         }
         if wanted("history") {
@@ -396,13 +404,13 @@ impl YahooFinance {
             let (_, chart) = session.get(&path, &query).await?;
             sections.push(format!(
                 "# History:\n{}\n",
-                history_frame(&chart).markdown()
+                markdown(&history_frame(&chart))
             ));
         }
         if wanted("financials") {
             let (status, summary) = session.quote_summary(&symbol, "calendarEvents").await?;
             let calendar = calendar_frame((status < 400).then_some(&summary))?;
-            sections.push(format!("# Calendar:\n{}\n", calendar.markdown()));
+            sections.push(format!("# Calendar:\n{}\n", markdown(&calendar)));
         }
         for (option, keys, title, quarterly) in [
             (
@@ -426,7 +434,7 @@ impl YahooFinance {
                     return Ok(Json::Null);
                 }
                 let frame = session.statement(&symbol, timescale, keys).await;
-                sections.push(format!("# {heading}:\n{}\n", frame.markdown()));
+                sections.push(format!("# {heading}:\n{}\n", markdown(&frame)));
             }
         }
         if wanted("news") {
@@ -446,7 +454,7 @@ impl YahooFinance {
                 .unwrap_or_default();
             sections.push(format!(
                 "# News:\n{}\n",
-                Frame::from_records(&news).markdown()
+                markdown(&Frame::from_json_rows(&news))
             ));
         }
         let report = sections.join("\n\n");

@@ -5,13 +5,12 @@
 pub mod budget;
 pub mod frame;
 pub mod read;
-pub mod tabulate;
 pub mod write;
 
 pub use budget::{SheetBudget, SheetRefused};
 
 use budget::Allowance;
-use canvasc_value::py::str_of;
+use canvasc_value::py::{str_of, FloatFormat};
 use frame::Frame;
 use serde_json::{Map, Value};
 
@@ -61,10 +60,7 @@ pub fn read(
                 frame.columns.len(),
                 shown.join(", ")
             ));
-            parts.push(format!(
-                "### {key}\n\n{}\n",
-                tabulate::to_markdown(&frame, Some(10))
-            ));
+            parts.push(format!("### {key}\n\n{}\n", markdown(&frame, Some(10))));
         }
     }
     Ok(Outputs {
@@ -110,13 +106,12 @@ pub fn merge(
     let merged = if strategy == "join" && !join_on.is_empty() {
         let mut merged = frames[0].clone();
         for frame in &frames[1..] {
-            merged = merged
-                .outer_join(frame, join_on)
+            merged = frame::outer_join(&merged, frame, join_on)
                 .map_err(|key| canvasc_value::py::repr_str(&key))?;
         }
         merged
     } else {
-        Frame::concat(&frames)
+        frame::concat(&frames)
     };
     let mut data = Map::new();
     data.insert("merged".to_string(), Value::Array(merged.records()));
@@ -128,7 +123,7 @@ pub fn merge(
             merged.rows.len(),
             merged.columns.len()
         )),
-        markdown: Some(tabulate::to_markdown(&merged, Some(20))),
+        markdown: Some(markdown(&merged, Some(20))),
         file: None,
     })
 }
@@ -151,7 +146,7 @@ pub fn transform(data: Option<&Value>) -> Outputs {
                     let rows = rows.as_array().map(Vec::as_slice).unwrap_or_default();
                     format!(
                         "### {name}\n\n{}",
-                        tabulate::to_markdown(&Frame::from_json_rows(rows), None)
+                        markdown(&Frame::from_json_rows(rows), None)
                     )
                 })
                 .collect();
@@ -178,10 +173,19 @@ pub fn transform(data: Option<&Value>) -> Outputs {
     out
 }
 
+/// `df.head(limit).to_markdown(index=False)` (every row when `limit` is `None`).
+fn markdown(frame: &Frame, limit: Option<usize>) -> String {
+    let shown = match limit {
+        Some(n) => &frame.head(n),
+        None => frame,
+    };
+    shown.to_markdown(false, FloatFormat::General)
+}
+
 fn table_outputs(frame: &Frame) -> Outputs {
     Outputs {
         data: Some(Value::Array(frame.records())),
-        markdown: Some(tabulate::to_markdown(frame, None)),
+        markdown: Some(markdown(frame, None)),
         ..Outputs::default()
     }
 }

@@ -149,7 +149,7 @@ fn read_sheet(
     };
     allowance.spend_table(rows.len() as u64, columns as u64, listed);
     let mut table = rows.into_values().map(|cells| {
-        let mut row = vec![Cell::Nan; columns];
+        let mut row = vec![Cell::nan(); columns];
         for (col, cell) in cells {
             row[(col - first_col) as usize] = cell;
         }
@@ -164,11 +164,11 @@ fn read_sheet(
 /// not `3.0`), dates as their ISO text.
 fn excel_cell(data: &Data) -> Cell {
     match data {
-        Data::Empty => Cell::Nan,
-        Data::Int(i) => Cell::Int(*i),
+        Data::Empty => Cell::nan(),
+        Data::Int(i) => Cell::Int(i128::from(*i)),
         Data::Float(f) => {
             if f.fract() == 0.0 && f.abs() < 9.0e15 {
-                Cell::Int(*f as i64)
+                Cell::Int(i128::from(*f as i64))
             } else {
                 Cell::Float(*f)
             }
@@ -190,11 +190,12 @@ fn column_names(header: &[Cell]) -> Vec<String> {
     let mut names: Vec<String> = Vec::with_capacity(header.len());
     for (i, cell) in header.iter().enumerate() {
         let base = match cell {
-            Cell::Nan | Cell::None => format!("Unnamed: {i}"),
+            Cell::None => format!("Unnamed: {i}"),
+            Cell::Float(f) if f.is_nan() => format!("Unnamed: {i}"),
             Cell::Int(n) => n.to_string(),
             Cell::Float(f) => canvasc_value::py::float_repr(*f),
             Cell::Bool(b) => if *b { "True" } else { "False" }.to_string(),
-            Cell::Str(s) => s.clone(),
+            Cell::Str(s) | Cell::Decimal(s) | Cell::DateTime(s) => s.clone(),
             Cell::Json(v) => v.to_string(),
         };
         let mut name = base.clone();
@@ -253,7 +254,7 @@ fn csv_frame(records: Vec<Vec<String>>) -> Option<Frame> {
         .into_iter()
         .map(|h| {
             if h.is_empty() {
-                Cell::Nan
+                Cell::nan()
             } else {
                 Cell::Str(h)
             }
@@ -278,8 +279,8 @@ fn csv_frame(records: Vec<Vec<String>>) -> Option<Frame> {
             values
                 .iter()
                 .map(|v| {
-                    v.and_then(|v| v.trim().parse().ok())
-                        .map_or(Cell::Nan, Cell::Int)
+                    v.and_then(|v| v.trim().parse::<i64>().ok())
+                        .map_or_else(Cell::nan, |i| Cell::Int(i.into()))
                 })
                 .collect()
         } else if present().all(|v| canvasc_value::py::parse_float(v.trim()).is_some())
@@ -289,18 +290,18 @@ fn csv_frame(records: Vec<Vec<String>>) -> Option<Frame> {
                 .iter()
                 .map(|v| {
                     v.and_then(|v| canvasc_value::py::parse_float(v.trim()))
-                        .map_or(Cell::Nan, Cell::Float)
+                        .map_or_else(Cell::nan, Cell::Float)
                 })
                 .collect()
         } else if present().all(|v| csv_bool(v).is_some()) && present().next().is_some() {
             values
                 .iter()
-                .map(|v| v.and_then(csv_bool).map_or(Cell::Nan, Cell::Bool))
+                .map(|v| v.and_then(csv_bool).map_or_else(Cell::nan, Cell::Bool))
                 .collect()
         } else {
             values
                 .iter()
-                .map(|v| v.map_or(Cell::Nan, |v| Cell::Str(v.to_string())))
+                .map(|v| v.map_or_else(Cell::nan, |v| Cell::Str(v.to_string())))
                 .collect()
         };
         for (row, cell) in rows.iter_mut().zip(cells) {

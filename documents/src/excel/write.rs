@@ -28,11 +28,14 @@ pub fn xlsx(sheets: &[(String, Frame)]) -> Result<Vec<u8>, String> {
             for (c, cell) in row.iter().enumerate() {
                 let c = u16::try_from(c).map_err(|_| "too many columns for a sheet".to_string())?;
                 let written = match cell {
-                    Cell::Nan | Cell::None => continue,
+                    Cell::None => continue,
+                    Cell::Float(f) if f.is_nan() => continue,
                     Cell::Int(i) => sheet.write_number(r, c, *i as f64),
                     Cell::Float(f) => sheet.write_number(r, c, *f),
                     Cell::Bool(b) => sheet.write_boolean(r, c, *b),
-                    Cell::Str(s) => sheet.write_string(r, c, s),
+                    Cell::Str(s) | Cell::Decimal(s) | Cell::DateTime(s) => {
+                        sheet.write_string(r, c, s)
+                    }
                     Cell::Json(v) => sheet.write_string(r, c, str_of(v)),
                 };
                 written.map_err(|e| e.to_string())?;
@@ -56,11 +59,12 @@ pub fn csv(frame: &Frame) -> Result<Vec<u8>, String> {
         let fields: Vec<String> = row
             .iter()
             .map(|cell| match cell {
-                Cell::Nan | Cell::None => String::new(),
+                Cell::None => String::new(),
+                Cell::Float(f) if f.is_nan() => String::new(),
                 Cell::Int(i) => i.to_string(),
                 Cell::Float(f) => float_repr(*f),
                 Cell::Bool(b) => if *b { "True" } else { "False" }.to_string(),
-                Cell::Str(s) => s.clone(),
+                Cell::Str(s) | Cell::Decimal(s) | Cell::DateTime(s) => s.clone(),
                 Cell::Json(v) => str_of(v),
             })
             .collect();

@@ -178,46 +178,23 @@ pub fn exp_str(v: &Json) -> Result<&str, RunError> {
 pub fn no_attribute(v: &Json, attr: &str) -> RunError {
     RunError::raised(
         "AttributeError",
-        format!("'{}' object has no attribute '{attr}'", py::type_name(v)),
+        py::access::attribute_error(py::type_name(v), attr),
     )
 }
 
 /// Python `v.get(key)` on what should be a dict.
 pub fn py_get<'a>(v: &'a Json, key: &str) -> Result<Option<&'a Json>, RunError> {
-    match v {
-        Json::Object(m) => Ok(m.get(key)),
-        other => Err(no_attribute(other, "get")),
-    }
+    Ok(py::access::get(v, key)?)
 }
 
 /// Python `v[key]` with a string key, failing with Python's `KeyError`/`TypeError`.
 pub fn py_getitem<'a>(v: &'a Json, key: &str) -> Result<&'a Json, RunError> {
-    match v {
-        Json::Object(m) => m.get(key).ok_or_else(|| RunError::key_error(key)),
-        Json::String(_) => Err(RunError::type_error(
-            "string indices must be integers, not 'str'",
-        )),
-        Json::Array(_) => Err(RunError::type_error(
-            "list indices must be integers or slices, not str",
-        )),
-        other => Err(RunError::type_error(format!(
-            "'{}' object is not subscriptable",
-            py::type_name(other)
-        ))),
-    }
+    Ok(py::access::getitem(v, key)?)
 }
 
 /// Python `for x in v`: lists by item, strings by character, dicts by key.
 pub fn py_iter(v: &Json) -> Result<Vec<Json>, RunError> {
-    match v {
-        Json::Array(a) => Ok(a.clone()),
-        Json::String(s) => Ok(s.chars().map(|c| Json::String(c.to_string())).collect()),
-        Json::Object(m) => Ok(m.keys().map(|k| Json::String(k.clone())).collect()),
-        other => Err(RunError::type_error(format!(
-            "'{}' object is not iterable",
-            py::type_name(other)
-        ))),
-    }
+    Ok(py::access::iter(v)?)
 }
 
 /// `get_value_with_variable(v)` for a parameter: a non-string fails like Python's `re.finditer`.

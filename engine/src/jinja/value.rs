@@ -180,7 +180,9 @@ impl Value {
         }
     }
 
-    /// Python truthiness.
+    /// Python truthiness of a Jinja value. Jinja's values are more than JSON (undefined, markup,
+    /// bytes, tuples, ranges, loop and callable objects), so this is its own match; on the JSON
+    /// part it answers as `canvasc_value::py::truthy`.
     pub fn truthy(&self) -> bool {
         match self {
             Value::Undefined(_) | Value::None => false,

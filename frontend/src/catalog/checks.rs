@@ -8,7 +8,7 @@
 
 use super::defaults::param_defaults;
 use super::Kind;
-use canvasc_value::py::{self, repr_str, repr_str_list, PyInt};
+use canvasc_value::py::{self, access, repr_str_list, PyInt};
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -297,17 +297,16 @@ fn check_categorize(p: &Params) -> Check {
     }
     const NAME: &str = "category_description";
     let categories = p.get(NAME);
-    let categories = py(&categories);
     check_empty(&categories, "[Categorize] Category examples", NAME)?;
-    let Py::Dict(map) = categories else {
+    let Value::Object(map) = categories.as_ref() else {
         return Err(fail(attribute_error(&categories, "items"), NAME));
     };
     for (name, category) in map {
         if name.is_empty() {
             return Err(fail("[Categorize] Category name can not be empty!", NAME));
         }
-        let to = dict_get(&py(category), "to").map_err(|m| fail(m, NAME))?;
-        if !truthy(&to) {
+        let to = access::get(category, "to").map_err(|e| fail(e.to_string(), NAME))?;
+        if !to.is_some_and(py::truthy) {
             return Err(fail(
                 format!("[Categorize] 'To' of category {name} can not be empty!"),
                 NAME,
@@ -320,11 +319,10 @@ fn check_categorize(p: &Params) -> Check {
 fn check_switch(p: &Params) -> Check {
     const NAME: &str = "conditions";
     let conditions = p.get(NAME);
-    let conditions = py(&conditions);
     check_empty(&conditions, "[Switch] conditions", NAME)?;
-    for condition in py_iter(&conditions).map_err(|m| fail(m, NAME))? {
-        let to = getitem(&condition, "to").map_err(|m| fail(m, NAME))?;
-        if !truthy(&to) {
+    for condition in access::iter(&conditions).map_err(|e| fail(e.to_string(), NAME))? {
+        let to = access::getitem(&condition, "to").map_err(|e| fail(e.to_string(), NAME))?;
+        if !py::truthy(to) {
             return Err(fail("[Switch] 'To' can not be empty!", NAME));
         }
     }
@@ -336,7 +334,7 @@ fn check_switch(p: &Params) -> Check {
 
 fn check_invoke(p: &Params) -> Check {
     let method = p.get("method");
-    let method = py_lower(&py(&method)).map_err(|m| fail(m, "method"))?;
+    let method = py_lower(&method).map_err(|m| fail(m, "method"))?;
     check_valid_value(
         &Py::Str(Cow::Owned(method)),
         "Type of content from the crawler",
@@ -347,7 +345,7 @@ fn check_invoke(p: &Params) -> Check {
     p.positive_integer("timeout", "Timeout time in second")?;
     p.boolean("clean_html", "Clean HTML")?;
     let datatype = p.get("datatype");
-    let datatype = py_lower(&py(&datatype)).map_err(|m| fail(m, "datatype"))?;
+    let datatype = py_lower(&datatype).map_err(|m| fail(m, "datatype"))?;
     check_valid_value(
         &Py::Str(Cow::Owned(datatype)),
         "Data post type",
@@ -382,31 +380,31 @@ fn check_list_operations(p: &Params) -> Check {
 fn check_variable_aggregator(p: &Params) -> Check {
     const NAME: &str = "groups";
     let groups = p.get(NAME);
-    let groups = py(&groups);
     check_empty(&groups, "[VariableAggregator] groups", NAME)?;
-    for group in py_iter(&groups).map_err(|m| fail(m, NAME))? {
-        let name = dict_get(&group, "group_name").map_err(|m| fail(m, NAME))?;
-        if !truthy(&name) {
+    for group in access::iter(&groups).map_err(|e| fail(e.to_string(), NAME))? {
+        let name = access::get(&group, "group_name").map_err(|e| fail(e.to_string(), NAME))?;
+        let name = name.unwrap_or(&Value::Null);
+        if !py::truthy(name) {
             return Err(fail(
                 "[VariableAggregator] group_name can not be empty!",
                 NAME,
             ));
         }
-        let variables = dict_get(&group, "variables").map_err(|m| fail(m, NAME))?;
-        if !truthy(&variables) {
+        let variables = access::get(&group, "variables").map_err(|e| fail(e.to_string(), NAME))?;
+        if !variables.is_some_and(py::truthy) {
             return Err(fail(
                 format!(
                     "[VariableAggregator] variables of group `{}` can not be empty",
-                    py_str(&name)
+                    py::str_of(name)
                 ),
                 NAME,
             ));
         }
-        if !matches!(variables, Py::List(_)) {
+        if !matches!(variables, Some(Value::Array(_))) {
             return Err(fail(
                 format!(
                     "[VariableAggregator] variables of group `{}` should be a list of strings",
-                    py_str(&name)
+                    py::str_of(name)
                 ),
                 NAME,
             ));
@@ -487,10 +485,9 @@ fn check_keenable(p: &Params) -> Check {
     if p.is_str("mode", "realtime") {
         // `(self.api_key or "").strip()`
         let key = p.get("api_key");
-        let key = py(&key);
-        let has_key = match &key {
-            k if !truthy(k) => false,
-            Py::Str(s) => !py::strip(s).is_empty(),
+        let has_key = match key.as_ref() {
+            k if !py::truthy(k) => false,
+            Value::String(s) => !py::strip(s).is_empty(),
             other => return Err(fail(attribute_error(other, "strip"), "api_key")),
         };
         if !has_key {
@@ -680,7 +677,7 @@ impl<'a> Params<'a> {
     }
 
     fn empty(&self, name: &str, desc: &str) -> Check {
-        check_empty(&py(&self.get(name)), desc, name)
+        check_empty(&self.get(name), desc, name)
     }
 
     fn boolean(&self, name: &str, desc: &str) -> Check {
@@ -715,8 +712,8 @@ fn fail(message: impl Into<String>, param: &str) -> CheckFailure {
     }
 }
 
-fn check_empty(v: &Py, desc: &str, param: &str) -> Check {
-    if truthy(v) {
+fn check_empty(v: &Value, desc: &str, param: &str) -> Check {
+    if py::truthy(v) {
         return Ok(());
     }
     Err(fail(format!("{desc} does not support empty value."), param))
@@ -874,18 +871,6 @@ fn type_name(v: &Py) -> &'static str {
     }
 }
 
-fn truthy(v: &Py) -> bool {
-    match v {
-        Py::None => false,
-        Py::Bool(b) => *b,
-        Py::Int(i) => i.cmp_i64(0) != Ordering::Equal,
-        Py::Float(f) => *f != 0.0,
-        Py::Str(s) => !s.is_empty(),
-        Py::List(l) => !l.is_empty(),
-        Py::Dict(d) => !d.is_empty(),
-    }
-}
-
 /// `type(x).__name__ in ["float", "int", "long"]`.
 fn is_number(v: &Py) -> bool {
     matches!(v, Py::Int(_) | Py::Float(_))
@@ -901,48 +886,14 @@ fn num_cmp(v: &Py, x: i64) -> Option<Ordering> {
     }
 }
 
-fn attribute_error(v: &Py, attr: &str) -> String {
-    format!("'{}' object has no attribute '{attr}'", type_name(v))
-}
-
-/// `for item in x`: a dict yields its keys, a str its characters.
-fn py_iter<'a>(v: &Py<'a>) -> Result<Vec<Py<'a>>, String> {
-    match v {
-        Py::List(items) => Ok(items.iter().map(py).collect()),
-        Py::Dict(map) => Ok(map.keys().map(|k| Py::Str(Cow::Borrowed(k))).collect()),
-        Py::Str(s) => Ok(s
-            .chars()
-            .map(|c| Py::Str(Cow::Owned(c.to_string())))
-            .collect()),
-        other => Err(format!("'{}' object is not iterable", type_name(other))),
-    }
-}
-
-/// `x[key]` with a str key.
-fn getitem<'a>(v: &Py<'a>, key: &str) -> Result<Py<'a>, String> {
-    match v {
-        Py::Dict(map) => map.get(key).map(py).ok_or_else(|| repr_str(key)),
-        Py::List(_) => Err("list indices must be integers or slices, not str".into()),
-        Py::Str(_) => Err("string indices must be integers, not 'str'".into()),
-        other => Err(format!(
-            "'{}' object is not subscriptable",
-            type_name(other)
-        )),
-    }
-}
-
-/// `x.get(key)`.
-fn dict_get<'a>(v: &Py<'a>, key: &str) -> Result<Py<'a>, String> {
-    match v {
-        Py::Dict(map) => Ok(map.get(key).map(py).unwrap_or(Py::None)),
-        other => Err(attribute_error(other, "get")),
-    }
+fn attribute_error(v: &Value, attr: &str) -> String {
+    access::attribute_error(py::type_name(v), attr)
 }
 
 /// `x.lower()`.
-fn py_lower(v: &Py) -> Result<String, String> {
+fn py_lower(v: &Value) -> Result<String, String> {
     match v {
-        Py::Str(s) => Ok(s.to_lowercase()),
+        Value::String(s) => Ok(s.to_lowercase()),
         other => Err(attribute_error(other, "lower")),
     }
 }

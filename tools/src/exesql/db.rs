@@ -208,15 +208,15 @@ where
         .map(|j| {
             let type_name = row.column(j).type_info().name().to_ascii_uppercase();
             match row.try_get_raw(j) {
-                Ok(v) if v.is_null() => return Cell::Null,
-                Err(_) => return Cell::Null,
+                Ok(v) if v.is_null() => return Cell::None,
+                Err(_) => return Cell::None,
                 Ok(_) => {}
             }
             let text = match row.try_get_unchecked::<String, _>(j) {
                 Ok(t) => t,
                 Err(_) => {
                     let bytes = row.try_get_unchecked::<Vec<u8>, _>(j).unwrap_or_default();
-                    return Cell::Text(bytes_repr(&bytes));
+                    return Cell::Str(bytes_repr(&bytes));
                 }
             };
             typed(&type_name, text)
@@ -227,27 +227,34 @@ where
 /// The Python value a driver makes of a column's text, by the column's type name.
 fn typed(type_name: &str, text: String) -> Cell {
     let base = type_name.trim_end_matches(" UNSIGNED");
+    let int = |text: String| {
+        text.trim()
+            .parse::<i128>()
+            .map_or(Cell::Str(text), Cell::Int)
+    };
     match base {
         "TINYINT" | "SMALLINT" | "MEDIUMINT" | "INT" | "INTEGER" | "BIGINT" | "YEAR" | "INT2"
-        | "INT4" | "INT8" | "OID" => text.trim().parse().map_or(Cell::Text(text), Cell::Int),
+        | "INT4" | "INT8" | "OID" => int(text),
         "FLOAT" | "DOUBLE" | "REAL" | "FLOAT4" | "FLOAT8" => {
-            canvasc_value::py::parse_float(&text).map_or(Cell::Text(text), Cell::Float)
+            canvasc_value::py::parse_float(&text).map_or(Cell::Str(text), Cell::Float)
         }
-        "DECIMAL" | "NUMERIC" => {
-            canvasc_value::py::parse_float(&text).map_or(Cell::Text(text), Cell::Decimal)
-        }
+        // `decimal.Decimal(text)`.
+        "DECIMAL" | "NUMERIC" => match canvasc_value::py::parse_float(&text) {
+            Some(_) => Cell::Decimal(text),
+            None => Cell::Str(text),
+        },
         // PostgreSQL's boolean is `True`/`False` in psycopg2; MySQL's BOOLEAN is TINYINT(1),
         // an int in pymysql.
         "BOOL" | "BOOLEAN" => match text.as_str() {
             "t" | "true" => Cell::Bool(true),
             "f" | "false" => Cell::Bool(false),
-            _ => text.trim().parse().map_or(Cell::Text(text), Cell::Int),
+            _ => int(text),
         },
-        // `datetime.datetime` → a datetime64 column → `strftime("%Y-%m-%d")`;
-        // `datetime.date` is printed the same way by `str()`.
-        "DATETIME" | "TIMESTAMP" | "TIMESTAMPTZ" => Cell::DateTime(text.chars().take(10).collect()),
-        "DATE" => Cell::Text(text.chars().take(10).collect()),
-        _ => Cell::Text(text),
+        // `datetime.datetime`: a datetime64 column, which ExeSQL prints as `%Y-%m-%d`;
+        // `datetime.date` is an object column printed by `str()`, the same ten characters.
+        "DATETIME" | "TIMESTAMP" | "TIMESTAMPTZ" => Cell::DateTime(text),
+        "DATE" => Cell::Str(text.chars().take(10).collect()),
+        _ => Cell::Str(text),
     }
 }
 

@@ -37,19 +37,25 @@
 //! Floats are only as exact as the `Value` holding them: `serde_json` without its `float_roundtrip`
 //! feature may parse a long decimal into a neighbouring float, which `float_repr` then shows.
 
+pub mod access;
 mod compare;
 #[cfg(test)]
 mod cpython_tests;
 mod float;
 mod float_repr;
+pub mod format;
 mod int;
 mod ipaddress;
 mod json;
 pub mod json_loads;
 mod literal_eval;
 mod numeric_text;
+pub mod pandas;
 mod printable;
 mod repr;
+#[cfg(test)]
+mod tabular_tests;
+pub mod tabulate;
 pub mod time;
 mod types;
 mod url;
@@ -58,6 +64,7 @@ mod whitespace;
 pub use compare::{py_cmp, py_eq};
 pub use float::{float_of_str, float_type_error, parse_float, to_float};
 pub use float_repr::float_repr;
+pub use format::{format_g, FloatFormat};
 pub use int::{int_type_error, parse_int, parse_int_big, to_int, PyInt};
 pub use json::{
     json_dumps, json_dumps_ascii, json_dumps_compact, json_dumps_indent, json_dumps_opts, JsonOpts,
