@@ -109,6 +109,9 @@ pub(crate) fn string(body: &Map<String, Value>, key: &str) -> Result<Option<Stri
 }
 
 /// A flag as RAGFlow's clients send it: JSON booleans, numbers, or the strings `true`/`True`/`1`.
+/// Not Python's truthiness (`canvasc_value::py::truthy`) on purpose: a string counts only when
+/// it spells yes ([`flag`], as the query-string flags do), so a client's `"false"` is off here
+/// where Python's `bool("false")` is on.
 pub(crate) fn truthy(value: Option<&Value>) -> bool {
     match value {
         None | Some(Value::Null) => false,

@@ -2,6 +2,7 @@
 //! the component trace, and the event the non-streaming answer is built on (`http-api.md`
 //! §7.4). The transcript, the run log and every framing read it.
 
+use canvasc_value::py::truthy;
 use serde_json::{json, Map, Value};
 
 #[derive(Default, Debug)]
@@ -144,14 +145,6 @@ impl Summary {
         }
         event["data"] = Value::Object(data);
         event
-    }
-}
-
-fn truthy(v: &Value) -> bool {
-    match v {
-        Value::Bool(b) => *b,
-        Value::Null => false,
-        _ => true,
     }
 }
 
