@@ -540,20 +540,9 @@ async fn a_run_on_a_is_refused_a_second_runner_and_cancelled_through_b() {
     )
     .await;
     assert_eq!(next["code"], 0, "{next}\n{}", b.log());
-    let saved = http
-        .get(a.url(&format!("/api/v1/agents/{agent}/sessions/{session}")))
-        .header("Authorization", &auth)
-        .send()
-        .await
-        .expect("a session")
-        .json::<Value>()
-        .await
-        .expect("JSON");
+    let saved = session_of(&http, &a, &auth, &agent, &session).await;
     assert_eq!(saved["data"]["round"], 2, "{saved}");
-    let keys: Vec<String> = redis.keys(format!("{prefix}*")).await.unwrap_or_default();
-    if !keys.is_empty() {
-        let _: Result<(), _> = redis.del(keys).await;
-    }
+    forget(&mut redis, &prefix).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -608,15 +597,7 @@ async fn a_run_that_lost_its_lease_never_saves_over_the_newer_runs_turn() {
     );
     // The session holds both questions once: B found A's run orphaned (its lease gone),
     // finished it from its checkpoint, then ran its own; A's late save overwrote neither.
-    let saved = http
-        .get(a.url(&format!("/api/v1/agents/{agent}/sessions/{session}")))
-        .header("Authorization", &auth)
-        .send()
-        .await
-        .expect("a session")
-        .json::<Value>()
-        .await
-        .expect("JSON");
+    let saved = session_of(&http, &a, &auth, &agent, &session).await;
     let asked: Vec<&str> = saved["data"]["message"]
         .as_array()
         .into_iter()
@@ -632,10 +613,7 @@ async fn a_run_that_lost_its_lease_never_saves_over_the_newer_runs_turn() {
         .filter(|m| m["role"] == "assistant")
         .count();
     assert_eq!(answers, 2, "{saved}");
-    let keys: Vec<String> = redis.keys(format!("{prefix}*")).await.unwrap_or_default();
-    if !keys.is_empty() {
-        let _: Result<(), _> = redis.del(keys).await;
-    }
+    forget(&mut redis, &prefix).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -679,15 +657,7 @@ async fn redis_stopped_mid_run_leaves_the_run_whole_and_the_replicas_recover() {
     let run = run.finish().await;
     assert_eq!(run.answered(), SLOW_CHUNKS, "{}", run.0);
     assert_eq!(run.finished().len(), 1, "{}", run.0);
-    let saved = http
-        .get(b.url(&format!("/api/v1/agents/{agent}/sessions/{session}")))
-        .header("Authorization", &auth)
-        .send()
-        .await
-        .expect("a session")
-        .json::<Value>()
-        .await
-        .expect("JSON");
+    let saved = session_of(&http, &b, &auth, &agent, &session).await;
     assert_eq!(saved["data"]["round"], 1, "{saved}");
     assert_eq!(
         saved["data"]["message"][1]["content"]
@@ -972,6 +942,11 @@ async fn a_killed_replicas_run_is_resumed_by_the_other_from_its_checkpoint() {
         .filter_map(|m| m["content"].as_str())
         .collect();
     assert_eq!(asked, ["go", "next", "lost?", "still there?"], "{saved}");
+    forget(&mut redis, &prefix).await;
+}
+
+/// Drops the test's keys from the shared Redis.
+async fn forget(redis: &mut redis::aio::MultiplexedConnection, prefix: &str) {
     let keys: Vec<String> = redis.keys(format!("{prefix}*")).await.unwrap_or_default();
     if !keys.is_empty() {
         let _: Result<(), _> = redis.del(keys).await;
@@ -1210,15 +1185,7 @@ async fn an_unreachable_database_gets_the_error_envelope_and_nothing_half_writte
     };
     let listed = sessions["data"].as_array().cloned().unwrap_or_default();
     assert_eq!(listed.len(), 1, "only the first run's session: {sessions}");
-    let saved = http
-        .get(a.url(&format!("/api/v1/agents/{agent}/sessions/{session}")))
-        .header("Authorization", &auth)
-        .send()
-        .await
-        .expect("a session")
-        .json::<Value>()
-        .await
-        .expect("JSON");
+    let saved = session_of(&http, &a, &auth, &agent, &session).await;
     assert_eq!(saved["data"]["round"], 0, "{saved}");
     assert_eq!(saved["data"]["message"], json!([]), "{saved}");
     assert!(a.log().contains("could not be saved"), "{}", a.log());
