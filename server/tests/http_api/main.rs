@@ -8,6 +8,7 @@ mod access;
 mod accounts;
 mod agents;
 mod attachments;
+mod bombs;
 mod completions;
 mod editor;
 mod engine;
