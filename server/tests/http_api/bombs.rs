@@ -27,7 +27,7 @@ fn xlsx(rows: impl FnOnce(&mut dyn Write)) -> Vec<u8> {
     let parts = [
         (
             "[Content_Types].xml",
-            format!(
+            String::from(
                 "<Types xmlns=\"http://schemas.openxmlformats.org/package/2006/content-types\">\
 <Default Extension=\"rels\" ContentType=\"application/vnd.openxmlformats-package.relationships+xml\"/>\
 <Default Extension=\"xml\" ContentType=\"application/xml\"/>\
