@@ -13,6 +13,8 @@ const SERVER_CLIENTS: &[&str] = &[
     "bench/src/bin/cancel_latency.rs",
     "compiler/tests/serve_replicas.rs",
     "compiler/tests/serve_sole.rs",
+    "compiler/tests/serve_access.rs",
+    "bench/src/bin/login_flood.rs",
 ];
 
 /// What building a client or an rmcp client transport looks like in source.
