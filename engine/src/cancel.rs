@@ -10,6 +10,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tokio::sync::Notify;
 
+/// How long a tool's call in flight at a cancel may still answer (see
+/// [`CancelFlag::or_cancel_after_grace`]).
+pub const CALL_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Cancellation of one run, checked where RAGFlow checks `is_canceled()`.
 #[derive(Clone, Default)]
 pub struct CancelFlag(Arc<Inner>);
@@ -46,6 +50,22 @@ impl CancelFlag {
                 return;
             }
             woken.await;
+        }
+    }
+
+    /// Runs `call`, which a cancel stops only after [`CALL_GRACE`]: RAGFlow lets a tool's
+    /// request in flight at a cancel finish and shows its result, so one that answers within
+    /// the grace keeps that parity, and one that never answers (a silent endpoint) still ends.
+    /// `None` when the grace ran out (the call is dropped, which aborts its request).
+    pub async fn or_cancel_after_grace<F: Future>(&self, call: F) -> Option<F::Output> {
+        let call = std::pin::pin!(call);
+        let stop = std::pin::pin!(async {
+            self.canceled().await;
+            tokio::time::sleep(CALL_GRACE).await;
+        });
+        match futures::future::select(call, stop).await {
+            futures::future::Either::Left((out, _)) => Some(out),
+            futures::future::Either::Right(((), _)) => None,
         }
     }
 

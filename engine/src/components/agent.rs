@@ -504,9 +504,9 @@ impl AgentTools {
             return Json::Null;
         }
         tcx.set_output("_created_time", perf_counter().into());
-        // A cancel ends the tool's call in flight at once (see `external.rs`).
+        // A cancel ends the tool's call in flight after the grace (see `external.rs`).
         let call = implementation.invoke(&tcx, args);
-        let Some(done) = self.shared.cancel.or_cancel(call).await else {
+        let Some(done) = self.shared.cancel.or_cancel_after_grace(call).await else {
             tcx.check_canceled();
             return Json::Null;
         };

@@ -38,9 +38,11 @@ impl Component for Spec {
         };
         let tcx = ToolCx::node(cx, self.0);
         let call = implementation.invoke(&tcx, cx.kwargs.clone().into_owned());
-        // A cancel ends the call in flight (a silent endpoint, the sandbox, a crawl) at once;
-        // the tool then ends as RAGFlow's do when `check_if_canceled()` answers yes.
-        match cx.shared.cancel.or_cancel(call).await {
+        // A cancel ends a call in flight (a silent endpoint, the sandbox, a crawl) once
+        // `CALL_GRACE` has passed without its answer (one answering sooner shows its result,
+        // as RAGFlow's does); the tool then ends as RAGFlow's do when `check_if_canceled()`
+        // answers yes.
+        match cx.shared.cancel.or_cancel_after_grace(call).await {
             Some(done) => done.map(|_| ()),
             None => {
                 tcx.check_canceled();

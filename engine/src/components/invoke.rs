@@ -164,9 +164,9 @@ async fn body(spec: &Spec, cx: &NodeCx<'_>) -> Result<(), RunError> {
             proxy.as_deref(),
             proxy_target.as_ref(),
         );
-        // A cancel aborts the request in flight (an endpoint that never answers) at once,
-        // where RAGFlow's next `check_if_canceled()` would only come after it.
-        let Some(outcome) = cx.shared.cancel.or_cancel(outcome).await else {
+        // A cancel aborts a request in flight that has not answered within `CALL_GRACE`
+        // (an endpoint that never answers); RAGFlow's answers first and shows the result.
+        let Some(outcome) = cx.shared.cancel.or_cancel_after_grace(outcome).await else {
             cx.check_canceled();
             return Ok(());
         };
