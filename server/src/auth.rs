@@ -1,10 +1,7 @@
 //! Credentials: login tokens and API keys (`Authorization: Bearer <t>` or the raw token), and
 //! the beta tokens some routes also accept. Every credential is stored as its SHA-256, so the
-//! database holds nothing that logs in; passwords are Argon2 hashes.
+//! database holds nothing that logs in; passwords are Argon2 hashes (`password.rs`).
 
-use argon2::password_hash::rand_core::OsRng;
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use argon2::Argon2;
 use axum::extract::FromRequestParts;
 use axum::http::{header, request::Parts, HeaderMap};
 use rand::distributions::{Alphanumeric, DistString};
@@ -96,34 +93,9 @@ pub(crate) fn hint(token: &str) -> String {
     format!("{shown}…")
 }
 
-/// An Argon2 hash of `password` (the opaque string the client sends) with a fresh salt.
-pub(crate) fn hash_password(password: &str) -> Result<String, ApiError> {
-    let salt = SaltString::generate(&mut OsRng);
-    Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
-        .map(|hash| hash.to_string())
-        .map_err(|e| ApiError::exception(format!("password hashing failed: {e}")))
-}
-
-pub(crate) fn password_matches(password: &str, stored: &str) -> bool {
-    PasswordHash::new(stored).is_ok_and(|hash| {
-        Argon2::default()
-            .verify_password(password.as_bytes(), &hash)
-            .is_ok()
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn passwords_verify_only_themselves() {
-        let stored = hash_password("c2VjcmV0").unwrap_or_default();
-        assert!(password_matches("c2VjcmV0", &stored));
-        assert!(!password_matches("c2VjcmV1", &stored));
-        assert!(!password_matches("c2VjcmV0", "not a hash"));
-    }
 
     #[test]
     fn tokens_hash_to_hex() {

@@ -8,9 +8,11 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
-use crate::auth::{hash_password, password_matches};
 use crate::envelope::ApiError;
 use crate::password_rsa::PasswordKey;
+use argon2::password_hash::rand_core::OsRng;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::Argon2;
 
 /// The longest password field accepted (bytes, as sent): Argon2's cost grows with the input,
 /// and no password or RSA-encrypted form needs more.
@@ -102,4 +104,34 @@ impl PasswordWork {
 /// the field is that form, else the field itself (API clients).
 fn plain(key: Option<&PasswordKey>, field: String) -> String {
     key.and_then(|key| key.decrypt(&field)).unwrap_or(field)
+}
+
+/// An Argon2 hash of `password` (the opaque string the client sends) with a fresh salt.
+fn hash_password(password: &str) -> Result<String, ApiError> {
+    let salt = SaltString::generate(&mut OsRng);
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|hash| hash.to_string())
+        .map_err(|e| ApiError::exception(format!("password hashing failed: {e}")))
+}
+
+fn password_matches(password: &str, stored: &str) -> bool {
+    PasswordHash::new(stored).is_ok_and(|hash| {
+        Argon2::default()
+            .verify_password(password.as_bytes(), &hash)
+            .is_ok()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_verify_only_themselves() {
+        let stored = hash_password("c2VjcmV0").unwrap_or_default();
+        assert!(password_matches("c2VjcmV0", &stored));
+        assert!(!password_matches("c2VjcmV1", &stored));
+        assert!(!password_matches("c2VjcmV0", "not a hash"));
+    }
 }
