@@ -151,6 +151,19 @@ async fn run_status(run_id: &str) -> (RunStatus, String) {
     (record.status, record.failure_reason)
 }
 
+/// A new session's streamed turn whose slow answer has streamed three chunks: the stream,
+/// its session and its run id.
+async fn slow_answer_under_way(client: &Client, agent: &str) -> (Streaming, String, String) {
+    let mut run = Streaming::start(
+        client,
+        json!({"agent_id": agent, "query": "slow please", "stream": true}),
+    )
+    .await;
+    run.until(|f| events(f, "message").count() >= 3).await;
+    let (session, run_id) = run.ids();
+    (run, session, run_id)
+}
+
 /// A streamed `resume_from` of `run_id`, read to its end.
 async fn resume(client: &Client, agent: &str, session: &str, run_id: &str) -> String {
     let body = json!({"agent_id": agent, "session_id": session, "query": "",
@@ -181,13 +194,7 @@ fn assert_resumed_cleanly(body: &str, run_id: &str) -> Vec<Value> {
 async fn a_run_cancelled_mid_answer_resumes_from_its_checkpoint_and_is_saved() {
     let t = tenant().await;
     let agent = agent_on(&t.api, chat_dsl()).await;
-    let mut run = Streaming::start(
-        &t.api,
-        json!({"agent_id": agent, "query": "slow please", "stream": true}),
-    )
-    .await;
-    run.until(|f| events(f, "message").count() >= 3).await;
-    let (session, run_id) = run.ids();
+    let (run, session, run_id) = slow_answer_under_way(&t.api, &agent).await;
     let cancelled = t
         .api
         .post(&format!("/tasks/{session}/cancel"), json!({}))
@@ -578,13 +585,7 @@ async fn turns_racing_for_a_session_each_read_it_under_their_lease() {
 async fn an_answer_cut_by_a_departing_client_is_saved_as_cancelled() {
     let t = tenant().await;
     let agent = agent_on(&t.api, chat_dsl()).await;
-    let mut run = Streaming::start(
-        &t.api,
-        json!({"agent_id": agent, "query": "slow please", "stream": true}),
-    )
-    .await;
-    run.until(|f| events(f, "message").count() >= 3).await;
-    let (session, run_id) = run.ids();
+    let (run, session, run_id) = slow_answer_under_way(&t.api, &agent).await;
     drop(run);
     let waited = Instant::now();
     let stored = loop {
