@@ -22,7 +22,24 @@ pub struct RunRow {
 const COLUMNS: &str = "run_id, session_id, canvas_id, tenant_id, mode, status, failure_reason, \
      user_message, started_at, finished_at";
 
+type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>;
+
 impl RunRow {
+    /// Binds every field, `run_id` last (the order `put_run`'s statements name them in).
+    fn bind<'q>(&'q self, query: AnyQuery<'q>) -> AnyQuery<'q> {
+        query
+            .bind(&self.session_id)
+            .bind(&self.canvas_id)
+            .bind(&self.tenant_id)
+            .bind(&self.mode)
+            .bind(&self.status)
+            .bind(&self.failure_reason)
+            .bind(&self.user_message)
+            .bind(self.started_at)
+            .bind(self.finished_at)
+            .bind(&self.run_id)
+    }
+
     fn from_row(row: &sqlx::any::AnyRow) -> Result<RunRow, StoreError> {
         Ok(RunRow {
             run_id: text(row, "run_id")?,
@@ -49,35 +66,15 @@ impl Store {
              failure_reason = ?, user_message = ?, started_at = ?, finished_at = ? \
              WHERE run_id = ?",
         );
-        let updated = sqlx::query(&q)
-            .bind(&run.session_id)
-            .bind(&run.canvas_id)
-            .bind(&run.tenant_id)
-            .bind(&run.mode)
-            .bind(&run.status)
-            .bind(&run.failure_reason)
-            .bind(&run.user_message)
-            .bind(run.started_at)
-            .bind(run.finished_at)
-            .bind(&run.run_id)
-            .execute(&mut *tx)
-            .await?;
+        let updated = run.bind(sqlx::query(&q)).execute(&mut *tx).await?;
         if updated.rows_affected() == 0 {
-            let q = format!("INSERT INTO runs ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-            let q = self.sql(&q);
-            sqlx::query(&q)
-                .bind(&run.run_id)
-                .bind(&run.session_id)
-                .bind(&run.canvas_id)
-                .bind(&run.tenant_id)
-                .bind(&run.mode)
-                .bind(&run.status)
-                .bind(&run.failure_reason)
-                .bind(&run.user_message)
-                .bind(run.started_at)
-                .bind(run.finished_at)
-                .execute(&mut *tx)
-                .await?;
+            // The same values in the same order, `run_id` last.
+            let q = self.sql(
+                "INSERT INTO runs (session_id, canvas_id, tenant_id, mode, status, \
+                 failure_reason, user_message, started_at, finished_at, run_id) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            );
+            run.bind(sqlx::query(&q)).execute(&mut *tx).await?;
         }
         if drop_checkpoint {
             let q = self.sql("UPDATE runs SET checkpoint = NULL WHERE run_id = ?");
