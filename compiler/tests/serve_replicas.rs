@@ -565,7 +565,16 @@ async fn a_run_that_lost_its_lease_never_saves_over_the_newer_runs_turn() {
     let run = Stream::slow_run(&http, &a, &auth, &agent).await;
     let session = run.first("session_id");
     // A's lease expires while its run goes on, as it does when A cannot reach Redis for
-    // longer than the lease lives; B takes the session over and saves its turn.
+    // longer than the lease lives (by then its first checkpoint, written at most 100 ms after
+    // the run's start, is stored); B takes the session over and saves its turn.
+    let checkpoint = format!("{prefix}agent:cp:{}", run.first("message_id"));
+    for _ in 0..100 {
+        let stored: bool = redis.exists(&checkpoint).await.expect("EXISTS");
+        if stored {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let _: () = redis
         .del(format!("{prefix}agent:active-session:{session}"))
         .await

@@ -1,18 +1,29 @@
 //! Checkpoints at batch boundaries, so a run whose process died (or that failed, or was
 //! cancelled) can go on from where it stood without calling a finished component again.
 //!
-//! The scheduler hands a [`Checkpoint`] to a [`CheckpointSink`] after every batch whose
+//! The scheduler hands a [`PendingCheckpoint`] to a [`CheckpointSink`] after every batch whose
 //! components all finished; where it goes (Redis, a map, nowhere) is the host's business, so
-//! the engine holds no storage configuration. A checkpoint is the session as RAGFlow saves it
-//! (`str(canvas)`) plus the few things a turn keeps outside the DSL ([`ResumePoint`]).
+//! the engine holds no storage configuration. A stored checkpoint ([`Checkpoint`]) is the
+//! session as RAGFlow saves it (`str(canvas)`) plus the few things a turn keeps outside the DSL
+//! ([`ResumePoint`]).
+//!
+//! Why pending: writing the DSL costs the whole canvas (every component's parameters), and a
+//! fast run passes a boundary every few microseconds, while a host stores a few checkpoints a
+//! second at most (the newest wins). At a boundary the scheduler only copies the run's values
+//! (what the run holds, never the canvas), and the DSL is written for the checkpoints a host
+//! actually stores.
 //!
 //! What "finished" means: a component whose `node_finished` was sent. A component whose
 //! answer still streams into a Message has not finished, so a boundary with such a stream
 //! pending writes no checkpoint (the stream cannot be saved); resuming from the one before
 //! calls that component again, which is right, since its answer was never delivered.
 
+use crate::persist;
+use crate::state::RunState;
+use canvasc_frontend::meta::{CanvasMeta, Target};
 use canvasc_value::{Json, Map};
 use serde_json::json;
+use std::sync::Arc;
 
 /// The engine's version, written with every checkpoint: a checkpoint is resumed only by the
 /// engine that wrote it (state shapes may differ between versions).
@@ -125,14 +136,55 @@ impl Checkpoint {
     }
 }
 
-/// Receives checkpoints. Called on the run's task between batches: it must not block (hosts
-/// queue the write).
-pub trait CheckpointSink: Send + Sync {
-    fn batch_done(&self, checkpoint: Checkpoint);
+/// The session at a batch boundary, before its DSL is written: the run's values copied at the
+/// boundary, with the canvas they are written into ([`PendingCheckpoint::build`]).
+pub struct PendingCheckpoint {
+    pub(crate) meta: Arc<CanvasMeta>,
+    pub(crate) dsl: Arc<Map<String, Json>>,
+    pub(crate) state: RunState,
+    /// The path to save instead of the state's (a failed batch's checkpoint keeps what its
+    /// finished components appended, not what the failed ones did).
+    pub(crate) path: Option<Vec<Target>>,
+    pub point: ResumePoint,
+    /// Batches finished this turn (1 for the first boundary), counted across resumes.
+    pub batch: u64,
 }
 
-impl<F: Fn(Checkpoint) + Send + Sync> CheckpointSink for F {
-    fn batch_done(&self, checkpoint: Checkpoint) {
+impl PendingCheckpoint {
+    /// The checkpoint as stored: the session's DSL (`str(canvas)`) at the boundary.
+    pub fn build(self) -> Checkpoint {
+        let mut dsl = persist::state_to_dsl(&self.meta, &self.state, &self.dsl);
+        if let (Some(path), Json::Object(m)) = (&self.path, &mut dsl) {
+            let ids = path
+                .iter()
+                .map(|t| Json::String(persist::target_id(&self.meta, t)));
+            m.insert("path".into(), Json::Array(ids.collect()));
+        }
+        Checkpoint {
+            dsl,
+            point: self.point,
+            batch: self.batch,
+        }
+    }
+}
+
+impl std::fmt::Debug for PendingCheckpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingCheckpoint")
+            .field("point", &self.point)
+            .field("batch", &self.batch)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Receives checkpoints. Called on the run's task between batches: it must not block (hosts
+/// queue the write, and build the checkpoint when they store it).
+pub trait CheckpointSink: Send + Sync {
+    fn batch_done(&self, checkpoint: PendingCheckpoint);
+}
+
+impl<F: Fn(PendingCheckpoint) + Send + Sync> CheckpointSink for F {
+    fn batch_done(&self, checkpoint: PendingCheckpoint) {
         self(checkpoint)
     }
 }

@@ -248,7 +248,7 @@ pub fn globals_json(globals: &Globals) -> Json {
     )
 }
 
-fn target_id(meta: &CanvasMeta, t: &Target) -> String {
+pub(crate) fn target_id(meta: &CanvasMeta, t: &Target) -> String {
     match t {
         Target::Node(n) => meta.node(*n).id.clone(),
         Target::Missing(id) => id.clone(),

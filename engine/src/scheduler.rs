@@ -2,12 +2,11 @@
 //! [`Program`]. Path batches, dependency deferral, path extension, streaming Messages, pending
 //! partials, exception routes, the UserFillUp pause and the terminal events all live here.
 
-use super::checkpoint::{Checkpoint, CheckpointSink, ResumePoint};
+use super::checkpoint::{CheckpointSink, PendingCheckpoint, ResumePoint};
 use super::clock::{perf_counter, unix_seconds};
 use super::context::{NodeCx, Shared};
 use super::error::{RunError, CANCELED};
 use super::events::{obj, Envelope, Event, EventSink, Payload};
-use super::persist;
 use super::program::Program;
 use super::state::{InputKeys, RunState, SLOT_CREATED_TIME, SLOT_ELAPSED_TIME, SLOT_ERROR};
 use crate::val::Val;
@@ -66,7 +65,7 @@ pub async fn run<P: Program>(
 #[derive(Clone, Copy)]
 pub struct Checkpointing<'a> {
     pub sink: &'a dyn CheckpointSink,
-    pub dsl: &'a Map<String, Json>,
+    pub dsl: &'a Arc<Map<String, Json>>,
 }
 
 /// Run one turn, handing a checkpoint to `checkpoints` at every batch boundary; with `resume`,
@@ -578,15 +577,15 @@ impl<'a, P: Program> Runner<'a, P> {
         if !self.partials.is_empty() {
             return;
         }
-        let (dsl, point) = {
+        let (state, point) = {
             let s = self.shared.state();
-            (
-                persist::state_to_dsl(self.meta(), &s, cp.dsl),
-                self.resume_point(&s, next, input),
-            )
+            (s.snapshot(), self.resume_point(&s, next, input))
         };
-        cp.sink.batch_done(Checkpoint {
-            dsl,
+        cp.sink.batch_done(PendingCheckpoint {
+            meta: Arc::clone(&self.shared.meta),
+            dsl: Arc::clone(cp.dsl),
+            state,
+            path: None,
             point,
             batch: self.batches,
         });
@@ -608,15 +607,18 @@ impl<'a, P: Program> Runner<'a, P> {
             return;
         }
         let meta = self.meta();
-        let (mut dsl, point, path) = {
+        let (state, point, path) = {
             let s = self.shared.state();
             let failed = |n: NodeId| unhandled_failure(meta, &s, n);
-            let mut path: Vec<Target> = s.path[..base.min(s.path.len())].to_vec();
             let retry: Vec<NodeId> = appended
                 .iter()
                 .map(|(n, _, _)| *n)
                 .filter(|n| failed(*n))
                 .collect();
+            if retry.is_empty() {
+                return;
+            }
+            let mut path: Vec<Target> = s.path[..base.min(s.path.len())].to_vec();
             for (n, from, upto) in appended {
                 if !failed(*n) {
                     let upto = (*upto).min(s.path.len());
@@ -625,19 +627,13 @@ impl<'a, P: Program> Runner<'a, P> {
             }
             let mut point = self.resume_point(&s, next, input);
             point.retry = retry.iter().map(|n| meta.node(*n).id.clone()).collect();
-            (persist::state_to_dsl(meta, &s, cp.dsl), point, path)
+            (s.snapshot(), point, path)
         };
-        if point.retry.is_empty() {
-            return;
-        }
-        if let Json::Object(m) = &mut dsl {
-            let ids = path
-                .iter()
-                .map(|t| Json::String(path_id(meta, t).to_string()));
-            m.insert("path".into(), Json::Array(ids.collect()));
-        }
-        cp.sink.batch_done(Checkpoint {
-            dsl,
+        cp.sink.batch_done(PendingCheckpoint {
+            meta: Arc::clone(&self.shared.meta),
+            dsl: Arc::clone(cp.dsl),
+            state,
+            path: Some(path),
             point,
             batch: self.batches,
         });

@@ -515,6 +515,23 @@ impl Clone for NodeState {
 }
 
 impl NodeState {
+    /// A copy for a checkpoint, which nothing writes into: unlike `clone`, it keeps no room
+    /// for records to come, so an untouched node's copy allocates nothing.
+    fn snapshot(&self) -> Self {
+        NodeState {
+            outputs: self.outputs.clone(),
+            slot_names: Arc::clone(&self.slot_names),
+            slot_records: self.slot_records.clone(),
+            inputs: self.inputs.clone(),
+            counter: self.counter,
+            param_overrides: if self.param_overrides.is_empty() {
+                Map::new()
+            } else {
+                self.param_overrides.clone()
+            },
+        }
+    }
+
     /// Empty tables for a node with these declared outputs.
     pub fn with_slots(slot_names: Arc<[String]>) -> Self {
         NodeState {
@@ -847,6 +864,24 @@ pub struct RunState {
 }
 
 impl RunState {
+    /// A copy of the session for a checkpoint ([`NodeState::snapshot`]).
+    pub fn snapshot(&self) -> RunState {
+        RunState {
+            globals: self.globals.clone(),
+            variables: self.variables.clone(),
+            history: self.history.clone(),
+            retrieval: self.retrieval.clone(),
+            memory: self.memory.clone(),
+            path: self.path.clone(),
+            nodes: self.nodes.iter().map(NodeState::snapshot).collect(),
+            task_id: self.task_id.clone(),
+            error: self.error.clone(),
+            usage: self.usage,
+            globals_in_dsl: self.globals_in_dsl,
+            sharing: self.sharing.clone(),
+        }
+    }
+
     /// `get_variable_value(exp)` (BS §10.3).
     pub fn get_variable_value(&self, meta: &CanvasMeta, exp: &str) -> Result<Val, RunError> {
         let exp = canvasc_frontend::refs::strip_like_python(exp);

@@ -3,6 +3,7 @@
 //! The transform works on the JSON as written, so everything it does not reset stays exactly as
 //! the user stored it.
 
+use crate::document::Document;
 use serde_json::{Map, Value};
 
 /// Reset a DSL in any form (a template wrapper resets its `dsl`).
@@ -17,6 +18,25 @@ pub fn reset(root: &mut Value) {
         }
     }
     reset_dsl(obj);
+}
+
+/// [`reset`] applied to a loaded document: the canvas a fingerprint names, with none of a
+/// session's run-time values.
+pub fn reset_document(doc: &mut Document) {
+    for component in &mut doc.components {
+        reset_params(&mut component.params);
+    }
+    if !matches!(doc.dsl.get("version"), Some(v) if v == 2) {
+        for key in ["path", "history", "retrieval", "memory"] {
+            if doc.dsl.contains_key(key) {
+                doc.dsl.insert(key.to_string(), Value::Array(Vec::new()));
+            }
+        }
+    }
+    let variables = doc.dsl.get("variables").cloned();
+    if let Some(Value::Object(globals)) = doc.dsl.get_mut("globals") {
+        reset_globals(globals, variables.as_ref());
+    }
 }
 
 fn reset_dsl(dsl: &mut Map<String, Value>) {

@@ -12,6 +12,7 @@ pub mod config;
 pub mod datasets;
 #[cfg(feature = "documents")]
 pub mod documents;
+pub mod interpreted;
 pub mod program_choice;
 pub mod serve;
 pub mod services;

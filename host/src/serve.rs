@@ -3,8 +3,9 @@
 //! fingerprint matches one, and with the interpreter otherwise (drafts, and versions nobody
 //! compiled). Both run on the runtime's one scheduler; this module only chooses and wires.
 
+use crate::interpreted::Interpreted;
 use crate::program_choice::{choose, Choice, Compiled, Wanted};
-use canvasc_engine::checkpoint::{Checkpoint, ENGINE_VERSION};
+use canvasc_engine::checkpoint::{Checkpoint, PendingCheckpoint, ENGINE_VERSION};
 use canvasc_engine::events::Event;
 use canvasc_engine::interp::Interpreter;
 use canvasc_engine::random::PyRandom;
@@ -30,6 +31,8 @@ pub struct Engine {
     services: Services,
     compiled: &'static [Compiled],
     find: Option<FindProgram>,
+    /// Interpreter programs built for earlier turns.
+    interpreted: Interpreted,
     /// Private database hosts the editor's connection test may reach (ExeSQL's
     /// `[tools.exesql] allowed_hosts`).
     db_allowed_hosts: Vec<String>,
@@ -51,6 +54,7 @@ impl Engine {
             services,
             compiled,
             find,
+            interpreted: Interpreted::default(),
             db_allowed_hosts: Vec::new(),
             #[cfg(feature = "documents")]
             files: crate::documents::file_store(&crate::config::raw_env),
@@ -147,6 +151,7 @@ impl TurnRunner for Engine {
             None => turn.released,
         };
         let resume = resume.map(|r| r.checkpoint);
+        let resumed = resume.is_some();
         let checkpoints = turn.checkpoints.zip(fp.clone());
         let wanted = match compiled_wanted {
             true => Wanted::Compiled,
@@ -166,10 +171,18 @@ impl TurnRunner for Engine {
                     .ok_or_else(|| format!("the compiled program {fp} is listed but not carried"));
             }
         }
-        let analysis = analyze_loaded(loaded);
-        let program = Arc::new(Interpreter::from_analysis(&analysis));
+        // A resumed run's canvas is the checkpoint's, named by the fingerprint its run
+        // started with: it is built as it is, never taken for another canvas's program.
+        let (program, dsl) = match (&fp, resumed) {
+            (Some(fp), false) => (self.interpreted.program(fp, &loaded), loaded.document.dsl),
+            _ => {
+                let analysis = analyze_loaded(loaded);
+                let program = Arc::new(Interpreter::from_analysis(&analysis));
+                (program, analysis.document.dsl)
+            }
+        };
         let start_with = TurnStart {
-            dsl: analysis.document.dsl.clone(),
+            dsl,
             fresh: turn.fresh,
             input,
             services,
@@ -269,14 +282,18 @@ fn start<P: Program>(program: Arc<P>, turn: TurnStart, kind: ProgramKind) -> Run
     let (tx, rx) = mpsc::unbounded_channel::<TurnEvent>();
     let input = turn.input;
     let checkpoints = turn.checkpoints.map(|(writer, fp)| {
-        move |checkpoint: Checkpoint| {
-            let mut json = checkpoint.to_json();
-            if let Json::Object(m) = &mut json {
-                m.insert("fingerprint".into(), Json::String(fp.clone()));
-                m.insert("engine_version".into(), Json::String(ENGINE_VERSION.into()));
-                m.insert("mode".into(), Json::String(kind.as_str().into()));
-            }
-            (writer.0)(json)
+        let fp: Arc<str> = fp.into();
+        move |checkpoint: PendingCheckpoint| {
+            let fp = Arc::clone(&fp);
+            (writer.0)(Box::new(move || {
+                let mut json = checkpoint.build().to_json();
+                if let Json::Object(m) = &mut json {
+                    m.insert("fingerprint".into(), Json::String(fp.to_string()));
+                    m.insert("engine_version".into(), Json::String(ENGINE_VERSION.into()));
+                    m.insert("mode".into(), Json::String(kind.as_str().into()));
+                }
+                json
+            }))
         }
     });
     tokio::spawn(

@@ -42,11 +42,15 @@ pub struct TurnRequest {
     pub resume: Option<Value>,
 }
 
-/// Receives a run's checkpoints as JSON (`{"dsl", "resume", "batch", "fingerprint",
-/// "engine_version", "mode"}`), on the run's task: it must not block (the server queues the
-/// write to the coordinator).
+/// Receives a run's checkpoints, on the run's task: it must not block (the server queues the
+/// write to the coordinator). Each is handed over unwritten ([`PendingJson`]).
 #[derive(Clone)]
-pub struct CheckpointWriter(pub Arc<dyn Fn(Value) + Send + Sync>);
+pub struct CheckpointWriter(pub Arc<dyn Fn(PendingJson) + Send + Sync>);
+
+/// A checkpoint as JSON (`{"dsl", "resume", "batch", "fingerprint", "engine_version",
+/// "mode"}`), written when called. A run hands one over at every batch boundary and the server
+/// stores a few a second (the newest wins), so only those it stores are ever written.
+pub type PendingJson = Box<dyn FnOnce() -> Value + Send>;
 
 impl std::fmt::Debug for CheckpointWriter {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

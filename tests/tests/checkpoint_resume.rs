@@ -3,7 +3,7 @@
 //! finished is called again. The scripted LLM server counts the calls each prompt got, across
 //! the stop and the resume. Every case runs compiled (`canvas!`) and interpreted.
 
-use canvasc_engine::checkpoint::{Checkpoint, CheckpointSink};
+use canvasc_engine::checkpoint::{Checkpoint, CheckpointSink, PendingCheckpoint};
 use canvasc_engine::interp::Interpreter;
 use canvasc_engine::llm::config::LlmConfig;
 use canvasc_engine::llm::openai::OpenAiProvider;
@@ -101,9 +101,9 @@ async fn turn<P: Program>(
     let stop = Arc::new(tokio::sync::Notify::new());
     let sink = {
         let (taken, stop) = (Arc::clone(&taken), Arc::clone(&stop));
-        move |checkpoint: Checkpoint| {
+        move |checkpoint: PendingCheckpoint| {
             let batch = checkpoint.batch;
-            taken.lock().unwrap().push(checkpoint);
+            taken.lock().unwrap().push(checkpoint.build());
             if Some(batch) == stop_after {
                 stop.notify_one();
             }

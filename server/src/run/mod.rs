@@ -49,7 +49,7 @@ pub(crate) struct TurnContext {
     /// The session's lease, given back when the turn is saved.
     pub lease: Lease,
     /// Ends when the run's last checkpoint is stored.
-    pub checkpoints_written: tokio::task::JoinHandle<()>,
+    pub checkpoints_written: resume::CheckpointsWritten,
 }
 
 /// What the framing reads.
@@ -205,7 +205,9 @@ async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
     // The engine's task is over, so its checkpoint writer is dropped: the last checkpoint is
     // stored before the record says whether it may be kept. A coordinator that hangs does
     // not hold the lease back.
-    let _ = tokio::time::timeout(CHECKPOINTS_DRAIN, ctx.checkpoints_written).await;
+    ctx.checkpoints_written
+        .finish(record.status.resumable(), CHECKPOINTS_DRAIN)
+        .await;
     app.coord
         .finished(&ctx.lease, &ctx.message_id, &record)
         .await;

@@ -14,7 +14,7 @@ use crate::clock::now_ms;
 use crate::coord::{RunRecord, RunStatus};
 use crate::envelope::ApiError;
 use crate::shared::Shared;
-use crate::turn::CheckpointWriter;
+use crate::turn::{CheckpointWriter, PendingJson};
 
 /// The shortest time between two stored checkpoints of one run.
 const CHECKPOINT_GAP: std::time::Duration = std::time::Duration::from_millis(100);
@@ -30,9 +30,9 @@ pub(crate) struct Resume {
 }
 
 /// A writer that stores the run's checkpoints in order, the newest winning when writes fall
-/// behind; the server's keys (`run_id`, `session_id`, `user_message`) are added to each. The
-/// handle ends once every writer is dropped and the last checkpoint is stored, so the run's
-/// end (which drops a checkpoint nobody can resume) is recorded after it.
+/// behind; the server's keys (`run_id`, `session_id`, `user_message`) are added to each.
+/// Checkpoints are stored at most every [`CHECKPOINT_GAP`], the first one too: a run that
+/// ends sooner stores none, unless its end keeps the last one ([`CheckpointsWritten::finish`]).
 ///
 /// Nothing is stored before `recorded` fires (or is dropped): the in-process coordinator keeps
 /// a checkpoint in its run's record, which is written once the runner has named the program.
@@ -41,55 +41,68 @@ pub(crate) fn writer(
     run_id: &str,
     session_id: &str,
     user_message: &Value,
-) -> (CheckpointWriter, JoinHandle<()>, oneshot::Sender<()>) {
-    let (tx, mut rx) = mpsc::unbounded_channel::<Value>();
+) -> (CheckpointWriter, CheckpointsWritten, oneshot::Sender<()>) {
+    let (tx, mut rx) = mpsc::unbounded_channel::<PendingJson>();
     let (recorded, record_written) = oneshot::channel::<()>();
+    let (keep_tx, keep) = oneshot::channel::<bool>();
     let coord = app.coord.clone();
     let (run_id, session_id, user_message) = (
         run_id.to_string(),
         session_id.to_string(),
         user_message.clone(),
     );
-    let written = tokio::spawn(async move {
-        let _ = record_written.await;
+    let handle = tokio::spawn(async move {
+        // Whether the last write failed: a failing coordinator is reported once, not per write.
         let mut failing = false;
-        let mut last_write: Option<tokio::time::Instant> = None;
-        while let Some(mut checkpoint) = rx.recv().await {
-            // At most one write per run every CHECKPOINT_GAP: a fast run passes many batch
-            // boundaries, and a crash loses at most this much of its progress. The run's end
-            // (the writer dropped) ends the wait at once.
-            if let Some(at) = last_write {
-                let wake = tokio::time::sleep_until(at + CHECKPOINT_GAP);
-                tokio::pin!(wake);
-                loop {
-                    tokio::select! {
-                        () = &mut wake => break,
-                        newer = rx.recv() => match newer {
-                            Some(newer) => checkpoint = newer,
-                            None => break,
-                        },
-                    }
-                }
-            }
-            while let Ok(newer) = rx.try_recv() {
-                checkpoint = newer;
-            }
-            last_write = Some(tokio::time::Instant::now());
+        let store = |pending: PendingJson, failing: bool| {
+            let mut checkpoint = pending();
             if let Value::Object(m) = &mut checkpoint {
                 m.insert("run_id".into(), Value::String(run_id.clone()));
                 m.insert("session_id".into(), Value::String(session_id.clone()));
                 m.insert("user_message".into(), user_message.clone());
                 m.insert("written_at".into(), Value::from(now_ms()));
             }
-            match coord.put_checkpoint(&run_id, &checkpoint.to_string()).await {
-                Ok(()) => failing = false,
-                Err(e) if !failing => {
-                    failing = true;
-                    eprintln!(
-                        "canvasc serve: run {run_id}: a checkpoint could not be stored ({e}); the run goes on, and a resume would start from an older one"
-                    );
+            let (coord, run_id) = (coord.clone(), run_id.clone());
+            async move {
+                match coord.put_checkpoint(&run_id, &checkpoint.to_string()).await {
+                    Ok(()) => false,
+                    Err(e) => {
+                        if !failing {
+                            eprintln!(
+                                "canvasc serve: run {run_id}: a checkpoint could not be stored ({e}); the run goes on, and a resume would start from an older one"
+                            );
+                        }
+                        true
+                    }
                 }
-                Err(_) => {}
+            }
+        };
+        let _ = record_written.await;
+        // A crash loses at most CHECKPOINT_GAP of the run's progress; a fast run passes many
+        // batch boundaries in that time, and only the newest is stored.
+        let mut last_write = tokio::time::Instant::now();
+        let mut pending: Option<PendingJson> = None;
+        loop {
+            tokio::select! {
+                newer = rx.recv() => match newer {
+                    Some(newer) => {
+                        pending = Some(newer);
+                        continue;
+                    }
+                    None => break,
+                },
+                () = tokio::time::sleep_until(last_write + CHECKPOINT_GAP), if pending.is_some() => {}
+            }
+            if let Some(due) = pending.take() {
+                failing = store(due, failing).await;
+                last_write = tokio::time::Instant::now();
+            }
+        }
+        // The run is over: its last checkpoint matters only when the run can be resumed (a
+        // sender dropped unasked keeps it).
+        if let Some(last) = pending.take() {
+            if keep.await.unwrap_or(true) {
+                store(last, failing).await;
             }
         }
     });
@@ -97,7 +110,28 @@ pub(crate) fn writer(
         // The receiver lives as long as the writer task; a closed one only loses a checkpoint.
         let _ = tx.send(checkpoint);
     }));
+    let written = CheckpointsWritten {
+        handle,
+        keep: keep_tx,
+    };
     (writer, written, recorded)
+}
+
+/// The end of a run's checkpoint writer.
+pub(crate) struct CheckpointsWritten {
+    handle: JoinHandle<()>,
+    keep: oneshot::Sender<bool>,
+}
+
+impl CheckpointsWritten {
+    /// Waits (at most `within`) until the run's last checkpoint is stored, or dropped when
+    /// `keep` is false (a run that cannot be resumed has no use for it). Call once the engine's
+    /// task is over, so that the run's end (which drops a checkpoint nobody can resume) is
+    /// recorded after it.
+    pub async fn finish(self, keep: bool, within: std::time::Duration) {
+        let _ = self.keep.send(keep);
+        let _ = tokio::time::timeout(within, self.handle).await;
+    }
 }
 
 /// Whether the session's stored messages already hold the run's user message (its turn was
