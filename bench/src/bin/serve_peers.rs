@@ -443,7 +443,10 @@ impl Drop for PythonServer {
     fn drop(&mut self) {
         let pids = tree(self.child.id());
         for pid in pids.iter().rev() {
-            let _ = Command::new("kill").arg(pid.to_string()).status();
+            let _ = Command::new("kill")
+                .arg(pid.to_string())
+                .stderr(Stdio::null())
+                .status();
         }
         let deadline = Instant::now() + Duration::from_secs(5);
         while Instant::now() < deadline {
@@ -465,7 +468,7 @@ fn peers_venv() -> Result<PathBuf, String> {
             return Ok(venv.into());
         }
     }
-    eprintln!("serve_peers: making the peers' virtualenv (bench/peers/setup.sh)…");
+    eprintln!("serve_peers: the peers' virtualenv (bench/peers/setup.sh makes it when needed)…");
     let out = Command::new("bash")
         .arg(format!("{PEERS_DIR}/setup.sh"))
         .stderr(Stdio::inherit())
@@ -525,9 +528,10 @@ async fn start_python(
     let log_path = dir.join(format!("{target:?}.log"));
     let log = std::fs::File::create(&log_path).map_err(|e| e.to_string())?;
     let err = log.try_clone().map_err(|e| e.to_string())?;
-    // `langgraph dev` keeps its in-memory runtime's files in its working directory.
+    // `langgraph dev` resolves langgraph.json's paths from its working directory (and keeps
+    // its in-memory runtime's files there, in `.langgraph_api/`, which git ignores).
     let child = command
-        .current_dir(dir)
+        .current_dir(PEERS_DIR)
         .env("CANVASC_PEERS_LLM_URL", llm)
         .env("LANGSMITH_TRACING", "false")
         .env("LANGCHAIN_TRACING_V2", "false")
@@ -726,7 +730,10 @@ fn drive(levels: &[usize]) -> Result<(), String> {
         print_tables(&cells, &flows, levels);
         Ok::<(), String>(())
     });
-    let _ = std::fs::remove_dir_all(&dir);
+    // A failed run keeps the servers' logs.
+    if result.is_ok() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
     result
 }
 
