@@ -25,23 +25,19 @@
 //! its allocator: what the runs hold, without what the allocator keeps around).
 
 use std::alloc::{GlobalAlloc, Layout};
-use std::io::Write;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
-use canvasc_engine::llm::config::LlmConfig;
-use canvasc_engine::llm::openai::OpenAiProvider;
+use canvasc_bench::proc_tree::status_kib;
+use canvasc_bench::serve_child::{self, account, create_agent, start_child, ServerChild};
 use canvasc_engine::llm::script::Script;
 use canvasc_engine::ProgramVisitor;
 use canvasc_frontend::fingerprint::fingerprint;
 use canvasc_frontend::load_str;
 use canvasc_host::program_choice::Compiled;
-use canvasc_host::serve::{Engine, TurnStart};
+use canvasc_host::serve::TurnStart;
 use canvasc_server::turn::RunningTurn;
-use canvasc_server::ServeConfig;
 use canvasc_tests::scripted_server::ScriptedServer;
 use futures::StreamExt;
 use serde_json::{json, Value};
@@ -129,7 +125,7 @@ fn main() {
             eprintln!("usage: serve_load --serve <llm base url> <data dir>");
             std::process::exit(2);
         };
-        serve(llm, dir);
+        serve_child::serve(llm, dir, compiled(), Some(find), heap_answer);
         return;
     }
     let levels: Vec<usize> = args
@@ -142,110 +138,26 @@ fn main() {
     }
 }
 
-/// The child: a server with the compiled program, until its parent closes stdin.
-fn serve(llm: &str, dir: &str) {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .unwrap_or_else(|e| panic!("runtime: {e}"));
-    runtime.block_on(async {
-        let mut services = canvasc_host::services::from_env();
-        services.llm = Some(Arc::new(OpenAiProvider::new(
-            services.http.clone(),
-            LlmConfig::single(llm, Some("sk-bench")),
-        )));
-        let engine = Arc::new(Engine::new(services, compiled(), Some(find)));
-        let mut config = ServeConfig::new(([127, 0, 0, 1], 0).into(), dir.into());
-        config.database_url = None;
-        config.registration = canvasc_server::Registration::Open;
-        let running = canvasc_server::start(config, engine)
-            .await
-            .unwrap_or_else(|e| panic!("{e}"));
-        println!("LISTEN http://{}", running.addr);
-        // Answers `heap` (live and peak heap bytes since the last `heap`) until the parent
-        // closes the pipe (or dies).
-        tokio::task::spawn_blocking(|| {
-            for _ in std::io::stdin().lines().map_while(Result::ok) {
-                let live = LIVE.load(Ordering::Relaxed);
-                let peak = PEAK.swap(live, Ordering::Relaxed);
-                println!("HEAP {live} {peak}");
-            }
-        })
-        .await
-        .ok();
-    });
+/// What the child answers its parent: `HEAP <live> <peak>`, the live heap and its peak since the
+/// last answer, in bytes.
+fn heap_answer() -> String {
+    let live = LIVE.load(Ordering::Relaxed);
+    let peak = PEAK.swap(live, Ordering::Relaxed);
+    format!("HEAP {live} {peak}")
 }
 
-struct ServerChild {
-    child: Child,
-    base: String,
-    stdin: std::process::ChildStdin,
-    stdout: BufReader<std::process::ChildStdout>,
-}
-
-impl ServerChild {
-    /// The server's live heap and its peak since the last call, in bytes.
-    fn heap(&mut self) -> (u64, u64) {
-        let mut line = String::new();
-        let asked = writeln!(self.stdin, "heap").and_then(|()| self.stdout.read_line(&mut line));
-        let mut numbers = line
-            .strip_prefix("HEAP ")
-            .unwrap_or_default()
-            .split_whitespace()
-            .filter_map(|n| n.parse().ok());
-        match (asked, numbers.next(), numbers.next()) {
-            (Ok(_), Some(live), Some(peak)) => (live, peak),
-            _ => (0, 0),
-        }
+/// The server's live heap and its peak since the last call, in bytes.
+fn heap(server: &mut ServerChild) -> (u64, u64) {
+    let line = server.ask();
+    let mut numbers = line
+        .strip_prefix("HEAP ")
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok());
+    match (numbers.next(), numbers.next()) {
+        (Some(live), Some(peak)) => (live, peak),
+        _ => (0, 0),
     }
-}
-
-impl Drop for ServerChild {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_child(llm: &str, dir: &std::path::Path) -> Result<ServerChild, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let mut child = Command::new(exe)
-        .arg("--serve")
-        .arg(llm)
-        .arg(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot start the server child: {e}"))?;
-    let stdout = child.stdout.take().ok_or("no stdout")?;
-    let stdin = child.stdin.take().ok_or("no stdin")?;
-    let mut stdout = BufReader::new(stdout);
-    let mut line = String::new();
-    stdout.read_line(&mut line).map_err(|e| e.to_string())?;
-    let base = line
-        .trim()
-        .strip_prefix("LISTEN ")
-        .ok_or_else(|| format!("the server child said {line:?}"))?
-        .to_string();
-    Ok(ServerChild {
-        child,
-        base,
-        stdin,
-        stdout,
-    })
-}
-
-/// `VmRSS` or `VmHWM` of a process, in KiB.
-fn status_kib(pid: u32, key: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(key))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|n| n.parse().ok())
-        })
-        .unwrap_or(0)
 }
 
 fn drive(levels: &[usize]) -> Result<(), String> {
@@ -272,7 +184,7 @@ fn drive(levels: &[usize]) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
         let base = server.base.clone();
         let key = account(&client, &base).await?;
-        let agent = create_agent(&client, &base, &key).await?;
+        let agent = create_agent(&client, &base, &key, "load", SOURCE).await?;
         println!(
             "serve_load: {tokens} deltas per answer, {delay_ms} ms before each; server pid {pid}, RSS at start {} KiB",
             status_kib(pid, "VmRSS:")
@@ -285,9 +197,9 @@ fn drive(levels: &[usize]) -> Result<(), String> {
             for release in [true, false] {
                 // Let the previous level's sockets and sessions settle before the baseline.
                 tokio::time::sleep(Duration::from_millis(500)).await;
-                let (heap_before, _) = server.heap();
+                let (heap_before, _) = heap(&mut server);
                 let mut level = level(&client, &base, &key, &agent, n, release, pid).await;
-                level.heap_growth = server.heap().1.saturating_sub(heap_before);
+                level.heap_growth = heap(&mut server).1.saturating_sub(heap_before);
                 level.print(n, release);
             }
         }
@@ -296,59 +208,6 @@ fn drive(levels: &[usize]) -> Result<(), String> {
     drop(server);
     let _ = std::fs::remove_dir_all(&dir);
     result
-}
-
-async fn account(client: &reqwest::Client, base: &str) -> Result<String, String> {
-    let email = format!("load{}@example.com", std::process::id());
-    let password = "bG9hZA==";
-    let post = |path: &str, body: Value| client.post(format!("{base}/api/v1{path}")).json(&body);
-    post(
-        "/users",
-        json!({"email": email, "nickname": "load", "password": password}),
-    )
-    .send()
-    .await
-    .map_err(|e| e.to_string())?;
-    let login = post("/auth/login", json!({"email": email, "password": password}))
-        .send()
-        .await
-        .map_err(|e| e.to_string())?;
-    let token = login
-        .headers()
-        .get("authorization")
-        .and_then(|v| v.to_str().ok())
-        .ok_or("login gave no token")?
-        .to_string();
-    let key: Value = post("/system/tokens", json!({}))
-        .header("Authorization", token)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .json()
-        .await
-        .map_err(|e| e.to_string())?;
-    key["data"]["token"]
-        .as_str()
-        .map(|k| format!("Bearer {k}"))
-        .ok_or_else(|| format!("no API key: {key}"))
-}
-
-async fn create_agent(client: &reqwest::Client, base: &str, key: &str) -> Result<String, String> {
-    let dsl: Value = serde_json::from_str(SOURCE).map_err(|e| e.to_string())?;
-    let created: Value = client
-        .post(format!("{base}/api/v1/agents"))
-        .header("Authorization", key)
-        .json(&json!({"title": "load", "dsl": dsl, "release": true}))
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .json()
-        .await
-        .map_err(|e| e.to_string())?;
-    created["data"]["id"]
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| format!("no agent: {created}"))
 }
 
 /// One run's times (µs from its request), or why it failed.
