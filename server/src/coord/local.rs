@@ -56,10 +56,14 @@ pub(crate) struct Local {
     store: Store,
 }
 
-/// The database failing is the coordinator failing: the same error the caller handles.
+/// The database failing is the coordinator failing: the same error the caller handles, in
+/// the words a client may read (the database's own go to the log).
 impl From<StoreError> for CoordError {
     fn from(e: StoreError) -> Self {
-        CoordError(e.to_string())
+        CoordError(format!(
+            "the run records could not be read or written: {}",
+            e.for_client()
+        ))
     }
 }
 

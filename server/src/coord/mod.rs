@@ -43,13 +43,14 @@ pub const CHECKPOINT_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
 /// (`rag/utils/redis_conn.py`, `exp=3600`).
 pub const CANCEL_TTL: Duration = Duration::from_secs(3600);
 
-/// Why the coordinator could not answer (Redis unreachable, or an answer of the wrong shape).
+/// Why the coordinator could not answer (Redis unreachable, or an answer of the wrong shape;
+/// in process, the database its run records are kept in). The text is what a client may read.
 #[derive(Debug, Clone)]
 pub struct CoordError(pub String);
 
 impl fmt::Display for CoordError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "the run coordinator (Redis) failed: {}", self.0)
+        f.write_str(&self.0)
     }
 }
 

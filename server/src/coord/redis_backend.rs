@@ -28,7 +28,7 @@ const RECONNECT_MAX_DELAY: Duration = Duration::from_millis(500);
 const RESUBSCRIBE_AFTER: Duration = Duration::from_millis(500);
 
 fn failed(e: redis::RedisError) -> CoordError {
-    CoordError(e.to_string())
+    CoordError(format!("the run coordinator (Redis) failed: {e}"))
 }
 
 pub(crate) struct RedisBackend {
@@ -44,7 +44,11 @@ impl RedisBackend {
     /// Connects (failing at start when Redis is unreachable, so a misconfigured replica does
     /// not serve) and starts listening for cancel notices.
     pub async fn connect(url: &str, keys: Keys, runs: Arc<Registry>) -> CoordResult<RedisBackend> {
-        let client = Client::open(url).map_err(|e| CoordError(format!("REDIS_URL: {e}")))?;
+        let client = Client::open(url).map_err(|e| {
+            CoordError(format!(
+                "the run coordinator (Redis) failed: REDIS_URL: {e}"
+            ))
+        })?;
         // Few, short reconnect attempts: a command waits for the reconnection it triggers, so
         // this bounds how long a request waits while Redis is down; the next command retries.
         let config = ConnectionManagerConfig::new()

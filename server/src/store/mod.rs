@@ -8,6 +8,7 @@ pub use sole::SoleClaim;
 mod accounts;
 mod agents;
 mod files;
+mod group;
 mod invitations;
 mod migrations;
 mod run_logs;
@@ -79,6 +80,14 @@ impl std::error::Error for StoreError {}
 
 impl StoreError {
     /// A failure worded by the server, which a client may read.
+    /// The same failure again, for each of several callers it failed.
+    pub(crate) fn same(&self) -> StoreError {
+        StoreError {
+            text: self.text.clone(),
+            internal: self.internal,
+        }
+    }
+
     fn public(text: String) -> StoreError {
         StoreError {
             text,
@@ -138,6 +147,8 @@ impl From<sqlx::migrate::MigrateError> for StoreError {
 pub struct Store {
     pool: AnyPool,
     backend: Backend,
+    /// SQLite's one writer of runs' records, checkpoints and turns (`group.rs`).
+    group: Option<group::GroupWriter>,
 }
 
 /// How long a request waits for a database connection.
@@ -172,7 +183,12 @@ impl Store {
             .map_err(|e| {
                 StoreError::public(format!("cannot open the database {}: {e}", redact(url)))
             })?;
-        let store = Store { pool, backend };
+        let group = sqlite.then(|| group::GroupWriter::start(pool.clone()));
+        let store = Store {
+            pool,
+            backend,
+            group,
+        };
         if backend == Backend::Sqlite {
             // Readers keep reading while a turn's state is written.
             sqlx::query("PRAGMA journal_mode = WAL")
@@ -203,6 +219,18 @@ impl Store {
             Backend::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await?,
             Backend::Postgres | Backend::MySql => self.pool.begin().await?,
         })
+    }
+
+    /// Runs `job` in a transaction of its own (PostgreSQL, MySQL: the pool's connections
+    /// write concurrently), or on SQLite in the one writer's next group commit.
+    pub(crate) async fn write(&self, job: group::Job) -> Result<(), StoreError> {
+        if let Some(group) = &self.group {
+            return group.write(job).await;
+        }
+        let mut tx = self.begin().await?;
+        job(&mut tx).await?;
+        tx.commit().await?;
+        Ok(())
     }
 
     /// `sql` in this database's placeholder syntax.

@@ -2,6 +2,7 @@
 //! holds them): each run's record from its start, and its last checkpoint. A crash then leaves
 //! the run's trace, and `resume_from` finds its checkpoint after a restart.
 
+use super::group::job;
 use super::{int, opt_text, text, Store, StoreError};
 
 /// One run's row; `status` is the coordinator's word (`running`, `failed`, …).
@@ -60,28 +61,35 @@ impl Store {
     /// Writes a run's record (a resumed run keeps its id: its row is updated, its checkpoint
     /// kept). `drop_checkpoint`: the run ended with nothing left to resume.
     pub async fn put_run(&self, run: &RunRow, drop_checkpoint: bool) -> Result<(), StoreError> {
-        let mut tx = self.begin().await?;
-        let q = self.sql(
-            "UPDATE runs SET session_id = ?, canvas_id = ?, tenant_id = ?, mode = ?, status = ?, \
-             failure_reason = ?, user_message = ?, started_at = ?, finished_at = ? \
-             WHERE run_id = ?",
-        );
-        let updated = run.bind(sqlx::query(&q)).execute(&mut *tx).await?;
-        if updated.rows_affected() == 0 {
-            // The same values in the same order, `run_id` last.
-            let q = self.sql(
-                "INSERT INTO runs (session_id, canvas_id, tenant_id, mode, status, \
-                 failure_reason, user_message, started_at, finished_at, run_id) \
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            );
-            run.bind(sqlx::query(&q)).execute(&mut *tx).await?;
-        }
-        if drop_checkpoint {
-            let q = self.sql("UPDATE runs SET checkpoint = NULL WHERE run_id = ?");
-            sqlx::query(&q).bind(&run.run_id).execute(&mut *tx).await?;
-        }
-        tx.commit().await?;
-        Ok(())
+        let (store, run) = (self.clone(), run.clone());
+        self.write(job(move |conn| {
+            Box::pin(async move {
+                let q = store.sql(
+                    "UPDATE runs SET session_id = ?, canvas_id = ?, tenant_id = ?, mode = ?, \
+                     status = ?, failure_reason = ?, user_message = ?, started_at = ?, \
+                     finished_at = ? WHERE run_id = ?",
+                );
+                let updated = run.bind(sqlx::query(&q)).execute(&mut *conn).await?;
+                if updated.rows_affected() == 0 {
+                    // The same values in the same order, `run_id` last.
+                    let q = store.sql(
+                        "INSERT INTO runs (session_id, canvas_id, tenant_id, mode, status, \
+                         failure_reason, user_message, started_at, finished_at, run_id) \
+                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    );
+                    run.bind(sqlx::query(&q)).execute(&mut *conn).await?;
+                }
+                if drop_checkpoint {
+                    let q = store.sql("UPDATE runs SET checkpoint = NULL WHERE run_id = ?");
+                    sqlx::query(&q)
+                        .bind(&run.run_id)
+                        .execute(&mut *conn)
+                        .await?;
+                }
+                Ok(())
+            })
+        }))
+        .await
     }
 
     /// A run's record, if kept.
@@ -97,13 +105,20 @@ impl Store {
 
     /// Replaces a run's checkpoint (the run's record was written when it started).
     pub async fn put_checkpoint(&self, run_id: &str, checkpoint: &str) -> Result<(), StoreError> {
-        let q = self.sql("UPDATE runs SET checkpoint = ? WHERE run_id = ?");
-        sqlx::query(&q)
-            .bind(checkpoint)
-            .bind(run_id)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        let (store, run_id, checkpoint) =
+            (self.clone(), run_id.to_string(), checkpoint.to_string());
+        self.write(job(move |conn| {
+            Box::pin(async move {
+                let q = store.sql("UPDATE runs SET checkpoint = ? WHERE run_id = ?");
+                sqlx::query(&q)
+                    .bind(checkpoint)
+                    .bind(run_id)
+                    .execute(conn)
+                    .await?;
+                Ok(())
+            })
+        }))
+        .await
     }
 
     /// A run's last checkpoint, if kept.

@@ -5,6 +5,7 @@
 use serde_json::Value;
 use sqlx::any::AnyRow;
 
+use super::group::job;
 use super::{int, json, opt_text, text, Store, StoreError};
 
 /// A new session's row.
@@ -19,6 +20,23 @@ pub struct NewSession {
     pub version_title: Option<String>,
     pub state: Value,
     pub create_time: i64,
+}
+
+impl NewSession {
+    /// Every field but the state (left `null`).
+    fn clone_without_state(&self) -> NewSession {
+        NewSession {
+            id: self.id.clone(),
+            agent_id: self.agent_id.clone(),
+            tenant_id: self.tenant_id.clone(),
+            user_id: self.user_id.clone(),
+            name: self.name.clone(),
+            source: self.source.clone(),
+            version_title: self.version_title.clone(),
+            state: Value::Null,
+            create_time: self.create_time,
+        }
+    }
 }
 
 /// A stored session.
@@ -92,26 +110,45 @@ impl Store {
         session: &NewSession,
         fence: &str,
     ) -> Result<(), StoreError> {
-        let q = self.sql(
-            "INSERT INTO agent_sessions (id, agent_id, tenant_id, user_id, name, source, \
-             version_title, state, create_time, update_time, lease_token) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        );
-        sqlx::query(&q)
-            .bind(&session.id)
-            .bind(&session.agent_id)
-            .bind(&session.tenant_id)
-            .bind(&session.user_id)
-            .bind(&session.name)
-            .bind(&session.source)
-            .bind(session.version_title.clone())
-            .bind(session.state.to_string())
-            .bind(session.create_time)
-            .bind(session.create_time)
-            .bind(fence)
-            .execute(&self.pool)
-            .await?;
-        Ok(())
+        let store = self.clone();
+        // Owned for the writer; the state is written as text once, never copied as a tree.
+        let NewSession {
+            id,
+            agent_id,
+            tenant_id,
+            user_id,
+            name,
+            source,
+            version_title,
+            create_time,
+            ..
+        } = session.clone_without_state();
+        let (state, fence) = (session.state.to_string(), fence.to_string());
+        self.write(job(move |conn| {
+            Box::pin(async move {
+                let q = store.sql(
+                    "INSERT INTO agent_sessions (id, agent_id, tenant_id, user_id, name, source, \
+                     version_title, state, create_time, update_time, lease_token) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                );
+                sqlx::query(&q)
+                    .bind(id)
+                    .bind(agent_id)
+                    .bind(tenant_id)
+                    .bind(user_id)
+                    .bind(name)
+                    .bind(source)
+                    .bind(version_title)
+                    .bind(state)
+                    .bind(create_time)
+                    .bind(create_time)
+                    .bind(fence)
+                    .execute(conn)
+                    .await?;
+                Ok(())
+            })
+        }))
+        .await
     }
 
     /// Replaces a session's state after a turn, in one statement.

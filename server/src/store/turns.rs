@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::group::job;
 use super::{json, text, RunLog, Store, StoreError};
 
 impl Store {
@@ -17,22 +18,47 @@ impl Store {
         state: &Value,
         log: &RunLog,
     ) -> Result<(), StoreError> {
-        let mut tx = self.begin().await?;
+        let (store, session_id, fence, state, log) = (
+            self.clone(),
+            session_id.to_string(),
+            fence.to_string(),
+            state.to_string(),
+            log.clone(),
+        );
+        self.write(job(move |conn| {
+            Box::pin(async move {
+                store
+                    .save_turn_in(conn, &session_id, &fence, state, &log)
+                    .await
+            })
+        }))
+        .await
+    }
+
+    /// [`Store::save_turn`]'s statements, in the transaction `conn` is in.
+    async fn save_turn_in(
+        &self,
+        conn: &mut sqlx::AnyConnection,
+        session_id: &str,
+        fence: &str,
+        state: String,
+        log: &RunLog,
+    ) -> Result<(), StoreError> {
         let q = self.sql(
             "UPDATE agent_sessions SET state = ?, update_time = ? WHERE id = ? AND lease_token = ?",
         );
         let updated = sqlx::query(&q)
-            .bind(state.to_string())
+            .bind(state)
             .bind(log.create_time)
             .bind(session_id)
             .bind(fence)
-            .execute(&mut *tx)
+            .execute(&mut *conn)
             .await?;
         if updated.rows_affected() == 0 {
             let q = self.sql("SELECT lease_token FROM agent_sessions WHERE id = ?");
             let row = sqlx::query(&q)
                 .bind(session_id)
-                .fetch_optional(&mut *tx)
+                .fetch_optional(&mut *conn)
                 .await?;
             return Err(match row {
                 Some(_) => StoreError::fenced(session_id),
@@ -44,7 +70,7 @@ impl Store {
         let q = self.sql("SELECT trace FROM run_logs WHERE message_id = ?");
         let earlier = sqlx::query(&q)
             .bind(&log.message_id)
-            .fetch_optional(&mut *tx)
+            .fetch_optional(&mut *conn)
             .await?;
         let q = match earlier {
             Some(row) => {
@@ -58,7 +84,7 @@ impl Store {
                     .bind(trace.to_string())
                     .bind(log.create_time)
                     .bind(&log.message_id)
-                    .execute(&mut *tx)
+                    .execute(&mut *conn)
                     .await?;
                 None
             }
@@ -76,10 +102,9 @@ impl Store {
                 .bind(&log.program)
                 .bind(log.trace.to_string())
                 .bind(log.create_time)
-                .execute(&mut *tx)
+                .execute(&mut *conn)
                 .await?;
         }
-        tx.commit().await?;
         Ok(())
     }
 
