@@ -13,6 +13,7 @@ pub mod datasets;
 #[cfg(feature = "documents")]
 pub mod documents;
 pub mod program_choice;
+pub mod quota_config;
 pub mod serve;
 pub mod services;
 pub mod source_map;

@@ -160,6 +160,22 @@ impl ApiError {
         }
     }
 
+    /// HTTP 429 with `Retry-After`: a tenant's quota refuses the run. The body is the
+    /// envelope RAGFlow answers its per-tenant limit with (102, no `data`).
+    pub(crate) fn quota(message: impl Into<String>, retry_after_secs: u64) -> ApiError {
+        ApiError {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            body: json!({"code": DATA_ERROR, "message": message.into()}),
+            retry_after: Some(retry_after_secs),
+        }
+    }
+
+    /// Seconds of the answer's `Retry-After` header, if it has one.
+    #[cfg(test)]
+    pub(crate) fn retry_after(&self) -> Option<u64> {
+        self.retry_after
+    }
+
     /// HTTP 503 with `Retry-After: 1`: the bounded work this request needs is saturated.
     pub(crate) fn busy(message: impl Into<String>) -> ApiError {
         ApiError {

@@ -16,6 +16,7 @@ mod envelope;
 mod login_limit;
 mod password;
 mod password_rsa;
+mod quota;
 mod registration;
 mod request;
 mod run;
@@ -24,6 +25,7 @@ mod sse;
 pub mod store;
 pub mod telemetry;
 pub mod turn;
+mod upload_sweep;
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -42,6 +44,7 @@ pub use crate::login_limit::LoginLimits;
 use crate::password::PasswordWork;
 pub use crate::password::{PasswordLimits, MAX_PASSWORD_BYTES};
 use crate::password_rsa::PasswordKey;
+pub use crate::quota::{QuotaConfig, QuotaLimits};
 pub use crate::registration::Registration;
 use crate::shared::App;
 pub use crate::store::{Store, StoreError};
@@ -91,7 +94,16 @@ pub struct ServeConfig {
     /// `X-Forwarded-For`: its last address is used); `None`: the peer's address. Only set
     /// it behind a proxy that overwrites the header, or clients can pick their address.
     pub client_ip_header: Option<String>,
+    /// Per-tenant quotas (`[quotas]` of `canvasc.toml`): concurrent runs, runs per minute,
+    /// model tokens per day; none by default.
+    pub quotas: QuotaConfig,
+    /// An upload no run attached to a session is deleted after this (`--upload-ttl`);
+    /// attached ones go with their session or agent.
+    pub upload_ttl: Duration,
 }
+
+/// Uploads a run never used are kept a day unless configured otherwise.
+pub const DEFAULT_UPLOAD_TTL: Duration = Duration::from_secs(24 * 3600);
 
 /// Login tokens work a week unless configured otherwise.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -129,6 +141,8 @@ impl ServeConfig {
             login_limits: LoginLimits::default(),
             password_limits: PasswordLimits::default(),
             client_ip_header: None,
+            quotas: QuotaConfig::default(),
+            upload_ttl: DEFAULT_UPLOAD_TTL,
         }
     }
 }
@@ -269,13 +283,16 @@ pub async fn start(
         passwords: PasswordWork::new(config.password_limits, password_key),
         login_limiter: LoginLimiter::new(config.login_limits),
         client_ip_header: config.client_ip_header,
+        quotas: quota::Quotas::new(config.quotas),
     });
     // The trailing slash goes before routing (`/agents/` is `/agents`), so this wraps the router.
     let service = NormalizePathLayer::trim_trailing_slash().layer(app::router(app));
     let limits = config.connections;
+    let sweep = tokio::spawn(upload_sweep::sweep(store.clone(), config.upload_ttl));
     let task = tokio::spawn(async move {
-        // The database stays claimed until the server stops.
+        // The database stays claimed until the server stops, and its uploads swept.
         let _sole = sole;
+        let _sweep = AbortOnDrop(sweep);
         connections::serve(listener, service, limits, async {
             // Without a signal handler the server runs until the process ends.
             if tokio::signal::ctrl_c().await.is_err() {
@@ -291,6 +308,15 @@ pub async fn start(
         coord: running_coord,
         task,
     })
+}
+
+/// Stops a background task when the server's task ends.
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// An origin as browsers send it: `scheme://host[:port]`, nothing after.

@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::coord::Coordinator;
 use crate::login_limit::LoginLimiter;
 use crate::password::PasswordWork;
+use crate::quota::Quotas;
 use crate::registration::Registration;
 use crate::store::Store;
 use crate::telemetry::metrics::Metrics;
@@ -40,6 +41,8 @@ pub(crate) struct App {
     pub login_limiter: LoginLimiter,
     /// The header a reverse proxy puts the client's address in, if any.
     pub client_ip_header: Option<String>,
+    /// Per-tenant limits on runs and model tokens.
+    pub quotas: Quotas,
 }
 
 pub(crate) type Shared = Arc<App>;

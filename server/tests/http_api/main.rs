@@ -18,5 +18,6 @@ mod harness;
 mod integrity;
 mod isolation;
 mod midstream;
+mod quotas;
 mod run_control;
 mod sessions;
