@@ -18,6 +18,7 @@ pub mod serve;
 pub mod services;
 pub mod source_map;
 pub mod telemetry;
+pub mod tenant_model;
 
 /// The allocator of canvasc's binaries (`canvasc` and every `canvasc build` binary). A run
 /// allocates many small, short-lived values (RAGFlow's state is dicts of dicts, mirrored

@@ -79,6 +79,12 @@ impl ApiError {
         self.body["message"].as_str().unwrap_or_default()
     }
 
+    /// `{"code", "message"}` without `data`, as RAGFlow's `get_result` and
+    /// `get_error_data_result` answer an error.
+    pub(crate) fn bare(code: i64, message: impl Into<String>) -> ApiError {
+        ApiError::coded(code, message, None)
+    }
+
     /// 100: a failure RAGFlow reports with its exception text.
     pub(crate) fn exception(message: impl Into<String>) -> ApiError {
         ApiError::coded(EXCEPTION_ERROR, message, Some(Value::Null))

@@ -14,6 +14,7 @@ mod connections;
 pub mod coord;
 mod envelope;
 mod login_limit;
+mod model_catalog;
 mod password;
 mod password_rsa;
 mod quota;
@@ -41,6 +42,7 @@ use tower_http::normalize_path::NormalizePathLayer;
 pub use crate::connections::ConnectionLimits;
 use crate::login_limit::LoginLimiter;
 pub use crate::login_limit::LoginLimits;
+pub use crate::model_catalog::ConfiguredModel;
 use crate::password::PasswordWork;
 pub use crate::password::{PasswordLimits, MAX_PASSWORD_BYTES};
 use crate::password_rsa::PasswordKey;
@@ -60,8 +62,12 @@ pub struct ServeConfig {
     pub database_url: Option<String>,
     /// Larger request bodies are refused with an envelope.
     pub max_body_bytes: usize,
-    /// The LLM factories `GET /api/v1/models` lists.
-    pub model_providers: Vec<String>,
+    /// The models the configuration serves, which `GET /api/v1/models` lists and
+    /// `PATCH /models/default` chooses from (none: the host gave none, e.g. a scripted model).
+    pub models: Vec<ConfiguredModel>,
+    /// The configuration's `[llm] default`: the model of a run whose LLM names none and whose
+    /// tenant set no default.
+    pub default_model: Option<String>,
     /// An idle SSE stream gets a keep-alive comment this often.
     pub keep_alive: Duration,
     /// A directory of agent templates (`*.json`, RAGFlow's `agent/templates/` form) that
@@ -118,9 +124,8 @@ impl ServeConfig {
                 .ok()
                 .filter(|u| !u.trim().is_empty()),
             max_body_bytes: 16 * 1024 * 1024,
-            // RAGFlow's test set-up checks for these two factories before any agent test and
-            // tries to create them otherwise; the host layer will list its configured ones.
-            model_providers: vec!["ZHIPU-AI".into(), "SILICONFLOW".into()],
+            models: Vec::new(),
+            default_model: None,
             keep_alive: Duration::from_secs(15),
             templates_dir: None,
             redis_url: std::env::var("REDIS_URL")
@@ -272,7 +277,8 @@ pub async fn start(
         store: store.clone(),
         max_body_bytes: config.max_body_bytes,
         cors_origins,
-        model_providers: config.model_providers,
+        models: config.models,
+        default_model: config.default_model,
         templates,
         runner,
         keep_alive: config.keep_alive,

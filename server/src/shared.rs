@@ -19,7 +19,9 @@ pub(crate) struct App {
     pub max_body_bytes: usize,
     /// Web origins allowed to call the API from a browser (none: same-origin only).
     pub cors_origins: Vec<axum::http::HeaderValue>,
-    pub model_providers: Vec<String>,
+    /// The models the configuration serves (`GET /models`), and its `[llm] default`.
+    pub models: Vec<crate::model_catalog::ConfiguredModel>,
+    pub default_model: Option<String>,
     /// `GET /agents/templates`: the templates loaded at start.
     pub templates: Vec<serde_json::Value>,
     /// Runs turns (the host's engine).

@@ -121,6 +121,15 @@ pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>)
         Ok(hosts) => hosts,
         Err(e) => return super::run::fail(e.to_string()),
     };
+    // The models `GET /api/v1/models` lists: the configuration's (none for a script, which
+    // answers every llm_id).
+    let models = match &args.llm_script {
+        Some(_) => None,
+        None => match crate::config::llm_config(args.config.as_deref()) {
+            Ok(config) => Some(config),
+            Err(e) => return super::run::fail(e.to_string()),
+        },
+    };
     let quotas =
         match crate::config::external_config(args.config.as_deref(), crate::quota_config::quotas) {
             Ok(quotas) => quotas,
@@ -150,6 +159,10 @@ pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>)
         Duration::from_secs(args.header_read_timeout_secs.max(1));
     config.connections.idle_timeout = Duration::from_secs(args.idle_timeout_secs.max(1));
     config.quotas = quotas;
+    if let Some(models) = &models {
+        config.models = crate::tenant_model::configured_models(models);
+        config.default_model = models.default_model.clone();
+    }
     config.client_ip_header = args
         .client_ip_header
         .clone()

@@ -327,6 +327,15 @@ async fn start_turn(
     let (checkpoints, checkpoints_written, recorded) =
         run::resume::writer(app, &message_id, session_id, &user);
     let round = state.get("round").and_then(Value::as_i64).unwrap_or(0);
+    let default_llm = match app.store.default_models(tenant).await {
+        Ok(defaults) => defaults
+            .into_iter()
+            .find_map(|(kind, llm_id)| (kind == "chat").then_some(llm_id)),
+        Err(e) => {
+            app.coord.give_back(&lease).await;
+            return Err(e.into());
+        }
+    };
     let request = TurnRequest {
         tenant_id: tenant.to_string(),
         agent_id: agent_id.to_string(),
@@ -344,6 +353,7 @@ async fn start_turn(
         chat_template_kwargs: turn.chat_template_kwargs,
         checkpoints: Some(checkpoints),
         resume: turn.resume,
+        default_llm,
     };
     // The run's record is written before it starts: its checkpoints go with it, and a crash
     // from here on leaves its trace. The program that will run it is named by the runner.

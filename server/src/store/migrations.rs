@@ -9,7 +9,7 @@ use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use super::{Backend, Store, StoreError};
 
 /// `(version, description, SQL)` for each database, oldest first.
-fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 4] {
+fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 5] {
     match backend {
         Backend::Sqlite => [
             (
@@ -31,6 +31,11 @@ fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 4] {
                 4,
                 "uploads",
                 include_str!("../../migrations/sqlite/0004_uploads.sql"),
+            ),
+            (
+                5,
+                "default models",
+                include_str!("../../migrations/sqlite/0005_default_models.sql"),
             ),
         ],
         Backend::Postgres => [
@@ -54,6 +59,11 @@ fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 4] {
                 "uploads",
                 include_str!("../../migrations/postgres/0004_uploads.sql"),
             ),
+            (
+                5,
+                "default models",
+                include_str!("../../migrations/postgres/0005_default_models.sql"),
+            ),
         ],
         Backend::MySql => [
             (
@@ -75,6 +85,11 @@ fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 4] {
                 4,
                 "uploads",
                 include_str!("../../migrations/mysql/0004_uploads.sql"),
+            ),
+            (
+                5,
+                "default models",
+                include_str!("../../migrations/mysql/0005_default_models.sql"),
             ),
         ],
     }
