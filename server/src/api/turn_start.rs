@@ -327,7 +327,13 @@ async fn start_turn(
     let (checkpoints, checkpoints_written, recorded) =
         run::resume::writer(app, &message_id, session_id, &user);
     let round = state.get("round").and_then(Value::as_i64).unwrap_or(0);
-    let default_llm = match app.store.default_models(tenant).await {
+    // A tenant's default is one of the configured models: without any (a scripted model),
+    // there is none to look up.
+    let defaults = match app.models.is_empty() {
+        true => Ok(Vec::new()),
+        false => app.store.default_models(tenant).await,
+    };
+    let default_llm = match defaults {
         Ok(defaults) => defaults
             .into_iter()
             .find_map(|(kind, llm_id)| (kind == "chat").then_some(llm_id)),
