@@ -434,3 +434,129 @@ async fn no_secret_of_a_full_session_reaches_spans_logs_or_metrics() {
         }
     }
 }
+
+/// `[quotas]` and the models of `./canvasc.toml` reach `canvasc serve` (issue 39, items 12
+/// and 15): a second run in one minute is refused, and `GET /models` lists the configured
+/// factory. A wrong key in `[quotas]` stops the server with the file and the key named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_configuration_file_sets_quotas_and_lists_its_models() {
+    use reqwest::Method;
+    let scratch = Scratch::new("quotas");
+    std::fs::write(
+        scratch.0.join("canvasc.toml"),
+        "[quotas]\nruns_per_minute = 1\n\n[factories.DeepSeek]\napi_key = \"unused\"\n",
+    )
+    .expect("a configuration");
+    let server = serve(&scratch.0, &["--registration", "open"], &[]);
+    let http = Http {
+        client: reqwest::Client::new(),
+        base: server.base.clone(),
+    };
+    let password = "cXVvdGEtcGFzc3dvcmQ=";
+    http.ok(
+        Method::POST,
+        "/users",
+        "",
+        json!({"email": "q@example.com", "nickname": "q", "password": password}),
+    )
+    .await;
+    let token = http.login("q@example.com", password).await;
+    let models = http.ok(Method::GET, "/models", &token, json!({})).await;
+    let listed: Vec<(&str, &str)> = models
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            (
+                m["provider_name"].as_str().unwrap_or_default(),
+                m["name"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(listed, [("DeepSeek", "*")]);
+    let dsl = json!({
+        "components": {
+            "begin": {"obj": {"component_name": "Begin", "params": {}},
+                      "downstream": ["message"], "upstream": []},
+            "message": {"obj": {"component_name": "Message", "params": {"content": ["{sys.query}"]}},
+                        "downstream": [], "upstream": ["begin"]},
+        },
+        "history": [], "retrieval": [], "path": [],
+        "globals": {"sys.query": "", "sys.user_id": "", "sys.conversation_turns": 0, "sys.files": []},
+        "variables": {},
+    });
+    let agent = http
+        .ok(
+            Method::POST,
+            "/agents",
+            &token,
+            json!({"title": "q", "dsl": dsl}),
+        )
+        .await;
+    let agent = agent["id"].as_str().expect("an agent id").to_string();
+    let minute = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() / 60)
+            .unwrap_or(0)
+    };
+    let run = json!({"agent_id": agent, "query": "hello"});
+    // A minute that turns between the two runs opens a new window: tried again.
+    let mut refused = None;
+    for _ in 0..3 {
+        let at = minute();
+        let (first, _) = http
+            .send(
+                Method::POST,
+                "/agents/chat/completions",
+                &token,
+                run.clone(),
+            )
+            .await;
+        let (second, _) = http
+            .send(
+                Method::POST,
+                "/agents/chat/completions",
+                &token,
+                run.clone(),
+            )
+            .await;
+        if minute() == at {
+            assert_eq!(first["code"], 0, "{first}");
+            refused = Some(second);
+            break;
+        }
+    }
+    let refused = refused.expect("two runs fitted in one minute");
+    assert_eq!(refused["code"], 102, "{refused}");
+    assert!(
+        refused["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("Quota exceeded: runs per minute (1 for this tenant).")),
+        "{refused}"
+    );
+    drop(server);
+
+    let scratch = Scratch::new("quotas-wrong");
+    std::fs::write(
+        scratch.0.join("canvasc.toml"),
+        "[quotas]\nruns_per_hour = 1\n",
+    )
+    .expect("a configuration");
+    let output = Command::new(env!("CARGO_BIN_EXE_canvasc"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--data-dir"])
+        .arg(scratch.0.join("data"))
+        .current_dir(&scratch.0)
+        .env_remove("CANVASC_CONFIG")
+        .env_remove("DATABASE_URL")
+        .env_remove("REDIS_URL")
+        .stdin(Stdio::null())
+        .output()
+        .expect("canvasc serve runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("canvasc.toml: [quotas]: unknown key `runs_per_hour`"),
+        "{stderr}"
+    );
+}

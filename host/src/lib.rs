@@ -14,10 +14,12 @@ pub mod datasets;
 pub mod documents;
 pub mod interpreted;
 pub mod program_choice;
+pub mod quota_config;
 pub mod serve;
 pub mod services;
 pub mod source_map;
 pub mod telemetry;
+pub mod tenant_model;
 
 /// The allocator of canvasc's binaries (`canvasc` and every `canvasc build` binary). A run
 /// allocates many small, short-lived values (RAGFlow's state is dicts of dicts, mirrored

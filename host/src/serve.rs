@@ -119,6 +119,10 @@ impl TurnRunner for Engine {
             .collect::<Vec<_>>()
             .into();
         services.tenant_id = Some(turn.tenant_id.as_str().into());
+        if let Some(default) = turn.default_llm {
+            services.llm =
+                (services.llm.take()).map(|llm| crate::tenant_model::with_default(llm, default));
+        }
         let input = RunInput {
             query: Some(Json::String(turn.query)),
             user_id: Some(Json::String(turn.user_id)),

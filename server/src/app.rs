@@ -41,7 +41,10 @@ pub(crate) fn router(app: Shared) -> Router {
         )
         .route("/api/v1/system/tokens/{key}", delete(account::delete_key))
         .route("/api/v1/models", get(models::list))
-        .route("/api/v1/models/default", patch(models::set_default))
+        .route(
+            "/api/v1/models/default",
+            get(models::defaults).patch(models::set_default),
+        )
         .route("/api/v1/agents", get(agents::list).post(agents::create))
         .route("/api/v1/agents/download", get(files::download))
         .route(

@@ -79,6 +79,12 @@ impl ApiError {
         self.body["message"].as_str().unwrap_or_default()
     }
 
+    /// `{"code", "message"}` without `data`, as RAGFlow's `get_result` and
+    /// `get_error_data_result` answer an error.
+    pub(crate) fn bare(code: i64, message: impl Into<String>) -> ApiError {
+        ApiError::coded(code, message, None)
+    }
+
     /// 100: a failure RAGFlow reports with its exception text.
     pub(crate) fn exception(message: impl Into<String>) -> ApiError {
         ApiError::coded(EXCEPTION_ERROR, message, Some(Value::Null))
@@ -158,6 +164,22 @@ impl ApiError {
                 "data": false}),
             retry_after: Some(wait_secs),
         }
+    }
+
+    /// HTTP 429 with `Retry-After`: a tenant's quota refuses the run. The body is the
+    /// envelope RAGFlow answers its per-tenant limit with (102, no `data`).
+    pub(crate) fn quota(message: impl Into<String>, retry_after_secs: u64) -> ApiError {
+        ApiError {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            body: json!({"code": DATA_ERROR, "message": message.into()}),
+            retry_after: Some(retry_after_secs),
+        }
+    }
+
+    /// Seconds of the answer's `Retry-After` header, if it has one.
+    #[cfg(test)]
+    pub(crate) fn retry_after(&self) -> Option<u64> {
+        self.retry_after
     }
 
     /// HTTP 503 with `Retry-After: 1`: the bounded work this request needs is saturated.

@@ -14,8 +14,10 @@ mod connections;
 pub mod coord;
 mod envelope;
 mod login_limit;
+mod model_catalog;
 mod password;
 mod password_rsa;
+mod quota;
 mod registration;
 mod request;
 mod run;
@@ -24,6 +26,7 @@ mod sse;
 pub mod store;
 pub mod telemetry;
 pub mod turn;
+mod upload_sweep;
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -39,9 +42,11 @@ use tower_http::normalize_path::NormalizePathLayer;
 pub use crate::connections::ConnectionLimits;
 use crate::login_limit::LoginLimiter;
 pub use crate::login_limit::LoginLimits;
+pub use crate::model_catalog::ConfiguredModel;
 use crate::password::PasswordWork;
 pub use crate::password::{PasswordLimits, MAX_PASSWORD_BYTES};
 use crate::password_rsa::PasswordKey;
+pub use crate::quota::{QuotaConfig, QuotaLimits};
 pub use crate::registration::Registration;
 use crate::shared::App;
 pub use crate::store::{Store, StoreError};
@@ -57,8 +62,12 @@ pub struct ServeConfig {
     pub database_url: Option<String>,
     /// Larger request bodies are refused with an envelope.
     pub max_body_bytes: usize,
-    /// The LLM factories `GET /api/v1/models` lists.
-    pub model_providers: Vec<String>,
+    /// The models the configuration serves, which `GET /api/v1/models` lists and
+    /// `PATCH /models/default` chooses from (none: the host gave none, e.g. a scripted model).
+    pub models: Vec<ConfiguredModel>,
+    /// The configuration's `[llm] default`: the model of a run whose LLM names none and whose
+    /// tenant set no default.
+    pub default_model: Option<String>,
     /// An idle SSE stream gets a keep-alive comment this often.
     pub keep_alive: Duration,
     /// A directory of agent templates (`*.json`, RAGFlow's `agent/templates/` form) that
@@ -91,7 +100,16 @@ pub struct ServeConfig {
     /// `X-Forwarded-For`: its last address is used); `None`: the peer's address. Only set
     /// it behind a proxy that overwrites the header, or clients can pick their address.
     pub client_ip_header: Option<String>,
+    /// Per-tenant quotas (`[quotas]` of `canvasc.toml`): concurrent runs, runs per minute,
+    /// model tokens per day; none by default.
+    pub quotas: QuotaConfig,
+    /// An upload no run attached to a session is deleted after this (`--upload-ttl`);
+    /// attached ones go with their session or agent.
+    pub upload_ttl: Duration,
 }
+
+/// Uploads a run never used are kept a day unless configured otherwise.
+pub const DEFAULT_UPLOAD_TTL: Duration = Duration::from_secs(24 * 3600);
 
 /// Login tokens work a week unless configured otherwise.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -106,9 +124,8 @@ impl ServeConfig {
                 .ok()
                 .filter(|u| !u.trim().is_empty()),
             max_body_bytes: 16 * 1024 * 1024,
-            // RAGFlow's test set-up checks for these two factories before any agent test and
-            // tries to create them otherwise; the host layer will list its configured ones.
-            model_providers: vec!["ZHIPU-AI".into(), "SILICONFLOW".into()],
+            models: Vec::new(),
+            default_model: None,
             keep_alive: Duration::from_secs(15),
             templates_dir: None,
             redis_url: std::env::var("REDIS_URL")
@@ -129,6 +146,8 @@ impl ServeConfig {
             login_limits: LoginLimits::default(),
             password_limits: PasswordLimits::default(),
             client_ip_header: None,
+            quotas: QuotaConfig::default(),
+            upload_ttl: DEFAULT_UPLOAD_TTL,
         }
     }
 }
@@ -258,7 +277,8 @@ pub async fn start(
         store: store.clone(),
         max_body_bytes: config.max_body_bytes,
         cors_origins,
-        model_providers: config.model_providers,
+        models: config.models,
+        default_model: config.default_model,
         templates,
         runner,
         keep_alive: config.keep_alive,
@@ -269,13 +289,16 @@ pub async fn start(
         passwords: PasswordWork::new(config.password_limits, password_key),
         login_limiter: LoginLimiter::new(config.login_limits),
         client_ip_header: config.client_ip_header,
+        quotas: quota::Quotas::new(config.quotas),
     });
     // The trailing slash goes before routing (`/agents/` is `/agents`), so this wraps the router.
     let service = NormalizePathLayer::trim_trailing_slash().layer(app::router(app));
     let limits = config.connections;
+    let sweep = tokio::spawn(upload_sweep::sweep(store.clone(), config.upload_ttl));
     let task = tokio::spawn(async move {
-        // The database stays claimed until the server stops.
+        // The database stays claimed until the server stops, and its uploads swept.
         let _sole = sole;
+        let _sweep = AbortOnDrop(sweep);
         connections::serve(listener, service, limits, async {
             // Without a signal handler the server runs until the process ends.
             if tokio::signal::ctrl_c().await.is_err() {
@@ -291,6 +314,15 @@ pub async fn start(
         coord: running_coord,
         task,
     })
+}
+
+/// Stops a background task when the server's task ends.
+struct AbortOnDrop(JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// An origin as browsers send it: `scheme://host[:port]`, nothing after.

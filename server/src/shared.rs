@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::coord::Coordinator;
 use crate::login_limit::LoginLimiter;
 use crate::password::PasswordWork;
+use crate::quota::Quotas;
 use crate::registration::Registration;
 use crate::store::Store;
 use crate::telemetry::metrics::Metrics;
@@ -18,7 +19,9 @@ pub(crate) struct App {
     pub max_body_bytes: usize,
     /// Web origins allowed to call the API from a browser (none: same-origin only).
     pub cors_origins: Vec<axum::http::HeaderValue>,
-    pub model_providers: Vec<String>,
+    /// The models the configuration serves (`GET /models`), and its `[llm] default`.
+    pub models: Vec<crate::model_catalog::ConfiguredModel>,
+    pub default_model: Option<String>,
     /// `GET /agents/templates`: the templates loaded at start.
     pub templates: Vec<serde_json::Value>,
     /// Runs turns (the host's engine).
@@ -40,6 +43,8 @@ pub(crate) struct App {
     pub login_limiter: LoginLimiter,
     /// The header a reverse proxy puts the client's address in, if any.
     pub client_ip_header: Option<String>,
+    /// Per-tenant limits on runs and model tokens.
+    pub quotas: Quotas,
 }
 
 pub(crate) type Shared = Arc<App>;

@@ -40,6 +40,9 @@ pub struct TurnRequest {
     /// is then unused), compiled when the program that wrote it is carried; the runner
     /// refuses one another engine version wrote.
     pub resume: Option<Value>,
+    /// The tenant's default chat model (`PATCH /models/default`): what an LLM that names no
+    /// model (an empty `llm_id`) runs with; `None`: the configuration's `[llm] default`.
+    pub default_llm: Option<String>,
 }
 
 /// Receives a run's checkpoints, on the run's task: it must not block (the server queues the

@@ -318,3 +318,92 @@ async fn a_cancel_whose_notice_is_lost_still_lands_by_polling() {
         .await;
     clean(&mut conn, &p).await;
 }
+
+/// Per-tenant quota counters are shared by two replicas, and every key they write expires.
+#[tokio::test]
+async fn two_replicas_share_a_tenants_quota_counters_and_every_key_expires() {
+    use canvasc_server::coord::quota::{day_of, DAY_KEY_TTL, MINUTE_KEY_TTL, SLOT_TTL};
+    use canvasc_server::coord::{QuotaAsk, QuotaVerdict};
+    let Some(mut conn) = connect().await else {
+        return;
+    };
+    let p = prefix("quota");
+    let one = Coordinator::redis(&redis_url(), &p)
+        .await
+        .expect("replica one");
+    let two = Coordinator::redis(&redis_url(), &p)
+        .await
+        .expect("replica two");
+    let now_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0);
+    let ask = |slot: &str| QuotaAsk {
+        tenant: "t1".into(),
+        slot: slot.into(),
+        concurrent_runs: 1,
+        runs_per_minute: 2,
+        tokens_per_day: 50,
+        now_ms,
+    };
+    assert_eq!(
+        one.quota_admit(&ask("a")).await.expect("admit"),
+        QuotaVerdict::Admitted
+    );
+    // The other replica sees the run going on.
+    assert_eq!(
+        two.quota_admit(&ask("b")).await.expect("admit"),
+        QuotaVerdict::ConcurrentRuns
+    );
+    let running = format!("{p}agent:quota:running:t1");
+    let minute = format!("{p}agent:quota:runs:t1:{}", ask("a").minute());
+    let tokens = format!("{p}agent:quota:tokens:t1:{}", day_of(now_ms));
+    let ttl: i64 = conn.pttl(&running).await.expect("pttl");
+    assert!(
+        (1..=SLOT_TTL.as_millis() as i64).contains(&ttl),
+        "{running}: {ttl}"
+    );
+    let ttl: i64 = conn.ttl(&minute).await.expect("ttl");
+    assert!(
+        (1..=MINUTE_KEY_TTL.as_secs() as i64).contains(&ttl),
+        "{minute}: {ttl}"
+    );
+    // The run ends on replica one, having used 60 tokens; replica two's next run is over
+    // the day's tokens.
+    one.quota_spend("t1", &day_of(now_ms), 60)
+        .await
+        .expect("spend");
+    one.quota_release("t1", "a", None).await.expect("release");
+    let ttl: i64 = conn.ttl(&tokens).await.expect("ttl");
+    assert!(
+        (1..=DAY_KEY_TTL.as_secs() as i64).contains(&ttl),
+        "{tokens}: {ttl}"
+    );
+    assert_eq!(
+        two.quota_admit(&ask("b")).await.expect("admit"),
+        QuotaVerdict::TokensPerDay { used: 60 }
+    );
+    // Without the tokens limit: a second run fits the minute, a third does not; a run that
+    // never started gives its place in the minute back.
+    let mut no_tokens = ask("b");
+    no_tokens.tokens_per_day = 0;
+    assert_eq!(
+        two.quota_admit(&no_tokens).await.expect("admit"),
+        QuotaVerdict::Admitted
+    );
+    two.quota_release("t1", "b", Some(no_tokens.minute()))
+        .await
+        .expect("release");
+    no_tokens.slot = "c".into();
+    assert_eq!(
+        one.quota_admit(&no_tokens).await.expect("admit"),
+        QuotaVerdict::Admitted
+    );
+    no_tokens.slot = "d".into();
+    one.quota_release("t1", "c", None).await.expect("release");
+    assert_eq!(
+        two.quota_admit(&no_tokens).await.expect("admit"),
+        QuotaVerdict::RunsPerMinute
+    );
+    clean(&mut conn, &p).await;
+}

@@ -75,7 +75,16 @@ mkdir -p "$work/ragflow"
 git -C "$RAGFLOW_MIRROR" archive "$RAGFLOW_REV" pyproject.toml test/__init__.py test/testcases \
   | tar -x -C "$work/ragflow"
 
-# The server: embedded defaults in a fresh data directory, nothing from the caller's set-up.
+# The server: embedded defaults in a fresh data directory, nothing from the caller's set-up,
+# except the two providers RAGFlow's set-up insists on (`GET /api/v1/models` lists what the
+# configuration has; the agent tests never call a model).
+cat >"$work/canvasc.toml" <<'TOML'
+[factories.ZHIPU-AI]
+api_key = "unused-by-agent-tests"
+
+[factories.SILICONFLOW]
+api_key = "unused-by-agent-tests"
+TOML
 (
   cd "$work"
   exec env -u DATABASE_URL -u CANVASC_CONFIG "$CANVASC_BIN" serve --addr 127.0.0.1:0 \
@@ -97,7 +106,8 @@ fi
 echo "ragflow_agent_tests: canvasc serve at $url; RAGFlow's tests at ${RAGFLOW_REV:0:12}"
 
 # What RAGFlow's configs.py reads: the server, and the two provider keys it insists on (the
-# agent tests never call a model; canvasc lists both providers, so nothing is sent anywhere).
+# agent tests never call a model; canvasc's configuration lists both providers, so nothing is
+# sent anywhere).
 export HOST_ADDRESS="$url" API_PROXY_SCHEME=python
 export ZHIPU_AI_API_KEY=unused-by-agent-tests SILICONFLOW_API_KEY=unused-by-agent-tests
 

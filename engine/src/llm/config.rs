@@ -463,6 +463,34 @@ impl LlmConfig {
         })
     }
 
+    /// What the configuration serves, for a model list (`GET /api/v1/models`): every
+    /// `[[models]]` entry, then every `[factories.X]` section (any model of X), then the
+    /// environment's endpoint (any model). Never a key or a URL.
+    pub fn catalog(&self) -> Vec<CatalogEntry> {
+        let mut entries: Vec<CatalogEntry> = self
+            .models
+            .iter()
+            .map(|m| CatalogEntry {
+                model: Some(m.id.clone()),
+                factory: m.factory.clone(),
+                vision: m.vision,
+            })
+            .collect();
+        entries.extend(self.factories.keys().map(|f| CatalogEntry {
+            model: None,
+            factory: Some(f.clone()),
+            vision: false,
+        }));
+        if self.env_fallback.is_some() {
+            entries.push(CatalogEntry {
+                model: None,
+                factory: None,
+                vision: false,
+            });
+        }
+        entries
+    }
+
     /// A configuration that sends every llm_id to one endpoint (tests, benchmarks, a single
     /// local server).
     pub fn single(base_url: &str, api_key: Option<&str>) -> LlmConfig {
@@ -575,6 +603,17 @@ impl LlmConfig {
     }
 }
 
+/// One line of [`LlmConfig::catalog`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CatalogEntry {
+    /// The model's id (`None`: any model of the factory, or of any factory).
+    pub model: Option<String>,
+    /// Its factory (`None`: an entry that serves its id under any factory).
+    pub factory: Option<String>,
+    /// Also image-to-text.
+    pub vision: bool,
+}
+
 /// `model@Factory` → (`model`, `Factory`), split at the last `@` as RAGFlow's
 /// `split_model_name_and_factory` does.
 pub fn split_llm_id(llm_id: &str) -> (&str, Option<&str>) {
@@ -615,6 +654,40 @@ mod tests {
                 .find(|(n, _)| *n == k)
                 .map(|(_, v)| v.to_string())
         }
+    }
+
+    #[test]
+    fn the_catalog_lists_entries_then_factories_then_the_environment() {
+        let text = r#"
+            [factories.DeepSeek]
+            api_key = "k"
+            [[models]]
+            id = "qwen"
+            factory = "VLLM"
+            base_url = "http://gpu:8000/v1"
+            vision = true
+            [[models]]
+            id = "llama"
+            base_url = "http://gpu:8001/v1"
+        "#;
+        let config =
+            LlmConfig::from_toml_str(text, &env_of(&[("OPENAI_API_KEY", "sk")])).expect("parses");
+        let entry = |model: Option<&str>, factory: Option<&str>, vision| CatalogEntry {
+            model: model.map(String::from),
+            factory: factory.map(String::from),
+            vision,
+        };
+        assert_eq!(
+            config.catalog(),
+            vec![
+                entry(Some("qwen"), Some("VLLM"), true),
+                entry(Some("llama"), None, false),
+                entry(None, Some("DeepSeek"), false),
+                entry(None, None, false),
+            ]
+        );
+        let bare = LlmConfig::from_toml_str("", &env_of(&[])).expect("parses");
+        assert!(bare.catalog().is_empty());
     }
 
     const FILE: &str = r#"

@@ -51,6 +51,10 @@ pub struct Args {
     /// How long a login token works: seconds, or a number with `s`, `m`, `h` or `d`.
     #[arg(long, env = "CANVASC_TOKEN_TTL", default_value = "7d", value_parser = parse_ttl)]
     pub token_ttl: Duration,
+    /// How long an upload no run used is kept (seconds, or with `s`, `m`, `h` or `d`);
+    /// uploads a run used go with their session or agent.
+    #[arg(long, env = "CANVASC_UPLOAD_TTL", default_value = "1d", value_parser = parse_ttl)]
+    pub upload_ttl: Duration,
     /// The RSA private key (PEM, unencrypted) that RAGFlow's web client's encrypted
     /// passwords are decrypted with; without it passwords are taken as sent.
     #[arg(long, env = "CANVASC_RSA_PRIVATE_KEY")]
@@ -72,7 +76,7 @@ pub struct Args {
     pub client_ip_header: Option<String>,
 }
 
-/// `--token-ttl`: `3600`, `90s`, `30m`, `12h`, `7d`.
+/// `--token-ttl`, `--upload-ttl`: `3600`, `90s`, `30m`, `12h`, `7d`.
 fn parse_ttl(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let (number, unit) = match text.char_indices().last() {
@@ -92,7 +96,7 @@ fn parse_ttl(text: &str) -> Result<Duration, String> {
         .map_err(|_| format!("`{text}` is not a duration (e.g. 3600, 30m, 12h, 7d)"))?;
     match n.checked_mul(scale) {
         Some(secs) if secs > 0 => Ok(Duration::from_secs(secs)),
-        Some(_) => Err("a token lifetime must be above zero".into()),
+        Some(_) => Err("a lifetime must be above zero".into()),
         None => Err(format!("`{text}` is too long")),
     }
 }
@@ -117,6 +121,20 @@ pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>)
         Ok(hosts) => hosts,
         Err(e) => return super::run::fail(e.to_string()),
     };
+    // The models `GET /api/v1/models` lists: the configuration's (none for a script, which
+    // answers every llm_id).
+    let models = match &args.llm_script {
+        Some(_) => None,
+        None => match crate::config::llm_config(args.config.as_deref()) {
+            Ok(config) => Some(config),
+            Err(e) => return super::run::fail(e.to_string()),
+        },
+    };
+    let quotas =
+        match crate::config::external_config(args.config.as_deref(), crate::quota_config::quotas) {
+            Ok(quotas) => quotas,
+            Err(e) => return super::run::fail(e.to_string()),
+        };
     let engine = Arc::new(Engine::new(services, compiled, find).with_db_allowed_hosts(db_hosts));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -134,11 +152,17 @@ pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>)
     config.templates_dir = args.templates_dir.clone();
     config.registration = args.registration;
     config.token_ttl = args.token_ttl;
+    config.upload_ttl = args.upload_ttl;
     config.rsa_private_key = args.rsa_private_key.clone();
     config.connections.max_connections = args.max_connections.max(1);
     config.connections.header_read_timeout =
         Duration::from_secs(args.header_read_timeout_secs.max(1));
     config.connections.idle_timeout = Duration::from_secs(args.idle_timeout_secs.max(1));
+    config.quotas = quotas;
+    if let Some(models) = &models {
+        config.models = crate::tenant_model::configured_models(models);
+        config.default_model = models.default_model.clone();
+    }
     config.client_ip_header = args
         .client_ip_header
         .clone()

@@ -163,6 +163,8 @@ pub(crate) async fn begin(
             (session.id.clone(), Some(session))
         }
     };
+    // The tenant's quotas admit the run before anything of it is stored or held.
+    let ticket = app.quotas.admit(&app.store, &app.coord, tenant).await?;
     // The session's lease, on whichever replica: refused here when any replica runs it. A new
     // session is stored only once its lease is held, so a coordinator that cannot answer
     // leaves no session behind. A session that continues is read only under its lease: read
@@ -210,7 +212,7 @@ pub(crate) async fn begin(
             Ok(Found::Asked(resume)) => break (lease, state, user_id, Some(resume)),
         }
     };
-    let files = match file_contents(app, tenant, &descriptors).await {
+    let files = match file_contents(app, tenant, &session_id, &descriptors).await {
         Ok(files) => files,
         Err(e) => {
             app.coord.give_back(&lease).await;
@@ -239,6 +241,7 @@ pub(crate) async fn begin(
         chat_template_kwargs,
         resume: resume.map(|r| r.checkpoint),
         return_trace,
+        ticket,
     };
     let launched = start_turn(app, tenant, agent_id, &session_id, lease, turn).await?;
     Ok((launched, session_id))
@@ -285,6 +288,8 @@ struct Turn {
     chat_template_kwargs: Option<Value>,
     resume: Option<Value>,
     return_trace: bool,
+    /// The run's hold on its tenant's quotas (`None`: none applies).
+    ticket: Option<crate::quota::Ticket>,
 }
 
 /// Starts `turn` under `lease` (given back when it cannot start): its user message goes into
@@ -322,6 +327,21 @@ async fn start_turn(
     let (checkpoints, checkpoints_written, recorded) =
         run::resume::writer(app, &message_id, session_id, &user);
     let round = state.get("round").and_then(Value::as_i64).unwrap_or(0);
+    // A tenant's default is one of the configured models: without any (a scripted model),
+    // there is none to look up.
+    let defaults = match app.models.is_empty() {
+        true => Ok(Vec::new()),
+        false => app.store.default_models(tenant).await,
+    };
+    let default_llm = match defaults {
+        Ok(defaults) => defaults
+            .into_iter()
+            .find_map(|(kind, llm_id)| (kind == "chat").then_some(llm_id)),
+        Err(e) => {
+            app.coord.give_back(&lease).await;
+            return Err(e.into());
+        }
+    };
     let request = TurnRequest {
         tenant_id: tenant.to_string(),
         agent_id: agent_id.to_string(),
@@ -339,6 +359,7 @@ async fn start_turn(
         chat_template_kwargs: turn.chat_template_kwargs,
         checkpoints: Some(checkpoints),
         resume: turn.resume,
+        default_llm,
     };
     // The run's record is written before it starts: its checkpoints go with it, and a crash
     // from here on leaves its trace. The program that will run it is named by the runner.
@@ -366,6 +387,9 @@ async fn start_turn(
         }
     };
     record.mode = running.program.as_str().to_string();
+    if let Some(ticket) = turn.ticket {
+        running.events = crate::quota::metered(running.events, ticket);
+    }
     if let Err(e) = app.coord.put_run(&message_id, &record).await {
         eprintln!("canvasc serve: run {message_id}: the run record could not be written: {e}");
     }
@@ -425,6 +449,7 @@ async fn finish_orphan(
                 chat_template_kwargs: None,
                 resume: Some(resume.checkpoint),
                 return_trace: false,
+                ticket: app.quotas.tokens_only(&app.store, &app.coord, tenant).await,
             };
             let session_id = lease.session.clone();
             match start_turn(app, tenant, agent_id, &session_id, lease, turn).await {
@@ -527,9 +552,11 @@ fn file_descriptors(files: Option<&Value>) -> Result<Vec<Value>, ApiError> {
 
 /// The uploads as the run reads them (`sys.files`): images as data URLs, text as text.
 /// Other documents need a parser this server does not carry; they are refused by name.
+/// Read, they belong to the session (unless an earlier one has them) and go with it.
 async fn file_contents(
     app: &Shared,
     tenant: &str,
+    session_id: &str,
     descriptors: &[Value],
 ) -> Result<Vec<Value>, ApiError> {
     let mut out = Vec::with_capacity(descriptors.len());
@@ -554,6 +581,11 @@ async fn file_contents(
                 "File {} ({mime}) is neither text nor an image; canvasc serve cannot read it into `sys.files`.",
                 file.file.name
             )));
+        }
+    }
+    for descriptor in descriptors {
+        if let Some(id) = descriptor.get("id").and_then(Value::as_str) {
+            app.store.attach_file(tenant, id, session_id).await?;
         }
     }
     Ok(out)

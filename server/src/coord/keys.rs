@@ -43,4 +43,19 @@ impl Keys {
     pub fn cancel_channel(&self) -> String {
         format!("{}agent:cancel", self.prefix)
     }
+
+    /// A tenant's running runs (a sorted set of slots scored by when each expires).
+    pub fn quota_running(&self, tenant: &str) -> String {
+        format!("{}agent:quota:running:{tenant}", self.prefix)
+    }
+
+    /// The runs a tenant started in one clock minute (`minute`: minutes since the epoch).
+    pub fn quota_minute(&self, tenant: &str, minute: i64) -> String {
+        format!("{}agent:quota:runs:{tenant}:{minute}", self.prefix)
+    }
+
+    /// The model tokens a tenant used on one UTC day (`day`: `2026-11-29`).
+    pub fn quota_tokens(&self, tenant: &str, day: &str) -> String {
+        format!("{}agent:quota:tokens:{tenant}:{day}", self.prefix)
+    }
 }

@@ -10,8 +10,11 @@ use std::time::Instant;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 
+use super::quota::QuotaMaps;
 use super::registry::Registry;
-use super::{Backend, CoordError, CoordResult, RunRecord, CANCEL_TTL, LEASE_TTL};
+use super::{
+    Backend, CoordError, CoordResult, QuotaAsk, QuotaVerdict, RunRecord, CANCEL_TTL, LEASE_TTL,
+};
 use crate::store::{Store, StoreError};
 
 #[derive(Default)]
@@ -52,6 +55,8 @@ impl Maps {
 
 pub(crate) struct Local {
     maps: Mutex<Maps>,
+    /// Per-tenant quota counters (their own lock: a run's admission never waits on a lease).
+    quotas: Mutex<QuotaMaps>,
     runs: Arc<Registry>,
     store: Store,
 }
@@ -71,6 +76,7 @@ impl Local {
     pub fn new(runs: Arc<Registry>, store: Store) -> Local {
         Local {
             maps: Mutex::default(),
+            quotas: Mutex::default(),
             runs,
             store,
         }
@@ -78,6 +84,10 @@ impl Local {
 
     fn lock(&self) -> MutexGuard<'_, Maps> {
         self.maps.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn quotas(&self) -> MutexGuard<'_, QuotaMaps> {
+        self.quotas.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -200,6 +210,40 @@ impl Backend for Local {
 
     fn last_run<'a>(&'a self, session: &'a str) -> BoxFuture<'a, CoordResult<Option<String>>> {
         async move { Ok(self.store.last_run(session).await?) }.boxed()
+    }
+
+    fn quota_admit<'a>(&'a self, ask: &'a QuotaAsk) -> BoxFuture<'a, CoordResult<QuotaVerdict>> {
+        let verdict = self.quotas().admit(ask);
+        futures::future::ready(Ok(verdict)).boxed()
+    }
+
+    fn quota_refresh<'a>(
+        &'a self,
+        tenant: &'a str,
+        slot: &'a str,
+    ) -> BoxFuture<'a, CoordResult<()>> {
+        self.quotas().refresh(tenant, slot, crate::clock::now_ms());
+        futures::future::ready(Ok(())).boxed()
+    }
+
+    fn quota_release<'a>(
+        &'a self,
+        tenant: &'a str,
+        slot: &'a str,
+        unstarted_minute: Option<i64>,
+    ) -> BoxFuture<'a, CoordResult<()>> {
+        self.quotas().release(tenant, slot, unstarted_minute);
+        futures::future::ready(Ok(())).boxed()
+    }
+
+    fn quota_spend<'a>(
+        &'a self,
+        tenant: &'a str,
+        day: &'a str,
+        tokens: u64,
+    ) -> BoxFuture<'a, CoordResult<()>> {
+        self.quotas().spend(tenant, day, tokens);
+        futures::future::ready(Ok(())).boxed()
     }
 
     fn name(&self) -> &'static str {

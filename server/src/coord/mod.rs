@@ -8,6 +8,7 @@
 
 mod keys;
 mod local;
+pub mod quota;
 mod record;
 mod redis_backend;
 mod registry;
@@ -24,6 +25,7 @@ use crate::clock::new_id;
 use crate::envelope::ApiError;
 use crate::turn::CancelHandle;
 pub use keys::Keys;
+pub use quota::{QuotaAsk, QuotaVerdict};
 pub use record::{RunRecord, RunStatus};
 use registry::Registry;
 
@@ -108,6 +110,30 @@ pub trait Backend: Send + Sync + 'static {
     fn checkpoint<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<Option<String>>>;
     /// The id of the session's latest run ([`Backend::put_run`] records it).
     fn last_run<'a>(&'a self, session: &'a str) -> BoxFuture<'a, CoordResult<Option<String>>>;
+    /// Admits a run under its tenant's quotas in one atomic step (`quota.rs`): counted in its
+    /// minute and holding its slot among the running when admitted.
+    fn quota_admit<'a>(&'a self, ask: &'a QuotaAsk) -> BoxFuture<'a, CoordResult<QuotaVerdict>>;
+    /// Keeps a running run's slot for another [`quota::SLOT_TTL`].
+    fn quota_refresh<'a>(
+        &'a self,
+        tenant: &'a str,
+        slot: &'a str,
+    ) -> BoxFuture<'a, CoordResult<()>>;
+    /// Frees a run's slot; `unstarted_minute`: the admitted run never started, and its
+    /// minute's count goes back down.
+    fn quota_release<'a>(
+        &'a self,
+        tenant: &'a str,
+        slot: &'a str,
+        unstarted_minute: Option<i64>,
+    ) -> BoxFuture<'a, CoordResult<()>>;
+    /// Adds the model tokens a run used to its tenant's count of `day`.
+    fn quota_spend<'a>(
+        &'a self,
+        tenant: &'a str,
+        day: &'a str,
+        tokens: u64,
+    ) -> BoxFuture<'a, CoordResult<()>>;
     /// `in-process` or `redis`, for the start-up line.
     fn name(&self) -> &'static str;
 }
@@ -236,5 +262,32 @@ impl Coordinator {
     /// The session's latest run id.
     pub async fn last_run(&self, session: &str) -> CoordResult<Option<String>> {
         self.backend.last_run(session).await
+    }
+
+    /// Admits a run under its tenant's quotas (`crate::quota`).
+    pub async fn quota_admit(&self, ask: &QuotaAsk) -> CoordResult<QuotaVerdict> {
+        self.backend.quota_admit(ask).await
+    }
+
+    /// Keeps a running run's quota slot.
+    pub async fn quota_refresh(&self, tenant: &str, slot: &str) -> CoordResult<()> {
+        self.backend.quota_refresh(tenant, slot).await
+    }
+
+    /// Frees a run's quota slot (and its minute's count, when it never started).
+    pub async fn quota_release(
+        &self,
+        tenant: &str,
+        slot: &str,
+        unstarted_minute: Option<i64>,
+    ) -> CoordResult<()> {
+        self.backend
+            .quota_release(tenant, slot, unstarted_minute)
+            .await
+    }
+
+    /// Counts the model tokens a run used on `day`.
+    pub async fn quota_spend(&self, tenant: &str, day: &str, tokens: u64) -> CoordResult<()> {
+        self.backend.quota_spend(tenant, day, tokens).await
     }
 }

@@ -12,10 +12,11 @@ use futures::{FutureExt, StreamExt};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, Client, Script};
 
+use super::quota::{DAY_KEY_TTL, MINUTE_KEY_TTL, SLOT_TTL};
 use super::registry::Registry;
 use super::{
-    scripts, Backend, CoordError, CoordResult, Keys, RunRecord, CANCEL_TTL, CHECKPOINT_TTL,
-    LEASE_TTL, RUN_RECORD_TTL,
+    scripts, Backend, CoordError, CoordResult, Keys, QuotaAsk, QuotaVerdict, RunRecord, CANCEL_TTL,
+    CHECKPOINT_TTL, LEASE_TTL, RUN_RECORD_TTL,
 };
 
 /// A command unanswered this long fails (the request that needed it gets an error) instead
@@ -38,6 +39,8 @@ pub(crate) struct RedisBackend {
     refresh: Script,
     release: Script,
     finish: Script,
+    quota_admit: Script,
+    quota_release: Script,
 }
 
 impl RedisBackend {
@@ -67,6 +70,8 @@ impl RedisBackend {
             refresh: Script::new(scripts::REFRESH),
             release: Script::new(scripts::RELEASE),
             finish: Script::new(scripts::FINISH),
+            quota_admit: Script::new(scripts::QUOTA_ADMIT),
+            quota_release: Script::new(scripts::QUOTA_RELEASE),
         })
     }
 
@@ -299,6 +304,96 @@ impl Backend for RedisBackend {
             conn.get(self.keys.session_run(session))
                 .await
                 .map_err(failed)
+        }
+        .boxed()
+    }
+
+    fn quota_admit<'a>(&'a self, ask: &'a QuotaAsk) -> BoxFuture<'a, CoordResult<QuotaVerdict>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let (kind, used): (i64, i64) = self
+                .quota_admit
+                .key(self.keys.quota_running(&ask.tenant))
+                .key(self.keys.quota_minute(&ask.tenant, ask.minute()))
+                .key(self.keys.quota_tokens(&ask.tenant, &ask.day()))
+                .arg(&ask.slot)
+                .arg(ask.now_ms)
+                .arg(SLOT_TTL.as_millis() as u64)
+                .arg(ask.concurrent_runs)
+                .arg(ask.runs_per_minute)
+                .arg(ask.tokens_per_day)
+                .arg(MINUTE_KEY_TTL.as_secs())
+                .invoke_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(QuotaVerdict::from_reply(kind, used))
+        }
+        .boxed()
+    }
+
+    fn quota_refresh<'a>(
+        &'a self,
+        tenant: &'a str,
+        slot: &'a str,
+    ) -> BoxFuture<'a, CoordResult<()>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let key = self.keys.quota_running(tenant);
+            let ttl = SLOT_TTL.as_millis() as i64;
+            let () = redis::pipe()
+                .zadd(&key, slot, crate::clock::now_ms() + ttl)
+                .ignore()
+                .pexpire(&key, ttl)
+                .ignore()
+                .query_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(())
+        }
+        .boxed()
+    }
+
+    fn quota_release<'a>(
+        &'a self,
+        tenant: &'a str,
+        slot: &'a str,
+        unstarted_minute: Option<i64>,
+    ) -> BoxFuture<'a, CoordResult<()>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let minute = unstarted_minute.unwrap_or_default();
+            let _: i64 = self
+                .quota_release
+                .key(self.keys.quota_running(tenant))
+                .key(self.keys.quota_minute(tenant, minute))
+                .arg(slot)
+                .arg(if unstarted_minute.is_some() { "1" } else { "0" })
+                .invoke_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(())
+        }
+        .boxed()
+    }
+
+    fn quota_spend<'a>(
+        &'a self,
+        tenant: &'a str,
+        day: &'a str,
+        tokens: u64,
+    ) -> BoxFuture<'a, CoordResult<()>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let key = self.keys.quota_tokens(tenant, day);
+            let () = redis::pipe()
+                .incr(&key, tokens)
+                .ignore()
+                .expire(&key, DAY_KEY_TTL.as_secs() as i64)
+                .ignore()
+                .query_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(())
         }
         .boxed()
     }

@@ -51,3 +51,47 @@ if redis.call('GET', KEYS[2]) == ARGV[2] then
 end
 return 0
 ";
+
+/// KEYS: the tenant's running runs (a sorted set: slot → until, ms), its runs of this minute,
+/// its tokens of today. ARGV: slot, now ms, slot TTL ms, concurrent limit, per-minute limit,
+/// tokens-per-day limit, the minute key's TTL s (0 for a limit: none). Checks the day's
+/// tokens, the minute's runs and the running runs, in that order, and admits the run only when
+/// all are under their limits: it then counts in the minute and holds its slot.
+/// `{0, 0}` admitted, `{1, used}` tokens, `{2, 0}` per minute, `{3, 0}` concurrent.
+pub const QUOTA_ADMIT: &str = r"
+local now = tonumber(ARGV[2])
+local used = tonumber(redis.call('GET', KEYS[3]) or '0')
+local limit = tonumber(ARGV[6])
+if limit > 0 and used >= limit then
+  return {1, used}
+end
+local started = tonumber(redis.call('GET', KEYS[2]) or '0')
+local per_minute = tonumber(ARGV[5])
+if per_minute > 0 and started >= per_minute then
+  return {2, 0}
+end
+local concurrent = tonumber(ARGV[4])
+if concurrent > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+  if redis.call('ZCARD', KEYS[1]) >= concurrent then
+    return {3, 0}
+  end
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+end
+if per_minute > 0 then
+  redis.call('INCR', KEYS[2])
+  redis.call('EXPIRE', KEYS[2], ARGV[7])
+end
+return {0, 0}
+";
+
+/// KEYS: the tenant's running runs, the admitted minute's runs. ARGV: slot, `1` when the run
+/// never started (its minute's count goes back down). Frees the run's slot.
+pub const QUOTA_RELEASE: &str = r"
+redis.call('ZREM', KEYS[1], ARGV[1])
+if ARGV[2] == '1' and tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then
+  redis.call('DECR', KEYS[2])
+end
+return 1
+";

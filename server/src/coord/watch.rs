@@ -152,6 +152,31 @@ mod tests {
         fn last_run<'a>(&'a self, _: &'a str) -> BoxFuture<'a, CoordResult<Option<String>>> {
             gone()
         }
+        fn quota_admit<'a>(
+            &'a self,
+            _: &'a crate::coord::QuotaAsk,
+        ) -> BoxFuture<'a, CoordResult<crate::coord::QuotaVerdict>> {
+            gone()
+        }
+        fn quota_refresh<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, CoordResult<()>> {
+            gone()
+        }
+        fn quota_release<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a str,
+            _: Option<i64>,
+        ) -> BoxFuture<'a, CoordResult<()>> {
+            gone()
+        }
+        fn quota_spend<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a str,
+            _: u64,
+        ) -> BoxFuture<'a, CoordResult<()>> {
+            gone()
+        }
         fn name(&self) -> &'static str {
             "unreachable"
         }

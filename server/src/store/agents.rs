@@ -194,7 +194,8 @@ impl Store {
         Ok(false)
     }
 
-    /// Deletes an agent of `tenant_id` with its versions; `false` when it had none such.
+    /// Deletes an agent of `tenant_id` with its versions, sessions, run logs and uploads;
+    /// `false` when it had none such.
     pub async fn delete_agent(&self, tenant_id: &str, id: &str) -> Result<bool, StoreError> {
         let mut tx = self.begin().await?;
         let q = self.sql("DELETE FROM agents WHERE id = ? AND user_id = ?");
@@ -205,7 +206,15 @@ impl Store {
             .await?
             .rows_affected();
         if deleted > 0 {
-            for table in ["agent_versions", "agent_sessions", "run_logs"] {
+            // Uploads attached to its sessions (wherever uploaded), then those uploaded to it.
+            let q = self.sql(super::files::DELETE_FILES_OF_AGENT_SESSIONS);
+            sqlx::query(&q).bind(id).execute(&mut *tx).await?;
+            for table in [
+                "uploaded_files",
+                "agent_versions",
+                "agent_sessions",
+                "run_logs",
+            ] {
                 let q = format!("DELETE FROM {table} WHERE agent_id = ?");
                 let q = self.sql(&q);
                 sqlx::query(&q).bind(id).execute(&mut *tx).await?;

@@ -1,5 +1,7 @@
 //! Files uploaded as run inputs, kept in the database with their bytes so a server is one
-//! database and nothing beside it.
+//! database and nothing beside it. An upload belongs to the first session that runs with it
+//! and is deleted with that session or its agent; one no run ever attached expires
+//! ([`Store::delete_unattached_files`], swept periodically by the server).
 
 use sqlx::any::AnyRow;
 
@@ -51,6 +53,12 @@ impl StoredFile {
     }
 }
 
+/// Deletes the uploads attached to any session of an agent (bound: the agent id); run before
+/// the sessions themselves go.
+pub(super) const DELETE_FILES_OF_AGENT_SESSIONS: &str =
+    "DELETE FROM uploaded_files WHERE session_id IN \
+     (SELECT id FROM agent_sessions WHERE agent_id = ?)";
+
 impl Store {
     pub async fn insert_file(&self, file: &NewFile) -> Result<(), StoreError> {
         let q = self.sql(
@@ -90,5 +98,34 @@ impl Store {
             })
         })
         .transpose()
+    }
+
+    /// Attaches `tenant_id`'s upload `id` to `session_id`, unless a session has it already
+    /// (the first session that runs with an upload keeps it).
+    pub async fn attach_file(
+        &self,
+        tenant_id: &str,
+        id: &str,
+        session_id: &str,
+    ) -> Result<(), StoreError> {
+        let q = self.sql(
+            "UPDATE uploaded_files SET session_id = ? \
+             WHERE id = ? AND tenant_id = ? AND session_id IS NULL",
+        );
+        sqlx::query(&q)
+            .bind(session_id)
+            .bind(id)
+            .bind(tenant_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Deletes the uploads no session was ever attached to that were made before
+    /// `before_ms`; how many.
+    pub async fn delete_unattached_files(&self, before_ms: i64) -> Result<u64, StoreError> {
+        let q = self.sql("DELETE FROM uploaded_files WHERE session_id IS NULL AND create_time < ?");
+        let result = sqlx::query(&q).bind(before_ms).execute(&self.pool).await?;
+        Ok(result.rows_affected())
     }
 }

@@ -9,7 +9,7 @@ use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use super::{Backend, Store, StoreError};
 
 /// `(version, description, SQL)` for each database, oldest first.
-fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 3] {
+fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 5] {
     match backend {
         Backend::Sqlite => [
             (
@@ -26,6 +26,16 @@ fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 3] {
                 3,
                 "access",
                 include_str!("../../migrations/sqlite/0003_access.sql"),
+            ),
+            (
+                4,
+                "uploads",
+                include_str!("../../migrations/sqlite/0004_uploads.sql"),
+            ),
+            (
+                5,
+                "default models",
+                include_str!("../../migrations/sqlite/0005_default_models.sql"),
             ),
         ],
         Backend::Postgres => [
@@ -44,6 +54,16 @@ fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 3] {
                 "access",
                 include_str!("../../migrations/postgres/0003_access.sql"),
             ),
+            (
+                4,
+                "uploads",
+                include_str!("../../migrations/postgres/0004_uploads.sql"),
+            ),
+            (
+                5,
+                "default models",
+                include_str!("../../migrations/postgres/0005_default_models.sql"),
+            ),
         ],
         Backend::MySql => [
             (
@@ -60,6 +80,16 @@ fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 3] {
                 3,
                 "access",
                 include_str!("../../migrations/mysql/0003_access.sql"),
+            ),
+            (
+                4,
+                "uploads",
+                include_str!("../../migrations/mysql/0004_uploads.sql"),
+            ),
+            (
+                5,
+                "default models",
+                include_str!("../../migrations/mysql/0005_default_models.sql"),
             ),
         ],
     }

@@ -7,6 +7,7 @@ pub use sole::SoleClaim;
 
 mod accounts;
 mod agents;
+mod default_models;
 mod files;
 mod group;
 mod invitations;

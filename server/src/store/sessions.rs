@@ -255,21 +255,34 @@ impl Store {
         Ok((sessions, total))
     }
 
-    /// Deletes one session of `agent_id`; `false` when there was none.
+    /// Deletes one session of `agent_id` with the uploads that belong to it; `false` when
+    /// there was none.
     pub async fn delete_session(&self, agent_id: &str, id: &str) -> Result<bool, StoreError> {
+        let mut tx = self.begin().await?;
         let q = self.sql("DELETE FROM agent_sessions WHERE agent_id = ? AND id = ?");
         let result = sqlx::query(&q)
             .bind(agent_id)
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
-        Ok(result.rows_affected() > 0)
+        let deleted = result.rows_affected() > 0;
+        if deleted {
+            let q = self.sql("DELETE FROM uploaded_files WHERE session_id = ?");
+            sqlx::query(&q).bind(id).execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(deleted)
     }
 
-    /// Deletes every session of `agent_id`; how many there were.
+    /// Deletes every session of `agent_id` with the uploads that belong to them; how many
+    /// sessions there were.
     pub async fn delete_all_sessions(&self, agent_id: &str) -> Result<u64, StoreError> {
+        let mut tx = self.begin().await?;
+        let q = self.sql(super::files::DELETE_FILES_OF_AGENT_SESSIONS);
+        sqlx::query(&q).bind(agent_id).execute(&mut *tx).await?;
         let q = self.sql("DELETE FROM agent_sessions WHERE agent_id = ?");
-        let result = sqlx::query(&q).bind(agent_id).execute(&self.pool).await?;
+        let result = sqlx::query(&q).bind(agent_id).execute(&mut *tx).await?;
+        tx.commit().await?;
         Ok(result.rows_affected())
     }
 }

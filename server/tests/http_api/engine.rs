@@ -54,11 +54,13 @@ pub const PONDER_MS: u64 = 3000;
 
 /// The model's script: `slow` streams for seconds, `ponder` thinks for seconds before its
 /// answer, `explode` fails, `midway` breaks after its first delta (the script of
-/// `oracle/midstream.script.json`), anything else is echoed in words.
-fn script() -> Script {
+/// `oracle/midstream.script.json`), anything else is echoed in words. With `usage`, every
+/// answer reports its tokens (the words of the question and of the answer).
+fn script(usage: bool) -> Script {
     let chunks: Vec<String> = (0..SLOW_CHUNKS).map(|i| format!("w{i} ")).collect();
     Script::parse(&json!({
         "chunking": "words",
+        "usage": usage,
         "responses": [
             {"match": "slow", "chunks": chunks, "delay_ms": SLOW_DELAY_MS, "times": -1},
             {"match": "ponder", "content": "Pondered.", "delay_ms": PONDER_MS, "times": -1},
@@ -71,7 +73,16 @@ fn script() -> Script {
 }
 
 pub fn engine() -> Arc<Engine> {
-    let services = canvasc_host::services::assemble(Some(script()), None)
+    engine_with(script(false))
+}
+
+/// The engine whose model reports token usage (quotas count it).
+pub fn engine_reporting_usage() -> Arc<Engine> {
+    engine_with(script(true))
+}
+
+fn engine_with(script: Script) -> Arc<Engine> {
+    let services = canvasc_host::services::assemble(Some(script), None)
         .expect("the scripted services assemble");
     // The editor's database test reaches the machine's MariaDB and PostgreSQL on loopback.
     Arc::new(

@@ -91,6 +91,14 @@ pub fn server() -> &'static Server {
 /// server's configuration rules out (closed registration, short token lifetimes, tight
 /// limits). It serves on the calling test's runtime, until that ends.
 pub async fn extra_server(configure: impl FnOnce(&mut ServeConfig)) -> String {
+    extra_server_running(crate::engine::engine(), configure).await
+}
+
+/// [`extra_server`] with `runner` running its turns.
+pub async fn extra_server_running(
+    runner: std::sync::Arc<dyn canvasc_server::TurnRunner>,
+    configure: impl FnOnce(&mut ServeConfig),
+) -> String {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
     let _ = rustls::crypto::ring::default_provider().install_default();
@@ -103,7 +111,7 @@ pub async fn extra_server(configure: impl FnOnce(&mut ServeConfig)) -> String {
     config.database_url = url;
     config.max_body_bytes = 64 * 1024;
     configure(&mut config);
-    let running = canvasc_server::start(config, crate::engine::engine())
+    let running = canvasc_server::start(config, runner)
         .await
         .unwrap_or_else(|e| panic!("the extra server did not start: {e}"));
     let base = format!("http://{}", running.addr);

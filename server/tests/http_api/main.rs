@@ -18,5 +18,7 @@ mod harness;
 mod integrity;
 mod isolation;
 mod midstream;
+mod models;
+mod quotas;
 mod run_control;
 mod sessions;
