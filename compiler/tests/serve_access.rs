@@ -334,17 +334,7 @@ async fn no_secret_of_a_full_session_reaches_spans_logs_or_metrics() {
     secrets.push(("the beta token", beta.clone()));
     let bearer = format!("Bearer {api_key}");
 
-    let dsl = json!({
-        "components": {
-            "begin": {"obj": {"component_name": "Begin", "params": {}},
-                      "downstream": ["message"], "upstream": []},
-            "message": {"obj": {"component_name": "Message", "params": {"content": ["{sys.query}"]}},
-                        "downstream": [], "upstream": ["begin"]},
-        },
-        "history": [], "retrieval": [], "path": [],
-        "globals": {"sys.query": "", "sys.user_id": "", "sys.conversation_turns": 0, "sys.files": []},
-        "variables": {},
-    });
+    let dsl = echo_canvas();
     let agent = http
         .ok(
             Method::POST,
@@ -474,17 +464,7 @@ async fn the_configuration_file_sets_quotas_and_lists_its_models() {
         })
         .collect();
     assert_eq!(listed, [("DeepSeek", "*")]);
-    let dsl = json!({
-        "components": {
-            "begin": {"obj": {"component_name": "Begin", "params": {}},
-                      "downstream": ["message"], "upstream": []},
-            "message": {"obj": {"component_name": "Message", "params": {"content": ["{sys.query}"]}},
-                        "downstream": [], "upstream": ["begin"]},
-        },
-        "history": [], "retrieval": [], "path": [],
-        "globals": {"sys.query": "", "sys.user_id": "", "sys.conversation_turns": 0, "sys.files": []},
-        "variables": {},
-    });
+    let dsl = echo_canvas();
     let agent = http
         .ok(
             Method::POST,
@@ -559,4 +539,19 @@ async fn the_configuration_file_sets_quotas_and_lists_its_models() {
         stderr.contains("canvasc.toml: [quotas]: unknown key `runs_per_hour`"),
         "{stderr}"
     );
+}
+
+/// Begin → Message answering the question back: an agent that needs no model.
+fn echo_canvas() -> Value {
+    json!({
+        "components": {
+            "begin": {"obj": {"component_name": "Begin", "params": {}},
+                      "downstream": ["message"], "upstream": []},
+            "message": {"obj": {"component_name": "Message", "params": {"content": ["{sys.query}"]}},
+                        "downstream": [], "upstream": ["begin"]},
+        },
+        "history": [], "retrieval": [], "path": [],
+        "globals": {"sys.query": "", "sys.user_id": "", "sys.conversation_turns": 0, "sys.files": []},
+        "variables": {},
+    })
 }

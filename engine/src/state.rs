@@ -497,20 +497,7 @@ pub const SLOT_ERROR: u16 = 2;
 /// tables without allocating.
 impl Clone for NodeState {
     fn clone(&self) -> Self {
-        let mut outputs = Vec::with_capacity(self.slot_names.len().max(self.outputs.len()));
-        outputs.extend(self.outputs.iter().cloned());
-        NodeState {
-            outputs,
-            slot_names: Arc::clone(&self.slot_names),
-            slot_records: self.slot_records.clone(),
-            inputs: self.inputs.clone(),
-            counter: self.counter,
-            param_overrides: if self.param_overrides.is_empty() {
-                Map::new()
-            } else {
-                self.param_overrides.clone()
-            },
-        }
+        self.copy_with_room(self.slot_names.len())
     }
 }
 
@@ -518,8 +505,15 @@ impl NodeState {
     /// A copy for a checkpoint, which nothing writes into: unlike `clone`, it keeps no room
     /// for records to come, so an untouched node's copy allocates nothing.
     fn snapshot(&self) -> Self {
+        self.copy_with_room(0)
+    }
+
+    /// A copy with room for `room` output records.
+    fn copy_with_room(&self, room: usize) -> Self {
+        let mut outputs = Vec::with_capacity(room.max(self.outputs.len()));
+        outputs.extend(self.outputs.iter().cloned());
         NodeState {
-            outputs: self.outputs.clone(),
+            outputs,
             slot_names: Arc::clone(&self.slot_names),
             slot_records: self.slot_records.clone(),
             inputs: self.inputs.clone(),

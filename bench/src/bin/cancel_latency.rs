@@ -12,6 +12,7 @@
 //! stream. At N = 1 this repeats K times. The rest are then
 //! cancelled and every stream read to its end. Target: p99 ≤ 50 ms.
 
+use canvasc_bench::serve_child::account;
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -133,46 +134,6 @@ struct Replicas {
     auth: String,
     agent: String,
     http: reqwest::Client,
-}
-
-async fn account(http: &reqwest::Client, base: &str) -> Result<String, String> {
-    let email = format!("bench-{}@example.com", std::process::id());
-    let password = "c2VjcmV0IHBhc3N3b3Jk";
-    let post = |path: &str, body: Value, auth: Option<String>| {
-        let mut request = http.post(format!("{base}{path}")).json(&body);
-        if let Some(auth) = auth {
-            request = request.header("Authorization", auth);
-        }
-        request.send()
-    };
-    post(
-        "/api/v1/users",
-        json!({"email": email, "nickname": "bench", "password": password}),
-        None,
-    )
-    .await
-    .map_err(|e| e.to_string())?;
-    let login = post(
-        "/api/v1/auth/login",
-        json!({"email": email, "password": password}),
-        None,
-    )
-    .await
-    .map_err(|e| e.to_string())?;
-    let token = login
-        .headers()
-        .get("authorization")
-        .and_then(|t| t.to_str().ok())
-        .ok_or("no login token")?
-        .to_string();
-    let key: Value = post("/api/v1/system/tokens", json!({}), Some(token))
-        .await
-        .map_err(|e| e.to_string())?
-        .json()
-        .await
-        .map_err(|e| e.to_string())?;
-    let key = key["data"]["token"].as_str().ok_or("no API key")?;
-    Ok(format!("Bearer {key}"))
 }
 
 /// One run in flight on A, after its first frame.

@@ -10,41 +10,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::harness::{extra_server, tenant, unique, Answer, Client};
-
-/// One call to a server at `base` (the shared server's `Client` knows only its own base).
-async fn call(
-    base: &str,
-    method: Method,
-    path: &str,
-    auth: Option<&str>,
-    body: Option<Value>,
-    headers: &[(&str, &str)],
-) -> Answer {
-    let mut request = reqwest::Client::new()
-        .request(method, format!("{base}/api/v1{path}"))
-        .header("Content-Type", "application/json");
-    if let Some(auth) = auth {
-        request = request.header("Authorization", auth);
-    }
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    if let Some(body) = body {
-        request = request.body(body.to_string());
-    }
-    let response = request.send().await.expect("the server answers");
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let text = response.text().await.expect("a body");
-    let body =
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {status} {text}"));
-    Answer {
-        status,
-        body,
-        headers,
-    }
-}
+use crate::harness::{call_at as call, extra_server, tenant, unique, Answer, Client};
 
 async fn register(base: &str, email: &str, password: &str, code: Option<&str>) -> Answer {
     let mut body = json!({"email": email, "nickname": "n", "password": password});

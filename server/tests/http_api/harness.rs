@@ -231,6 +231,40 @@ fn run_has_ended(name: &str) -> bool {
         && process_has_ended(pid)
 }
 
+/// One call to a server at `base` (the shared server's `Client` knows only its own base).
+pub async fn call_at(
+    base: &str,
+    method: Method,
+    path: &str,
+    auth: Option<&str>,
+    body: Option<Value>,
+    headers: &[(&str, &str)],
+) -> Answer {
+    let mut request = reqwest::Client::new()
+        .request(method, format!("{base}/api/v1{path}"))
+        .header("Content-Type", "application/json");
+    if let Some(auth) = auth {
+        request = request.header("Authorization", auth);
+    }
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    if let Some(body) = body {
+        request = request.body(body.to_string());
+    }
+    let response = request.send().await.expect("the server answers");
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let text = response.text().await.expect("a body");
+    let body =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {status} {text}"));
+    Answer {
+        status,
+        body,
+        headers,
+    }
+}
+
 /// A JSON answer: its HTTP status and body.
 pub struct Answer {
     pub status: u16,

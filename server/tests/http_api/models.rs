@@ -13,7 +13,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::engine::chat_dsl;
-use crate::harness::{extra_server_running, unique, Answer};
+use crate::harness::{call_at, extra_server_running, unique, Answer};
 
 /// The model names the test endpoint was asked for, in order.
 type Asked = Arc<Mutex<Vec<String>>>;
@@ -101,25 +101,9 @@ async fn model_server(base_url: &str) -> String {
     .await
 }
 
+/// One call to the server at `base`, with a JSON body.
 async fn call(base: &str, method: Method, path: &str, auth: Option<&str>, body: Value) -> Answer {
-    let mut request = reqwest::Client::new()
-        .request(method, format!("{base}/api/v1{path}"))
-        .header("Content-Type", "application/json")
-        .body(body.to_string());
-    if let Some(auth) = auth {
-        request = request.header("Authorization", auth);
-    }
-    let response = request.send().await.expect("the server answers");
-    let status = response.status().as_u16();
-    let headers = response.headers().clone();
-    let text = response.text().await.expect("a body");
-    let body =
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {status} {text}"));
-    Answer {
-        status,
-        body,
-        headers,
-    }
+    call_at(base, method, path, auth, Some(body), &[]).await
 }
 
 /// Registers and logs in; the login token.
