@@ -1,7 +1,7 @@
 //! Saving a session into its DSL and restoring it (RAGFlow's `str(canvas)` and `Canvas(dsl)`),
 //! so the next turn — or the answer to a UserFillUp — continues where this one stopped.
 
-use super::state::{Globals, Input, Inputs, NodeState, Record, RunState};
+use super::state::{Globals, Input, Inputs, NodeState, Nodes, Record, RunState};
 use canvasc_frontend::meta::{CanvasMeta, Target};
 use canvasc_value::{Json, Map};
 
@@ -25,7 +25,7 @@ fn now() -> String {
 /// component's params, path, history, references, memory and globals.
 pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
     let components = dsl.get("components").and_then(Json::as_object);
-    let mut nodes = Vec::with_capacity(meta.len());
+    let mut nodes = Nodes::with_capacity(meta.len());
     for node in &meta.nodes {
         // A saved state carries run-time values in its own params; otherwise the program's.
         let saved = components

@@ -152,8 +152,13 @@ impl RunState {
 
     /// Run `f` on the value of every place holding object `id`.
     fn for_each_holder(&mut self, id: u32, mut f: impl FnMut(&mut Json)) {
-        for node in &mut self.nodes {
-            for (_, record) in node.records_mut() {
+        // Only the tables holding the object are written (a written table is copied when a
+        // checkpoint shares it).
+        for i in 0..self.nodes.len() {
+            if !self.nodes[i].outputs().any(|(_, r)| r.shared() == id) {
+                continue;
+            }
+            for (_, record) in self.nodes[i].records_mut() {
                 if record.shared() == id {
                     if let Some(v) = record.json_mut() {
                         f(v);
@@ -187,9 +192,11 @@ impl RunState {
         if self.sharing.last == 0 {
             return;
         }
-        for node in &mut self.nodes {
-            for (_, record) in node.records_mut() {
-                record.set_shared(0);
+        for i in 0..self.nodes.len() {
+            if self.nodes[i].outputs().any(|(_, r)| r.shared() != 0) {
+                for (_, record) in self.nodes[i].records_mut() {
+                    record.set_shared(0);
+                }
             }
         }
         self.sharing = Sharing::default();

@@ -502,12 +502,6 @@ impl Clone for NodeState {
 }
 
 impl NodeState {
-    /// A copy for a checkpoint, which nothing writes into: unlike `clone`, it keeps no room
-    /// for records to come, so an untouched node's copy allocates nothing.
-    fn snapshot(&self) -> Self {
-        self.copy_with_room(0)
-    }
-
     /// A copy with room for `room` output records.
     fn copy_with_room(&self, room: usize) -> Self {
         let mut outputs = Vec::with_capacity(room.max(self.outputs.len()));
@@ -847,7 +841,7 @@ pub struct RunState {
     pub retrieval: Vec<Json>,
     pub memory: Vec<Json>,
     pub path: Vec<Target>,
-    pub nodes: Vec<NodeState>,
+    pub nodes: Nodes,
     pub task_id: String,
     pub error: String,
     pub usage: Usage,
@@ -857,8 +851,56 @@ pub struct RunState {
     pub sharing: super::identity::Sharing,
 }
 
+/// Every component's tables, each shared until written: a checkpoint's copy of the session
+/// ([`RunState::snapshot`]) takes a reference to each table, and a table is copied only when the
+/// run next writes it (`IndexMut`), so a batch boundary costs the tables the batch touched, not
+/// the canvas.
+#[derive(Clone, Debug, Default)]
+pub struct Nodes(Vec<Arc<NodeState>>);
+
+impl Nodes {
+    pub fn with_capacity(n: usize) -> Self {
+        Nodes(Vec::with_capacity(n))
+    }
+
+    pub fn push(&mut self, node: NodeState) {
+        self.0.push(Arc::new(node));
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &NodeState> + '_ {
+        self.0.iter().map(|n| &**n)
+    }
+
+    /// Every table, for writing: each one shared with a checkpoint is copied.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut NodeState> + '_ {
+        self.0.iter_mut().map(Arc::make_mut)
+    }
+}
+
+impl std::ops::Index<usize> for Nodes {
+    type Output = NodeState;
+
+    fn index(&self, i: usize) -> &NodeState {
+        &self.0[i]
+    }
+}
+
+impl std::ops::IndexMut<usize> for Nodes {
+    fn index_mut(&mut self, i: usize) -> &mut NodeState {
+        Arc::make_mut(&mut self.0[i])
+    }
+}
+
 impl RunState {
-    /// A copy of the session for a checkpoint ([`NodeState::snapshot`]).
+    /// A copy of the session for a checkpoint: the node tables are shared ([`Nodes`]).
     pub fn snapshot(&self) -> RunState {
         RunState {
             globals: self.globals.clone(),
@@ -867,7 +909,7 @@ impl RunState {
             retrieval: self.retrieval.clone(),
             memory: self.memory.clone(),
             path: self.path.clone(),
-            nodes: self.nodes.iter().map(NodeState::snapshot).collect(),
+            nodes: self.nodes.clone(),
             task_id: self.task_id.clone(),
             error: self.error.clone(),
             usage: self.usage,
