@@ -134,14 +134,7 @@ pub async fn account(client: &reqwest::Client, base: &str) -> Result<String, Str
         .and_then(|v| v.to_str().ok())
         .ok_or("login gave no token")?
         .to_string();
-    let key: Value = post("/system/tokens", json!({}))
-        .header("Authorization", token)
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .json()
-        .await
-        .map_err(|e| e.to_string())?;
+    let key = json_answer(post("/system/tokens", json!({})).header("Authorization", token)).await?;
     key["data"]["token"]
         .as_str()
         .map(|k| format!("Bearer {k}"))
@@ -157,18 +150,26 @@ pub async fn create_agent(
     source: &str,
 ) -> Result<String, String> {
     let dsl: Value = serde_json::from_str(source).map_err(|e| e.to_string())?;
-    let created: Value = client
-        .post(format!("{base}/api/v1/agents"))
-        .header("Authorization", key)
-        .json(&json!({"title": title, "dsl": dsl, "release": true}))
+    let created = json_answer(
+        client
+            .post(format!("{base}/api/v1/agents"))
+            .header("Authorization", key)
+            .json(&json!({"title": title, "dsl": dsl, "release": true})),
+    )
+    .await?;
+    created["data"]["id"]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| format!("no agent: {created}"))
+}
+
+/// Sends `request` and reads its answer as JSON.
+pub async fn json_answer(request: reqwest::RequestBuilder) -> Result<Value, String> {
+    request
         .send()
         .await
         .map_err(|e| e.to_string())?
         .json()
         .await
-        .map_err(|e| e.to_string())?;
-    created["data"]["id"]
-        .as_str()
-        .map(str::to_string)
-        .ok_or_else(|| format!("no agent: {created}"))
+        .map_err(|e| e.to_string())
 }

@@ -12,7 +12,7 @@
 //! stream. At N = 1 this repeats K times. The rest are then
 //! cancelled and every stream read to its end. Target: p99 ≤ 50 ms.
 
-use canvasc_bench::serve_child::account;
+use canvasc_bench::serve_child::{account, json_answer};
 use std::net::TcpListener;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -209,17 +209,13 @@ async fn terminal(run: InFlight) -> Result<Instant, String> {
 }
 
 async fn cancel(r: &Replicas, session: &str) -> Result<Instant, String> {
-    let answer: Value = r
-        .http
-        .post(format!("{}/api/v1/tasks/{session}/cancel", r.b))
-        .header("Authorization", &r.auth)
-        .json(&json!({}))
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .json()
-        .await
-        .map_err(|e| e.to_string())?;
+    let answer = json_answer(
+        r.http
+            .post(format!("{}/api/v1/tasks/{session}/cancel", r.b))
+            .header("Authorization", &r.auth)
+            .json(&json!({})),
+    )
+    .await?;
     let answered = Instant::now();
     if answer["code"] != 0 {
         return Err(format!("the cancel was refused: {answer}"));
