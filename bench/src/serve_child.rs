@@ -11,7 +11,7 @@ use std::sync::Arc;
 use canvasc_engine::llm::config::LlmConfig;
 use canvasc_engine::llm::openai::OpenAiProvider;
 use canvasc_host::program_choice::Compiled;
-use canvasc_host::serve::{Engine, FindProgram};
+use canvasc_host::serve::{FindProgram, Programs};
 use canvasc_server::ServeConfig;
 use serde_json::{json, Value};
 
@@ -36,7 +36,7 @@ pub fn serve(
             services.http.clone(),
             LlmConfig::single(llm, Some("sk-bench")),
         )));
-        let engine = Arc::new(Engine::new(services, compiled, find));
+        let engine = Arc::new(Programs::new(services, compiled, find));
         let mut config = ServeConfig::new(([127, 0, 0, 1], 0).into(), dir.into());
         config.database_url = None;
         config.registration = canvasc_server::Registration::Open;

@@ -115,6 +115,10 @@ fn built_binary_runs_compiled_or_falls_back() {
     let out = scratch("binary").join("crate");
     let o = Command::new(env!("CARGO_BIN_EXE_canvasc"))
         .current_dir(root())
+        // The generated crate's dependencies build apart from the workspace's (their own lock
+        // and features) into the same target directory: without debug info they take a
+        // fraction of the disk (CI once ran out of it here).
+        .env("CARGO_PROFILE_DEV_DEBUG", "0")
         .args([
             "build",
             "fixtures/valid/diamond-uneven.json",

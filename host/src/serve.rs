@@ -27,7 +27,7 @@ use tracing::Instrument;
 pub type FindProgram = fn(&str, TurnStart) -> Option<RunningTurn>;
 
 /// Runs turns for the server.
-pub struct Engine {
+pub struct Programs {
     services: Services,
     compiled: &'static [Compiled],
     find: Option<FindProgram>,
@@ -42,7 +42,7 @@ pub struct Engine {
     files: Arc<dyn canvasc_documents::store::FileStore>,
 }
 
-impl Engine {
+impl Programs {
     /// `services` are the process's (host-assembled); `compiled` and `find` the programs this
     /// binary carries (none for `canvasc` itself).
     pub fn new(
@@ -50,7 +50,7 @@ impl Engine {
         compiled: &'static [Compiled],
         find: Option<FindProgram>,
     ) -> Self {
-        Engine {
+        Programs {
             services,
             compiled,
             find,
@@ -89,7 +89,7 @@ impl ProgramVisitor for TurnStart {
     }
 }
 
-impl TurnRunner for Engine {
+impl TurnRunner for Programs {
     fn start(&self, turn: TurnRequest) -> Result<RunningTurn, String> {
         // A resumed run goes on with the canvas its checkpoint holds, not with the session's
         // DSL: the checkpoint is that canvas and its state in one document, while the

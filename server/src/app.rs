@@ -15,11 +15,11 @@ use crate::api::{
     sessions, system, tasks, versions,
 };
 use crate::envelope::{json_response, ApiError, EXCEPTION_ERROR};
-use crate::shared::Shared;
+use crate::shared::AppRef;
 use crate::telemetry;
 
 /// Static segments (`download`) win over `{agent_id}`, as RAGFlow routes them.
-pub(crate) fn router(app: Shared) -> Router {
+pub(crate) fn router(app: AppRef) -> Router {
     let limit = app.max_body_bytes;
     let router = Router::new()
         .route("/api/v1/system/ping", get(ping))
@@ -118,7 +118,7 @@ async fn ping() -> &'static str {
     "pong"
 }
 
-async fn metrics(State(app): State<Shared>) -> Response {
+async fn metrics(State(app): State<AppRef>) -> Response {
     (
         [(
             axum::http::header::CONTENT_TYPE,

@@ -8,7 +8,7 @@ use rand::distributions::{Alphanumeric, DistString};
 use sha2::{Digest, Sha256};
 
 use crate::envelope::ApiError;
-use crate::shared::Shared;
+use crate::shared::AppRef;
 
 /// The tenant a request acts for: the id of the user its credential belongs to.
 pub(crate) struct Tenant(pub String);
@@ -16,10 +16,10 @@ pub(crate) struct Tenant(pub String);
 /// The tenant of a route that also accepts beta tokens (uploads for embedded agents).
 pub(crate) struct BetaTenant(pub String);
 
-impl FromRequestParts<Shared> for Tenant {
+impl FromRequestParts<AppRef> for Tenant {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, app: &Shared) -> Result<Tenant, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, app: &AppRef) -> Result<Tenant, ApiError> {
         let hash = credential(&parts.headers).map(|token| hash_token(&token));
         let Some(hash) = hash else {
             return Err(ApiError::unauthorized());
@@ -31,10 +31,10 @@ impl FromRequestParts<Shared> for Tenant {
     }
 }
 
-impl FromRequestParts<Shared> for BetaTenant {
+impl FromRequestParts<AppRef> for BetaTenant {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, app: &Shared) -> Result<BetaTenant, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, app: &AppRef) -> Result<BetaTenant, ApiError> {
         let hash = credential(&parts.headers).map(|token| hash_token(&token));
         let Some(hash) = hash else {
             return Err(ApiError::unauthorized());
@@ -50,7 +50,7 @@ impl FromRequestParts<Shared> for BetaTenant {
 }
 
 /// RAGFlow's order: a login token (unexpired), then an API key.
-async fn user_of(app: &Shared, hash: &str) -> Result<Option<String>, ApiError> {
+async fn user_of(app: &AppRef, hash: &str) -> Result<Option<String>, ApiError> {
     let issued_after = login_tokens_issued_after(app);
     if let Some(user) = app.store.user_of_login_token(hash, issued_after).await? {
         return Ok(Some(user));
@@ -59,7 +59,7 @@ async fn user_of(app: &Shared, hash: &str) -> Result<Option<String>, ApiError> {
 }
 
 /// Login tokens issued at or before this (ms) have expired.
-pub(crate) fn login_tokens_issued_after(app: &Shared) -> i64 {
+pub(crate) fn login_tokens_issued_after(app: &AppRef) -> i64 {
     let ttl = i64::try_from(app.token_ttl.as_millis()).unwrap_or(i64::MAX);
     crate::clock::now_ms().saturating_sub(ttl)
 }

@@ -9,14 +9,14 @@ use axum::extract::connect_info::ConnectInfo;
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 
-use crate::shared::Shared;
+use crate::shared::AppRef;
 
 pub(crate) struct ClientAddr(pub IpAddr);
 
-impl FromRequestParts<Shared> for ClientAddr {
+impl FromRequestParts<AppRef> for ClientAddr {
     type Rejection = Infallible;
 
-    async fn from_request_parts(parts: &mut Parts, app: &Shared) -> Result<ClientAddr, Infallible> {
+    async fn from_request_parts(parts: &mut Parts, app: &AppRef) -> Result<ClientAddr, Infallible> {
         let forwarded = app.client_ip_header.as_deref().and_then(|name| {
             let value = parts.headers.get(name)?.to_str().ok()?;
             value

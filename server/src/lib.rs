@@ -3,11 +3,13 @@
 //!
 //! This crate owns the HTTP surface, authentication, tenancy, storage and the framing of runs.
 //! Running canvases comes in through [`turn::TurnRunner`], which the host layer implements
-//! (`canvasc_host::serve::Engine`).
+//! (`canvasc_host::serve::Programs`).
 
 mod api;
 mod app;
 mod auth;
+mod buildable;
+mod byte_lru;
 mod client_addr;
 mod clock;
 mod connections;
@@ -23,6 +25,7 @@ mod request;
 mod run;
 mod shared;
 mod sse;
+mod starting_canvas;
 pub mod store;
 pub mod telemetry;
 pub mod turn;
@@ -290,6 +293,7 @@ pub async fn start(
         login_limiter: LoginLimiter::new(config.login_limits),
         client_ip_header: config.client_ip_header,
         quotas: quota::Quotas::new(config.quotas),
+        starting_canvases: Default::default(),
     });
     // The trailing slash goes before routing (`/agents/` is `/agents`), so this wraps the router.
     let service = NormalizePathLayer::trim_trailing_slash().layer(app::router(app));

@@ -10,16 +10,16 @@ use axum::http::{header, request::Parts};
 use serde_json::{Map, Value};
 
 use crate::envelope::ApiError;
-use crate::shared::Shared;
+use crate::shared::AppRef;
 
 /// A request body as a JSON object; keys whose value is `null` are dropped (RAGFlow treats them
 /// as absent).
 pub(crate) struct Body(pub Map<String, Value>);
 
-impl FromRequest<Shared> for Body {
+impl FromRequest<AppRef> for Body {
     type Rejection = ApiError;
 
-    async fn from_request(req: Request, app: &Shared) -> Result<Body, ApiError> {
+    async fn from_request(req: Request, app: &AppRef) -> Result<Body, ApiError> {
         let limit = app.max_body_bytes;
         let too_large = || {
             ApiError::exception(format!(

@@ -9,6 +9,7 @@ use crate::login_limit::LoginLimiter;
 use crate::password::PasswordWork;
 use crate::quota::Quotas;
 use crate::registration::Registration;
+use crate::starting_canvas::StartingCanvases;
 use crate::store::Store;
 use crate::telemetry::metrics::Metrics;
 use crate::turn::TurnRunner;
@@ -45,6 +46,8 @@ pub(crate) struct App {
     pub client_ip_header: Option<String>,
     /// Per-tenant limits on runs and model tokens.
     pub quotas: Quotas,
+    /// The canvases new sessions start from, checked and reset once per agent and DSL.
+    pub starting_canvases: StartingCanvases,
 }
 
-pub(crate) type Shared = Arc<App>;
+pub(crate) type AppRef = Arc<App>;

@@ -345,7 +345,7 @@ async fn bench(args: Args) -> Result<(), String> {
     let mut bases = Vec::new();
     for _ in 0..2 {
         let services = canvasc_host::services::assemble(None, None).map_err(|e| e.to_string())?;
-        let engine = Arc::new(canvasc_host::serve::Engine::new(services, &[], None));
+        let engine = Arc::new(canvasc_host::serve::Programs::new(services, &[], None));
         let mut config = ServeConfig::new(([127, 0, 0, 1], 0).into(), dir.clone());
         config.database_url = None;
         config.redis_url = Some(redis_url.clone());

@@ -62,7 +62,7 @@ fn serve(dir: &str, nodelay: bool) {
         .unwrap_or_else(|e| panic!("runtime: {e}"));
     runtime.block_on(async {
         let services = canvasc_host::services::from_env();
-        let engine = Arc::new(canvasc_host::serve::Engine::new(services, &[], None));
+        let engine = Arc::new(canvasc_host::serve::Programs::new(services, &[], None));
         let mut config = ServeConfig::new(([127, 0, 0, 1], 0).into(), dir.into());
         config.database_url = None;
         config.registration = canvasc_server::Registration::Open;

@@ -1,7 +1,7 @@
 //! `canvasc graph FILE --format svg|mermaid|dot [-o OUT]`: a picture of a canvas, with the
 //! checker's findings marked on the components they concern.
 
-use crate::graph::svg::{self, Engine};
+use crate::graph::svg::{self, Renderer};
 use crate::graph::{dot, mermaid, Picture};
 use canvasc_frontend::analyze;
 use clap::{Args as ClapArgs, ValueEnum};
@@ -57,9 +57,9 @@ pub fn run(args: Args) -> ExitCode {
         Format::Mermaid => Ok(mermaid::write(&picture)),
         Format::Svg => {
             let engine = match args.engine {
-                EngineArg::Auto => Engine::Auto,
-                EngineArg::Graphviz => Engine::Graphviz,
-                EngineArg::Builtin => Engine::Builtin,
+                EngineArg::Auto => Renderer::Auto,
+                EngineArg::Graphviz => Renderer::Graphviz,
+                EngineArg::Builtin => Renderer::Builtin,
             };
             svg::render(&picture, &title, engine)
         }

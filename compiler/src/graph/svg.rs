@@ -9,7 +9,7 @@ use std::process::{Command, Stdio};
 
 /// Which renderer draws the SVG.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Engine {
+pub enum Renderer {
     /// Graphviz when `dot` runs, else the built-in layout.
     Auto,
     /// Graphviz's `dot` (an error when it is not installed).
@@ -19,11 +19,11 @@ pub enum Engine {
 }
 
 /// The SVG of `picture`, titled `title`.
-pub fn render(picture: &Picture, title: &str, engine: Engine) -> Result<String, String> {
-    match engine {
-        Engine::Builtin => builtin(picture),
-        Engine::Graphviz => graphviz(&dot::write(picture, title, Flavour::default())),
-        Engine::Auto => match graphviz(&dot::write(picture, title, Flavour::default())) {
+pub fn render(picture: &Picture, title: &str, renderer: Renderer) -> Result<String, String> {
+    match renderer {
+        Renderer::Builtin => builtin(picture),
+        Renderer::Graphviz => graphviz(&dot::write(picture, title, Flavour::default())),
+        Renderer::Auto => match graphviz(&dot::write(picture, title, Flavour::default())) {
             Ok(svg) => Ok(svg),
             Err(_) => builtin(picture),
         },

@@ -4,7 +4,7 @@
 
 use super::EXIT_USAGE;
 use crate::program_choice::Compiled;
-use crate::serve::{Engine, FindProgram};
+use crate::serve::{FindProgram, Programs};
 use crate::services;
 use canvasc_server::{Registration, ServeConfig};
 use clap::Args as ClapArgs;
@@ -135,7 +135,7 @@ pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>)
             Ok(quotas) => quotas,
             Err(e) => return super::run::fail(e.to_string()),
         };
-    let engine = Arc::new(Engine::new(services, compiled, find).with_db_allowed_hosts(db_hosts));
+    let engine = Arc::new(Programs::new(services, compiled, find).with_db_allowed_hosts(db_hosts));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

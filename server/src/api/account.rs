@@ -17,7 +17,7 @@ use crate::envelope::{Answer, ApiError, Reply};
 use crate::password::check_length;
 use crate::registration::Registration;
 use crate::request::{string, Body};
-use crate::shared::Shared;
+use crate::shared::AppRef;
 use crate::store::{Admission, ApiKey, Registered, User};
 
 pub(super) fn user_json(user: &User) -> Value {
@@ -76,7 +76,7 @@ fn checked_email(email: &str) -> Result<String, ApiError> {
 
 /// `POST /api/v1/users` (no credentials). What `--registration` does not admit is refused
 /// before the password is hashed, so refused sign-ups cost no Argon2 work.
-pub(crate) async fn register(State(app): State<Shared>, body: Body) -> Answer {
+pub(crate) async fn register(State(app): State<AppRef>, body: Body) -> Answer {
     let [email, nickname, password] = required(&body.0, ["email", "nickname", "password"])?;
     let first = app.store.awaiting_first_account().await?;
     let code = string(&body.0, "invitation_code")?.filter(|c| !c.is_empty());
@@ -107,7 +107,7 @@ pub(crate) async fn register(State(app): State<Shared>, body: Body) -> Answer {
 
 /// Creates an account if the email is free and `admission` lets it in.
 pub(super) async fn create_user(
-    app: &Shared,
+    app: &AppRef,
     email: String,
     nickname: String,
     password: String,
@@ -146,7 +146,7 @@ pub(super) async fn create_user(
 /// `POST /api/v1/auth/login` (no credentials): the login token comes back in the
 /// `Authorization` response header.
 pub(crate) async fn login(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     ClientAddr(address): ClientAddr,
     body: Body,
 ) -> Result<Response, ApiError> {
@@ -187,7 +187,7 @@ pub(crate) async fn login(
 /// `POST /api/v1/auth/logout` (RAGFlow's route): the login token of the request stops
 /// working at once. Called with an API key it revokes nothing (keys are revoked by id).
 pub(crate) async fn logout(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(_): Tenant,
     headers: HeaderMap,
 ) -> Answer {
@@ -207,7 +207,7 @@ fn key_json(key: &ApiKey, token: String, beta: String) -> Value {
 }
 
 /// `POST /api/v1/system/tokens`: a new API key and its beta token, shown this once.
-pub(crate) async fn create_key(State(app): State<Shared>, Tenant(tenant): Tenant) -> Answer {
+pub(crate) async fn create_key(State(app): State<AppRef>, Tenant(tenant): Tenant) -> Answer {
     let token = format!("ragflow-{}", secret(43));
     let beta = secret(32);
     let key = ApiKey {
@@ -225,7 +225,7 @@ pub(crate) async fn create_key(State(app): State<Shared>, Tenant(tenant): Tenant
 
 /// `GET /api/v1/system/tokens`: the caller's keys, by id and the hints of their secrets
 /// (only hashes are stored).
-pub(crate) async fn list_keys(State(app): State<Shared>, Tenant(tenant): Tenant) -> Answer {
+pub(crate) async fn list_keys(State(app): State<AppRef>, Tenant(tenant): Tenant) -> Answer {
     let keys = app.store.api_keys(&tenant).await?;
     let list: Vec<Value> = keys
         .iter()
@@ -237,7 +237,7 @@ pub(crate) async fn list_keys(State(app): State<Shared>, Tenant(tenant): Tenant)
 /// `DELETE /api/v1/system/tokens/{id}`: revokes one of the caller's keys at once, named by
 /// its id (as listed) or, as RAGFlow's clients do, by the key itself.
 pub(crate) async fn delete_key(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path(key): Path<String>,
 ) -> Answer {

@@ -12,13 +12,13 @@ use crate::clock::{http_date, new_id, now_ms};
 use crate::envelope::{Answer, ApiError, Reply};
 use crate::password::check_length;
 use crate::request::{string, truthy, Body};
-use crate::shared::Shared;
+use crate::shared::AppRef;
 use crate::store::{Admission, Invitation};
 
 /// An invitation works a week unless the administrator says otherwise.
 const DEFAULT_INVITATION_DAYS: f64 = 7.0;
 
-async fn require_admin(app: &Shared, tenant: &str) -> Result<(), ApiError> {
+async fn require_admin(app: &AppRef, tenant: &str) -> Result<(), ApiError> {
     match app.store.user_by_id(tenant).await? {
         Some(user) if user.is_admin => Ok(()),
         _ => Err(ApiError::permission("Only an administrator may do this.")),
@@ -27,7 +27,7 @@ async fn require_admin(app: &Shared, tenant: &str) -> Result<(), ApiError> {
 
 /// `POST /api/v1/admin/users` `{"email","nickname","password","is_superuser"?}`.
 pub(crate) async fn create_account(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     body: Body,
 ) -> Answer {
@@ -69,7 +69,7 @@ fn invitation_json(invitation: &Invitation) -> Value {
 /// `POST /api/v1/admin/invitations` `{"email"?, "expires_in_days"?}`: a code, shown this once,
 /// that lets one person register (only with `email`, when given) until it expires.
 pub(crate) async fn create_invitation(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     body: Body,
 ) -> Answer {
@@ -108,7 +108,7 @@ pub(crate) async fn create_invitation(
 }
 
 /// `GET /api/v1/admin/invitations`: every invitation, newest first, without codes.
-pub(crate) async fn list_invitations(State(app): State<Shared>, Tenant(tenant): Tenant) -> Answer {
+pub(crate) async fn list_invitations(State(app): State<AppRef>, Tenant(tenant): Tenant) -> Answer {
     require_admin(&app, &tenant).await?;
     let list: Vec<Value> = app
         .store

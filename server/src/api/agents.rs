@@ -10,7 +10,7 @@ use crate::auth::Tenant;
 use crate::clock::{new_id, now_ms, stamp};
 use crate::envelope::{Answer, ApiError, Reply, OWNER_ONLY};
 use crate::request::{paging, string, truthy, Body, Params};
-use crate::shared::Shared;
+use crate::shared::AppRef;
 use crate::store::{Agent, AgentSummary, NewAgent, Version, VersionSummary};
 
 const CATEGORIES: [&str; 2] = ["agent_canvas", "dataflow_canvas"];
@@ -53,7 +53,7 @@ fn summary_json(a: &AgentSummary) -> Value {
 
 /// `GET /api/v1/agents`.
 pub(crate) async fn list(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     params: Params,
 ) -> Answer {
@@ -220,7 +220,7 @@ fn saved(data: Value, warnings: Vec<Value>) -> Reply {
 }
 
 async fn save_version(
-    app: &Shared,
+    app: &AppRef,
     agent: &NewAgent,
     nickname: &str,
     released: bool,
@@ -243,7 +243,7 @@ async fn save_version(
 
 /// `POST /api/v1/agents`.
 pub(crate) async fn create(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     body: Body,
 ) -> Answer {
@@ -303,7 +303,7 @@ fn permission(body: &Map<String, Value>) -> Result<Option<String>, ApiError> {
 
 /// `GET /api/v1/agents/{agent_id}`.
 pub(crate) async fn get(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path(agent_id): Path<String>,
 ) -> Answer {
@@ -320,7 +320,7 @@ pub(crate) async fn get(
 /// `PUT /api/v1/agents/{agent_id}`: absent fields keep their value; a `dsl` (or `release`)
 /// saves a version.
 pub(crate) async fn update(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path(agent_id): Path<String>,
     body: Body,
@@ -374,7 +374,7 @@ pub(crate) async fn update(
 
 /// `DELETE /api/v1/agents/{agent_id}` (owner only; its versions and sessions go with it).
 pub(crate) async fn delete(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path(agent_id): Path<String>,
 ) -> Answer {

@@ -12,10 +12,10 @@ use axum::Router;
 use crate::auth::{BetaTenant, Tenant};
 use crate::envelope::ApiError;
 use crate::request::Params;
-use crate::shared::Shared;
+use crate::shared::AppRef;
 
 /// The routes of this module.
-pub(crate) fn routes() -> Router<Shared> {
+pub(crate) fn routes() -> Router<AppRef> {
     Router::new()
         .route("/api/v1/agents/attachments/{id}/download", get(download))
         .route("/api/v1/agents/attachments/{id}/preview", get(preview))
@@ -186,7 +186,7 @@ fn headers(
 }
 
 async fn stream(
-    app: &Shared,
+    app: &AppRef,
     tenant: &str,
     id: &str,
     params: &Params,
@@ -209,7 +209,7 @@ async fn stream(
 
 /// `GET /agents/attachments/{id}/download` (beta tokens too); `?disposition=inline` shows it.
 async fn download(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     BetaTenant(tenant): BetaTenant,
     Path(id): Path<String>,
     params: Params,
@@ -222,7 +222,7 @@ async fn download(
 
 /// `GET /agents/attachments/{id}/preview`: inline.
 async fn preview(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path(id): Path<String>,
     params: Params,

@@ -12,13 +12,13 @@ use crate::auth::Tenant;
 use crate::envelope::{json_response, ApiError};
 use crate::request::{string, truthy, Body};
 use crate::run::Ended;
-use crate::shared::Shared;
+use crate::shared::AppRef;
 use crate::sse::{self, Framing};
 use crate::turn::TurnEnd;
 
 /// `POST /api/v1/agents/chat/completions`.
 pub(crate) async fn completions(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     body: Body,
 ) -> Response {
@@ -38,7 +38,7 @@ pub(crate) async fn completions(
 
 /// `POST /api/v1/agents_openai/{agent_id}/chat/completions`: the deprecated OpenAI path.
 pub(crate) async fn openai_alias(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path(agent_id): Path<String>,
     body: Body,
@@ -47,7 +47,7 @@ pub(crate) async fn openai_alias(
 }
 
 async fn native(
-    app: Shared,
+    app: AppRef,
     tenant: String,
     agent_id: String,
     body: Map<String, Value>,

@@ -12,11 +12,11 @@ use serde_json::{json, Map, Value};
 use crate::auth::Tenant;
 use crate::envelope::{Answer, ApiError, Reply};
 use crate::request::{type_name, Body, Params};
-use crate::shared::Shared;
+use crate::shared::AppRef;
 use crate::turn::{DbConnection, DbTestFailure};
 
 /// The routes of this module; static segments win over `/agents/{agent_id}`.
-pub(crate) fn routes() -> Router<Shared> {
+pub(crate) fn routes() -> Router<AppRef> {
     Router::new()
         .route("/api/v1/agents/prompts", get(prompts))
         .route("/api/v1/agents/templates", get(templates))
@@ -29,7 +29,7 @@ pub(crate) fn routes() -> Router<Shared> {
 }
 
 /// `GET /agents/prompts`: the host's prompt texts, unrendered.
-async fn prompts(State(app): State<Shared>, Tenant(_): Tenant) -> Answer {
+async fn prompts(State(app): State<AppRef>, Tenant(_): Tenant) -> Answer {
     let data: Map<String, Value> = app
         .runner
         .editor_prompts()
@@ -40,7 +40,7 @@ async fn prompts(State(app): State<Shared>, Tenant(_): Tenant) -> Answer {
 }
 
 /// `GET /agents/templates`: the templates loaded at start (none unless configured).
-async fn templates(State(app): State<Shared>, Tenant(_): Tenant) -> Answer {
+async fn templates(State(app): State<AppRef>, Tenant(_): Tenant) -> Answer {
     Ok(Reply::success(Value::Array(app.templates.clone())))
 }
 
@@ -84,7 +84,7 @@ fn port(body: &Map<String, Value>) -> Result<u16, ApiError> {
 
 /// `POST /agents/test_db_connection`: the host's ExeSQL drivers connect and run `SELECT 1`.
 async fn test_db_connection(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     tenant: Result<Tenant, ApiError>,
     body: Body,
 ) -> Answer {
@@ -124,7 +124,7 @@ async fn rerun(tenant: Result<Tenant, ApiError>, body: Body) -> Answer {
 /// canvasc does not serve `/webhook/test`, so nothing is ever recorded and every poll answers
 /// as RAGFlow does for an agent with no recorded run.
 async fn webhook_logs(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path(agent_id): Path<String>,
     params: Params,

@@ -10,7 +10,7 @@ use crate::auth::{BetaTenant, Tenant};
 use crate::clock::{new_id, now_ms, seconds};
 use crate::envelope::{Answer, ApiError, Reply};
 use crate::request::Params;
-use crate::shared::Shared;
+use crate::shared::AppRef;
 use crate::store::NewFile;
 
 fn descriptor(file: &NewFile) -> Value {
@@ -33,7 +33,7 @@ fn extension(name: &str) -> String {
 /// `POST /api/v1/agents/{agent_id}/upload`: every part named `file` is stored; one file
 /// answers one descriptor, several a list.
 pub(crate) async fn upload(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     BetaTenant(tenant): BetaTenant,
     Path(agent_id): Path<String>,
     multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
@@ -95,7 +95,7 @@ fn header_file_name(name: &str) -> String {
 
 /// `GET /api/v1/agents/download?id=<file id>`: the bytes of one of the caller's uploads.
 pub(crate) async fn download(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     params: Params,
 ) -> Result<Response, ApiError> {

@@ -4,7 +4,6 @@ pub(crate) mod account;
 pub(crate) mod admin;
 pub(crate) mod agents;
 pub(crate) mod attachments;
-mod buildable;
 pub(crate) mod completions;
 pub(crate) mod editor;
 pub(crate) mod files;
@@ -22,13 +21,13 @@ use serde_json::{Map, Value};
 
 use crate::clock::http_date;
 use crate::envelope::ApiError;
-use crate::shared::Shared;
+use crate::shared::AppRef;
 use crate::store::Agent;
 
 /// `tenant`'s agent `agent_id`, or `missing` when it has none such (another tenant's agent
 /// answers exactly as a missing one does).
 pub(crate) async fn agent_of(
-    app: &Shared,
+    app: &AppRef,
     tenant: &str,
     agent_id: &str,
     missing: fn() -> ApiError,

@@ -11,7 +11,7 @@ use crate::clock::now_ms;
 use crate::envelope::{Answer, ApiError, Reply};
 use crate::model_catalog::{ConfiguredModel, ANY_MODEL, INSTANCE};
 use crate::request::{Body, Params};
-use crate::shared::Shared;
+use crate::shared::AppRef;
 
 /// RAGFlow's model types (`MODEL_TYPE_TO_FIELD`), in its order.
 const MODEL_TYPES: &[&str] = &["chat", "embedding", "rerank", "asr", "vision", "tts", "ocr"];
@@ -20,7 +20,7 @@ const MODEL_TYPES: &[&str] = &["chat", "embedding", "rerank", "asr", "vision", "
 /// configuration's (every tenant has the same). A line named `*` stands for any model of its
 /// provider.
 pub(crate) async fn list(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     params: Params,
 ) -> Answer {
@@ -56,7 +56,7 @@ pub(crate) async fn list(
 
 /// `GET /api/v1/models/default`: `{"models": [...]}`, the tenant's defaults (the chat
 /// default falls back to the configuration's `[llm] default`, which is what its runs use).
-pub(crate) async fn defaults(State(app): State<Shared>, Tenant(tenant): Tenant) -> Answer {
+pub(crate) async fn defaults(State(app): State<AppRef>, Tenant(tenant): Tenant) -> Answer {
     let mut defaults = app.store.default_models(&tenant).await?;
     if !defaults.iter().any(|(kind, _)| kind == "chat") {
         if let Some(llm_id) = &app.default_model {
@@ -98,7 +98,7 @@ fn name_and_provider(models: &[ConfiguredModel], llm_id: &str) -> (String, Strin
 /// clears it. RAGFlow's checks and messages: the model must be one the configuration serves,
 /// of that type.
 pub(crate) async fn set_default(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     body: Body,
 ) -> Answer {

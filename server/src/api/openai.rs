@@ -12,13 +12,13 @@ use super::turn_start::{begin, with_program, Mode};
 use crate::clock::now_ms;
 use crate::envelope::{json_response, ApiError};
 use crate::run::Ended;
-use crate::shared::Shared;
+use crate::shared::AppRef;
 use crate::sse::{self, Framing};
 use crate::turn::TurnEnd;
 
 /// Answers one OpenAI-mode request for `agent_id`.
 pub(crate) async fn answer(
-    app: Shared,
+    app: AppRef,
     tenant: String,
     agent_id: String,
     body: Map<String, Value>,
@@ -110,7 +110,7 @@ struct OpenAiFraming {
     created: i64,
     prompt_tokens: usize,
     completion_tokens: usize,
-    app: Shared,
+    app: AppRef,
 }
 
 impl OpenAiFraming {

@@ -8,12 +8,12 @@ use super::agent_of;
 use crate::auth::Tenant;
 use crate::clock::now_ms;
 use crate::envelope::{Answer, ApiError, Reply};
-use crate::shared::Shared;
+use crate::shared::AppRef;
 
 const KEPT_MS: i64 = 10 * 60 * 1000;
 
 pub(crate) async fn get(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path((agent_id, message_id)): Path<(String, String)>,
 ) -> Answer {

@@ -10,7 +10,7 @@ use crate::auth::Tenant;
 use crate::clock::{date_bound, new_id, now_ms};
 use crate::envelope::{Answer, ApiError, Reply};
 use crate::request::{flag, paging, string, truthy, type_name, Body, Params};
-use crate::shared::Shared;
+use crate::shared::AppRef;
 use crate::store::{NewSession, SessionFilter, SessionRecord};
 
 const DEFAULT_PROLOGUE: &str = "Hi! I'm your smart assistant. What can I do for you?";
@@ -132,7 +132,7 @@ fn session_json(record: &SessionRecord, with_dsl: bool) -> Map<String, Value> {
 /// `POST /api/v1/agents/{agent_id}/sessions`: a new session on the agent's draft DSL (or its
 /// newest released version with `release`), its run state reset, its transcript the prologue.
 pub(crate) async fn create(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path(agent_id): Path<String>,
     params: Params,
@@ -141,7 +141,7 @@ pub(crate) async fn create(
     let agent = agent_of(&app, &tenant, &agent_id, ApiError::no_access).await?;
     let body = body.0;
     let release = truthy(body.get("release")) || params.get("release").is_some_and(flag);
-    let (mut dsl, version_title) = if release {
+    let (dsl, version_title) = if release {
         let version = app
             .store
             .newest_release(&agent_id)
@@ -152,8 +152,10 @@ pub(crate) async fn create(
         let newest = app.store.versions(&agent_id).await?.into_iter().next();
         (agent.dsl, newest.map(|v| v.title))
     };
-    super::buildable::refuse_unbuildable(&dsl).await?;
-    canvasc_frontend::reset::reset(&mut dsl);
+    let canvas = app
+        .starting_canvases
+        .starting_canvas(&agent_id, dsl, true)
+        .await?;
     let user_id = match string(&body, "user_id")? {
         Some(user) => user,
         None => params.get("user_id").unwrap_or(&tenant).to_string(),
@@ -167,9 +169,8 @@ pub(crate) async fn create(
         source: "agent".into(),
         version_title,
         state: json!({
-            "message": [{"role": "assistant", "content": prologue(&dsl)}],
+            "message": [{"role": "assistant", "content": prologue(&canvas.dsl)}],
             "reference": [],
-            "dsl": dsl,
             // A released version's session may run a compiled program.
             "released": release,
             "round": 0,
@@ -178,6 +179,7 @@ pub(crate) async fn create(
             "thumb_up": 0,
             "errors": null,
         }),
+        canvas,
         create_time: now_ms(),
     };
     app.store.insert_session(&session, "").await?;
@@ -193,7 +195,7 @@ pub(crate) async fn create(
 
 /// `GET /api/v1/agents/{agent_id}/sessions`.
 pub(crate) async fn list(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path(agent_id): Path<String>,
     params: Params,
@@ -249,7 +251,7 @@ pub(crate) async fn list(
 /// `GET /api/v1/agents/{agent_id}/sessions/{session_id}`: the list shape plus RAGFlow's raw
 /// `dialog_id`, so readers of either form work.
 pub(crate) async fn get(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path((agent_id, session_id)): Path<(String, String)>,
 ) -> Answer {
@@ -266,7 +268,7 @@ pub(crate) async fn get(
 
 /// `DELETE /api/v1/agents/{agent_id}/sessions/{session_id}`.
 pub(crate) async fn delete_one(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path((agent_id, session_id)): Path<(String, String)>,
 ) -> Answer {
@@ -309,7 +311,7 @@ fn batch_ids(body: &Map<String, Value>, params: &Params) -> Result<Vec<String>, 
 
 /// `DELETE /api/v1/agents/{agent_id}/sessions`: by `ids`, or all with `delete_all: true`.
 pub(crate) async fn delete_many(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path(agent_id): Path<String>,
     params: Params,

@@ -10,10 +10,10 @@ use serde_json::Value;
 use crate::auth::Tenant;
 use crate::envelope::{Answer, ApiError, Reply, OWNER_ONLY};
 use crate::request::{string, Body};
-use crate::shared::Shared;
+use crate::shared::AppRef;
 
 pub(crate) async fn cancel(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path(session_id): Path<String>,
 ) -> Answer {
@@ -21,7 +21,7 @@ pub(crate) async fn cancel(
 }
 
 pub(crate) async fn patch(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path(session_id): Path<String>,
     body: Body,
@@ -36,7 +36,7 @@ pub(crate) async fn patch(
 }
 
 /// Another tenant's session answers as RAGFlow answers a non-owner; an unknown one is a no-op.
-async fn stop(app: &Shared, tenant: &str, session_id: &str) -> Answer {
+async fn stop(app: &AppRef, tenant: &str, session_id: &str) -> Answer {
     if let Some((_, owner)) = app.store.session_owner(session_id).await? {
         if owner != tenant {
             return Err(ApiError::operating(OWNER_ONLY));

@@ -7,7 +7,7 @@ use crate::envelope::ApiError;
 use crate::request::{string, truthy, type_name};
 use crate::run::resume::{Found, Orphan};
 use crate::run::{self, Launched, Out, TurnContext};
-use crate::shared::Shared;
+use crate::shared::AppRef;
 use crate::sse::PROGRAM_HEADER;
 use crate::store::NewSession;
 use crate::telemetry::metrics::{self, CancelStamp};
@@ -43,7 +43,7 @@ pub(crate) enum Mode {
 /// none is named, appends the user message and starts the turn. Returns the turn and its
 /// session id.
 pub(crate) async fn begin(
-    app: &Shared,
+    app: &AppRef,
     tenant: &str,
     agent_id: &str,
     session_id: Option<String>,
@@ -125,7 +125,7 @@ pub(crate) async fn begin(
                 ));
             }
             let release = truthy(body.get("release"));
-            let (mut dsl, version_title) = if release {
+            let (dsl, version_title) = if release {
                 let version = app
                     .store
                     .newest_release(agent_id)
@@ -139,16 +139,16 @@ pub(crate) async fn begin(
             // RAGFlow builds the canvas before it stores the session; the OpenAI-compatible
             // route builds it inside the answer, which then says `**ERROR**: <why>` (as the
             // run's abort does here).
-            if matches!(mode, Mode::Native { .. }) {
-                super::buildable::refuse_unbuildable(&dsl).await?;
-            }
-            canvasc_frontend::reset::reset(&mut dsl);
+            let refuse = matches!(mode, Mode::Native { .. });
+            let canvas = app
+                .starting_canvases
+                .starting_canvas(agent_id, dsl, refuse)
+                .await?;
             let user = user_given.clone().unwrap_or_else(|| tenant.to_string());
             let name = match string(body, "name")? {
                 Some(name) => name,
                 None => query.chars().take(NAME_CHARS).collect(),
             };
-            let state = new_session_state(dsl, release);
             let session = NewSession {
                 id: new_id(),
                 agent_id: agent_id.to_string(),
@@ -157,7 +157,8 @@ pub(crate) async fn begin(
                 name,
                 source: "workflow".into(),
                 version_title,
-                state,
+                state: new_session_state(release),
+                canvas,
                 create_time: now_ms(),
             };
             (session.id.clone(), Some(session))
@@ -254,7 +255,7 @@ const ORPHANS_PER_REQUEST: usize = 2;
 /// The session's state and user under `lease`: the new session stored, or the existing one
 /// read once the lease's token fences its writes.
 async fn held_session(
-    app: &Shared,
+    app: &AppRef,
     agent_id: &str,
     session_id: &str,
     lease: &Lease,
@@ -265,7 +266,7 @@ async fn held_session(
     // lease (its replica lost it) can no longer save over this one's turn.
     if let Some(session) = new_session {
         app.store.insert_session(&session, &lease.token).await?;
-        return Ok((session.state, session.user_id));
+        return Ok((session.working_state(), session.user_id));
     }
     match fenced_session(app, agent_id, session_id, &lease.token).await? {
         Some(record) => Ok((record.state, user_given.unwrap_or(record.user_id))),
@@ -296,7 +297,7 @@ struct Turn {
 /// the state (unless a saved earlier part holds it), the run takes the DSL, and the driver
 /// saves the turn when it ends.
 async fn start_turn(
-    app: &Shared,
+    app: &AppRef,
     tenant: &str,
     agent_id: &str,
     session_id: &str,
@@ -418,7 +419,7 @@ async fn start_turn(
 /// cannot go on (no checkpoint, or one the server refuses: the canvas changed, another engine
 /// wrote it) is recorded as interrupted instead, so the session never stays stuck on it.
 async fn finish_orphan(
-    app: &Shared,
+    app: &AppRef,
     tenant: &str,
     agent_id: &str,
     (state, user_id): (Value, String),
@@ -483,7 +484,7 @@ async fn finish_orphan(
 }
 
 async fn interrupted_run(
-    app: &Shared,
+    app: &AppRef,
     run_id: &str,
     record: &mut RunRecord,
     why: &str,
@@ -498,7 +499,7 @@ async fn interrupted_run(
 
 /// The session, once `token` fences its writes; `None` when it is gone.
 async fn fenced_session(
-    app: &Shared,
+    app: &AppRef,
     agent_id: &str,
     session_id: &str,
     token: &str,
@@ -509,12 +510,12 @@ async fn fenced_session(
     app.store.session(agent_id, session_id).await
 }
 
-/// A new session's state (`canvas_service`'s fresh `UserCanvas` DSL), keys in RAGFlow's order.
-fn new_session_state(dsl: Value, released: bool) -> Value {
+/// A new session's state (`canvas_service`'s fresh `UserCanvas` DSL) but its DSL (the session's
+/// canvas), keys in RAGFlow's order.
+fn new_session_state(released: bool) -> Value {
     let mut state = Map::new();
     state.insert("message".into(), Value::Array(Vec::new()));
     state.insert("reference".into(), Value::Array(Vec::new()));
-    state.insert("dsl".into(), dsl);
     state.insert("released".into(), Value::Bool(released));
     state.insert("round".into(), 0.into());
     state.insert("tokens".into(), 0.into());
@@ -554,7 +555,7 @@ fn file_descriptors(files: Option<&Value>) -> Result<Vec<Value>, ApiError> {
 /// Other documents need a parser this server does not carry; they are refused by name.
 /// Read, they belong to the session (unless an earlier one has them) and go with it.
 async fn file_contents(
-    app: &Shared,
+    app: &AppRef,
     tenant: &str,
     session_id: &str,
     descriptors: &[Value],

@@ -6,7 +6,7 @@ use serde_json::{Map, Value};
 use super::{add_times, agent_of};
 use crate::auth::Tenant;
 use crate::envelope::{Answer, ApiError, Reply};
-use crate::shared::Shared;
+use crate::shared::AppRef;
 use crate::store::VersionSummary;
 
 fn summary_json(v: &VersionSummary) -> Map<String, Value> {
@@ -21,7 +21,7 @@ fn summary_json(v: &VersionSummary) -> Map<String, Value> {
 
 /// `GET /api/v1/agents/{agent_id}/versions`.
 pub(crate) async fn list(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path(agent_id): Path<String>,
 ) -> Answer {
@@ -36,7 +36,7 @@ pub(crate) async fn list(
 
 /// `GET /api/v1/agents/{agent_id}/versions/{version_id}`.
 pub(crate) async fn get(
-    State(app): State<Shared>,
+    State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path((agent_id, version_id)): Path<(String, String)>,
 ) -> Answer {

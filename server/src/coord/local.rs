@@ -1,7 +1,7 @@
 //! The in-process backend (one replica, no Redis): the same leases and cancel flags as the
 //! Redis keys, with their expiries, in maps; run records and checkpoints in the server's
 //! database (`runs`), so a crash leaves them behind for the next start. A cancel request
-//! reaches the run through the registry directly.
+//! reaches the run through [`LocalRuns`] directly.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -10,8 +10,8 @@ use std::time::Instant;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 
+use super::local_runs::LocalRuns;
 use super::quota::QuotaMaps;
-use super::registry::Registry;
 use super::{
     Backend, CoordError, CoordResult, QuotaAsk, QuotaVerdict, RunRecord, CANCEL_TTL, LEASE_TTL,
 };
@@ -57,7 +57,7 @@ pub(crate) struct Local {
     maps: Mutex<Maps>,
     /// Per-tenant quota counters (their own lock: a run's admission never waits on a lease).
     quotas: Mutex<QuotaMaps>,
-    runs: Arc<Registry>,
+    runs: Arc<LocalRuns>,
     store: Store,
 }
 
@@ -73,7 +73,7 @@ impl From<StoreError> for CoordError {
 }
 
 impl Local {
-    pub fn new(runs: Arc<Registry>, store: Store) -> Local {
+    pub fn new(runs: Arc<LocalRuns>, store: Store) -> Local {
         Local {
             maps: Mutex::default(),
             quotas: Mutex::default(),

@@ -8,10 +8,10 @@
 
 mod keys;
 mod local;
+mod local_runs;
 pub mod quota;
 mod record;
 mod redis_backend;
-mod registry;
 pub mod scripts;
 mod watch;
 
@@ -25,9 +25,9 @@ use crate::clock::new_id;
 use crate::envelope::ApiError;
 use crate::turn::CancelHandle;
 pub use keys::Keys;
+use local_runs::LocalRuns;
 pub use quota::{QuotaAsk, QuotaVerdict};
 pub use record::{RunRecord, RunStatus};
-use registry::Registry;
 
 /// A session's lease lives this long unless refreshed (`agent:active-session:{session}`).
 pub const LEASE_TTL: Duration = Duration::from_secs(30);
@@ -149,13 +149,13 @@ pub struct Lease {
 #[derive(Clone)]
 pub struct Coordinator {
     backend: Arc<dyn Backend>,
-    runs: Arc<Registry>,
+    runs: Arc<LocalRuns>,
 }
 
 impl Coordinator {
     /// The in-process coordinator (one replica); run records and checkpoints go to `store`.
     pub fn in_process(store: crate::store::Store) -> Coordinator {
-        let runs = Arc::new(Registry::default());
+        let runs = Arc::new(LocalRuns::default());
         let backend = Arc::new(local::Local::new(runs.clone(), store));
         Coordinator::with(backend, runs)
     }
@@ -163,13 +163,13 @@ impl Coordinator {
     /// The Redis coordinator on `url`, its keys and channel under `prefix` (empty in
     /// production: RAGFlow's own names).
     pub async fn redis(url: &str, prefix: &str) -> CoordResult<Coordinator> {
-        let runs = Arc::new(Registry::default());
+        let runs = Arc::new(LocalRuns::default());
         let backend =
             redis_backend::RedisBackend::connect(url, Keys::new(prefix), runs.clone()).await?;
         Ok(Coordinator::with(Arc::new(backend), runs))
     }
 
-    fn with(backend: Arc<dyn Backend>, runs: Arc<Registry>) -> Coordinator {
+    fn with(backend: Arc<dyn Backend>, runs: Arc<LocalRuns>) -> Coordinator {
         tokio::spawn(watch::watch(backend.clone(), runs.clone()));
         Coordinator { backend, runs }
     }

@@ -12,8 +12,8 @@ use futures::{FutureExt, StreamExt};
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{AsyncCommands, Client, Script};
 
+use super::local_runs::LocalRuns;
 use super::quota::{DAY_KEY_TTL, MINUTE_KEY_TTL, SLOT_TTL};
-use super::registry::Registry;
 use super::{
     scripts, Backend, CoordError, CoordResult, Keys, QuotaAsk, QuotaVerdict, RunRecord, CANCEL_TTL,
     CHECKPOINT_TTL, LEASE_TTL, RUN_RECORD_TTL,
@@ -46,7 +46,7 @@ pub(crate) struct RedisBackend {
 impl RedisBackend {
     /// Connects (failing at start when Redis is unreachable, so a misconfigured replica does
     /// not serve) and starts listening for cancel notices.
-    pub async fn connect(url: &str, keys: Keys, runs: Arc<Registry>) -> CoordResult<RedisBackend> {
+    pub async fn connect(url: &str, keys: Keys, runs: Arc<LocalRuns>) -> CoordResult<RedisBackend> {
         let client = Client::open(url).map_err(|e| {
             CoordError(format!(
                 "the run coordinator (Redis) failed: REDIS_URL: {e}"
@@ -81,8 +81,8 @@ impl RedisBackend {
 }
 
 /// Cancel notices: each message names a task; the run of that task here, if any, is
-/// cancelled. Reconnects until the registry is gone.
-async fn listen(client: Client, channel: String, runs: Arc<Registry>) {
+/// cancelled. Reconnects until the local runs are gone.
+async fn listen(client: Client, channel: String, runs: Arc<LocalRuns>) {
     let runs = Arc::downgrade(&runs);
     loop {
         if runs.strong_count() == 0 {

@@ -10,7 +10,7 @@ use std::sync::{Arc, Weak};
 
 use tokio::time::Instant;
 
-use super::registry::Registry;
+use super::local_runs::LocalRuns;
 use super::{Backend, CANCEL_POLL, LEASE_REFRESH, LEASE_TTL};
 
 /// A lease not confirmed for this long may expire before the next refresh: its run stops.
@@ -19,8 +19,8 @@ const LEASE_DOUBT: std::time::Duration = LEASE_TTL.saturating_sub(LEASE_REFRESH)
 const _: () = assert!(LEASE_DOUBT.as_millis() + LEASE_REFRESH.as_millis() <= LEASE_TTL.as_millis());
 
 /// Runs until the coordinator is dropped.
-pub(crate) async fn watch(backend: Arc<dyn Backend>, runs: Arc<Registry>) {
-    let runs: Weak<Registry> = Arc::downgrade(&runs);
+pub(crate) async fn watch(backend: Arc<dyn Backend>, runs: Arc<LocalRuns>) {
+    let runs: Weak<LocalRuns> = Arc::downgrade(&runs);
     let mut tick = tokio::time::interval(CANCEL_POLL);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut last_refresh = Instant::now();
@@ -184,7 +184,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_run_whose_lease_cannot_be_refreshed_stops_before_the_lease_may_expire() {
-        let runs = Arc::new(Registry::default());
+        let runs = Arc::new(LocalRuns::default());
         let cancelled = Arc::new(AtomicBool::new(false));
         let flag = cancelled.clone();
         let lease = Lease {

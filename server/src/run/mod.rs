@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 
 use crate::clock::now_ms;
 use crate::coord::{Lease, RunRecord, RunStatus};
-use crate::shared::Shared;
+use crate::shared::AppRef;
 use crate::store::{RunLog, StoreError};
 use crate::telemetry::metrics::CancelStamp;
 use crate::turn::{ProgramKind, RunningTurn, TurnEnd, TurnEvent};
@@ -75,7 +75,7 @@ pub(crate) struct Launched {
 }
 
 /// Starts driving `turn`; `ctx.lease` must hold the session.
-pub(crate) fn launch(app: Shared, ctx: TurnContext, turn: RunningTurn) -> Launched {
+pub(crate) fn launch(app: AppRef, ctx: TurnContext, turn: RunningTurn) -> Launched {
     let (tx, rx) = mpsc::channel(BUFFERED_FRAMES);
     let program = turn.program;
     tokio::spawn(drive(app, ctx, turn, tx));
@@ -85,7 +85,7 @@ pub(crate) fn launch(app: Shared, ctx: TurnContext, turn: RunningTurn) -> Launch
     }
 }
 
-async fn drive(app: Shared, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::Sender<Out>) {
+async fn drive(app: AppRef, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::Sender<Out>) {
     let RunningTurn {
         program,
         mut events,
@@ -301,7 +301,7 @@ fn next_state(
 }
 
 /// The DSL the session's stored state holds (what an aborted turn started from).
-async fn stored_dsl(app: &Shared, ctx: &TurnContext) -> Result<Value, StoreError> {
+async fn stored_dsl(app: &AppRef, ctx: &TurnContext) -> Result<Value, StoreError> {
     let record = app.store.session(&ctx.agent_id, &ctx.session_id).await?;
     record
         .and_then(|r| r.state.get("dsl").cloned())

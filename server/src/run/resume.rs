@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 use crate::clock::now_ms;
 use crate::coord::{RunRecord, RunStatus};
 use crate::envelope::ApiError;
-use crate::shared::Shared;
+use crate::shared::AppRef;
 use crate::turn::{CheckpointWriter, PendingJson};
 
 /// The shortest time between two stored checkpoints of one run.
@@ -37,7 +37,7 @@ pub(crate) struct Resume {
 /// Nothing is stored before `recorded` fires (or is dropped): the in-process coordinator keeps
 /// a checkpoint in its run's record, which is written once the runner has named the program.
 pub(crate) fn writer(
-    app: &Shared,
+    app: &AppRef,
     run_id: &str,
     session_id: &str,
     user_message: &Value,
@@ -165,7 +165,7 @@ pub(crate) struct Orphan {
 /// What the session's next request finds. The caller holds the session's lease, so a run
 /// still recorded as running has lost its replica.
 pub(crate) async fn find(
-    app: &Shared,
+    app: &AppRef,
     session_id: &str,
     state: &Value,
     resume_from: Option<&str>,

@@ -194,7 +194,7 @@ impl Store {
         Ok(false)
     }
 
-    /// Deletes an agent of `tenant_id` with its versions, sessions, run logs and uploads;
+    /// Deletes an agent of `tenant_id` with its versions, sessions, their canvases, run logs and uploads;
     /// `false` when it had none such.
     pub async fn delete_agent(&self, tenant_id: &str, id: &str) -> Result<bool, StoreError> {
         let mut tx = self.begin().await?;
@@ -213,6 +213,7 @@ impl Store {
                 "uploaded_files",
                 "agent_versions",
                 "agent_sessions",
+                "canvases",
                 "run_logs",
             ] {
                 let q = format!("DELETE FROM {table} WHERE agent_id = ?");

@@ -9,7 +9,7 @@ use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use super::{Backend, Store, StoreError};
 
 /// `(version, description, SQL)` for each database, oldest first.
-fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 5] {
+fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 6] {
     match backend {
         Backend::Sqlite => [
             (
@@ -36,6 +36,11 @@ fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 5] {
                 5,
                 "default models",
                 include_str!("../../migrations/sqlite/0005_default_models.sql"),
+            ),
+            (
+                6,
+                "canvases",
+                include_str!("../../migrations/sqlite/0006_canvases.sql"),
             ),
         ],
         Backend::Postgres => [
@@ -64,6 +69,11 @@ fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 5] {
                 "default models",
                 include_str!("../../migrations/postgres/0005_default_models.sql"),
             ),
+            (
+                6,
+                "canvases",
+                include_str!("../../migrations/postgres/0006_canvases.sql"),
+            ),
         ],
         Backend::MySql => [
             (
@@ -90,6 +100,11 @@ fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 5] {
                 5,
                 "default models",
                 include_str!("../../migrations/mysql/0005_default_models.sql"),
+            ),
+            (
+                6,
+                "canvases",
+                include_str!("../../migrations/mysql/0006_canvases.sql"),
             ),
         ],
     }

@@ -7,6 +7,7 @@ pub use sole::SoleClaim;
 
 mod accounts;
 mod agents;
+mod canvases;
 mod default_models;
 mod files;
 mod group;
@@ -14,6 +15,7 @@ mod invitations;
 mod migrations;
 mod run_logs;
 mod runs;
+mod session_state;
 mod sessions;
 mod sole;
 mod turns;
@@ -28,6 +30,8 @@ use sqlx::{AnyPool, Row};
 
 pub use accounts::{Admission, ApiKey, Registered, User};
 pub use agents::{Agent, AgentSummary, NewAgent};
+pub(crate) use canvases::content_id;
+pub use canvases::StartingCanvas;
 pub use files::{FileContent, NewFile, StoredFile};
 pub use invitations::Invitation;
 pub use run_logs::RunLog;
@@ -150,6 +154,8 @@ pub struct Store {
     backend: Backend,
     /// SQLite's one writer of runs' records, checkpoints and turns (`group.rs`).
     group: Option<group::GroupWriter>,
+    /// The canvases sessions started from, parsed (`canvases.rs`).
+    canvases: std::sync::Arc<canvases::CanvasCache>,
 }
 
 /// How long a request waits for a database connection.
@@ -189,6 +195,7 @@ impl Store {
             pool,
             backend,
             group,
+            canvases: Default::default(),
         };
         if backend == Backend::Sqlite {
             // Readers keep reading while a turn's state is written.

@@ -1,12 +1,15 @@
-//! Agent sessions. Everything a turn changes (transcript, references, the DSL copy carrying run
-//! state, counters) is one JSON document in `state`, so saving a turn is one `UPDATE`: a crash
-//! leaves the previous turn or the next one, never half of one.
+//! Agent sessions. Everything a turn changes (transcript, references, the session's DSL with
+//! its run state, counters) is one JSON document in `state`, so saving a turn is one `UPDATE`:
+//! a crash leaves the previous turn or the next one, never half of one. The DSL is stored as a
+//! patch against the canvas the session started from (`session_state.rs`).
 
 use serde_json::Value;
 use sqlx::any::AnyRow;
 
+use super::canvases::StartingCanvas;
 use super::group::job;
-use super::{int, json, opt_text, text, Store, StoreError};
+use super::session_state::{self, CANVAS_KEY};
+use super::{int, opt_text, text, Store, StoreError};
 
 /// A new session's row.
 #[derive(Clone, Debug)]
@@ -18,24 +21,21 @@ pub struct NewSession {
     pub name: String,
     pub source: String,
     pub version_title: Option<String>,
+    /// The state without its DSL: the DSL is `canvas`'s.
     pub state: Value,
+    pub canvas: StartingCanvas,
     pub create_time: i64,
 }
 
 impl NewSession {
-    /// Every field but the state (left `null`).
-    fn clone_without_state(&self) -> NewSession {
-        NewSession {
-            id: self.id.clone(),
-            agent_id: self.agent_id.clone(),
-            tenant_id: self.tenant_id.clone(),
-            user_id: self.user_id.clone(),
-            name: self.name.clone(),
-            source: self.source.clone(),
-            version_title: self.version_title.clone(),
-            state: Value::Null,
-            create_time: self.create_time,
+    /// The state a turn works with: `state` holding the canvas's DSL, and naming the canvas.
+    pub fn working_state(&self) -> Value {
+        let mut state = self.state.clone();
+        if let Value::Object(object) = &mut state {
+            object.insert("dsl".into(), (*self.canvas.dsl).clone());
+            object.insert(CANVAS_KEY.into(), Value::String(self.canvas.id.clone()));
         }
+        state
     }
 }
 
@@ -70,21 +70,42 @@ pub struct SessionFilter {
 }
 
 const COLUMNS: &str =
-    "id, agent_id, user_id, name, source, version_title, state, create_time, update_time";
+    "id, agent_id, user_id, name, source, version_title, state, canvas_id, create_time, update_time";
 
-impl SessionRecord {
-    fn from_row(row: &AnyRow) -> Result<SessionRecord, StoreError> {
+impl Store {
+    /// A session row in the form turns work with (its DSL whole).
+    async fn session_record(&self, row: &AnyRow) -> Result<SessionRecord, StoreError> {
+        let id = text(row, "id")?;
+        let canvas_id = opt_text(row, "canvas_id")?;
+        let canvas = match &canvas_id {
+            Some(canvas_id) => Some(self.canvas(canvas_id).await?),
+            None => None,
+        };
+        let state = session_state::working(
+            &id,
+            &text(row, "state")?,
+            canvas_id.as_deref().zip(canvas.as_deref()),
+        )?;
         Ok(SessionRecord {
-            id: text(row, "id")?,
+            id,
             agent_id: text(row, "agent_id")?,
             user_id: text(row, "user_id")?,
             name: text(row, "name")?,
             source: text(row, "source")?,
             version_title: opt_text(row, "version_title")?,
-            state: json(row, "state")?,
+            state,
             create_time: int(row, "create_time")?,
             update_time: int(row, "update_time")?,
         })
+    }
+
+    /// The document `state` (working form) is stored as, with the canvas it names.
+    pub(super) async fn stored_state(&self, state: &Value) -> Result<String, StoreError> {
+        let base = match session_state::canvas_of(state) {
+            Some(id) => Some(self.canvas(id).await?),
+            None => None,
+        };
+        Ok(session_state::stored(state, base.as_deref()))
     }
 }
 
@@ -103,8 +124,9 @@ fn like_pattern(text: &str) -> String {
 }
 
 impl Store {
-    /// Stores a new session; `fence` is the lease token of the run that starts with it (empty
-    /// when none does), as [`Store::fence_session`] would set it.
+    /// Stores a new session and its canvas (unless stored already); `fence` is the lease token
+    /// of the run that starts with it (empty when none does), as [`Store::fence_session`]
+    /// would set it.
     pub async fn insert_session(
         &self,
         session: &NewSession,
@@ -112,36 +134,30 @@ impl Store {
     ) -> Result<(), StoreError> {
         let store = self.clone();
         // Owned for the writer; the state is written as text once, never copied as a tree.
-        let NewSession {
-            id,
-            agent_id,
-            tenant_id,
-            user_id,
-            name,
-            source,
-            version_title,
-            create_time,
-            ..
-        } = session.clone_without_state();
-        let (state, fence) = (session.state.to_string(), fence.to_string());
+        let state = session_state::stored(&session.state, Some(&session.canvas.dsl));
+        let (session, fence) = (session.clone(), fence.to_string());
         self.write(job(move |conn| {
             Box::pin(async move {
+                store
+                    .put_canvas_in(conn, &session.canvas, session.create_time)
+                    .await?;
                 let q = store.sql(
                     "INSERT INTO agent_sessions (id, agent_id, tenant_id, user_id, name, source, \
-                     version_title, state, create_time, update_time, lease_token) \
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     version_title, state, canvas_id, create_time, update_time, lease_token) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 );
                 sqlx::query(&q)
-                    .bind(id)
-                    .bind(agent_id)
-                    .bind(tenant_id)
-                    .bind(user_id)
-                    .bind(name)
-                    .bind(source)
-                    .bind(version_title)
+                    .bind(&session.id)
+                    .bind(&session.agent_id)
+                    .bind(&session.tenant_id)
+                    .bind(&session.user_id)
+                    .bind(&session.name)
+                    .bind(&session.source)
+                    .bind(&session.version_title)
                     .bind(state)
-                    .bind(create_time)
-                    .bind(create_time)
+                    .bind(&session.canvas.id)
+                    .bind(session.create_time)
+                    .bind(session.create_time)
                     .bind(fence)
                     .execute(conn)
                     .await?;
@@ -160,7 +176,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         let q = self.sql("UPDATE agent_sessions SET state = ?, update_time = ? WHERE id = ?");
         sqlx::query(&q)
-            .bind(state.to_string())
+            .bind(self.stored_state(state).await?)
             .bind(now)
             .bind(id)
             .execute(&self.pool)
@@ -180,7 +196,10 @@ impl Store {
             .bind(id)
             .fetch_optional(&self.pool)
             .await?;
-        row.as_ref().map(SessionRecord::from_row).transpose()
+        match row {
+            Some(row) => Ok(Some(self.session_record(&row).await?)),
+            None => Ok(None),
+        }
     }
 
     /// One page of `agent_id`'s sessions matching `filter`, and how many match in all.
@@ -248,10 +267,10 @@ impl Store {
             list = arg.bind(list);
         }
         let rows = list.fetch_all(&self.pool).await?;
-        let sessions = rows
-            .iter()
-            .map(SessionRecord::from_row)
-            .collect::<Result<_, _>>()?;
+        let mut sessions = Vec::with_capacity(rows.len());
+        for row in &rows {
+            sessions.push(self.session_record(row).await?);
+        }
         Ok((sessions, total))
     }
 

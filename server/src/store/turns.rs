@@ -1,4 +1,4 @@
-//! A finished turn's writes: the session's new state (DSL, transcript, references, counters)
+//! A finished turn's writes: the session's new state (DSL patch, transcript, references, counters)
 //! and the run's log, in one transaction, so a crash never leaves half a turn stored.
 
 use serde_json::Value;
@@ -22,7 +22,7 @@ impl Store {
             self.clone(),
             session_id.to_string(),
             fence.to_string(),
-            state.to_string(),
+            self.stored_state(state).await?,
             log.clone(),
         );
         self.write(job(move |conn| {

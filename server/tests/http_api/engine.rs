@@ -1,4 +1,4 @@
-//! The engine the test server runs turns with: the host's `Engine`, every LLM call answered
+//! The engine the test server runs turns with: the host's `Programs`, every LLM call answered
 //! by the scripted model (in process), and one compiled program, the `llm-think-stream`
 //! fixture compiled into this test by `canvas!`, so released versions of it run compiled.
 
@@ -9,7 +9,7 @@ use canvasc_engine::ProgramVisitor;
 use canvasc_frontend::fingerprint::fingerprint;
 use canvasc_frontend::load_str;
 use canvasc_host::program_choice::Compiled;
-use canvasc_host::serve::{Engine, TurnStart};
+use canvasc_host::serve::{Programs, TurnStart};
 use canvasc_server::turn::RunningTurn;
 use serde_json::{json, Value};
 
@@ -72,21 +72,21 @@ fn script(usage: bool) -> Script {
     .expect("the script parses")
 }
 
-pub fn engine() -> Arc<Engine> {
+pub fn engine() -> Arc<Programs> {
     engine_with(script(false))
 }
 
 /// The engine whose model reports token usage (quotas count it).
-pub fn engine_reporting_usage() -> Arc<Engine> {
+pub fn engine_reporting_usage() -> Arc<Programs> {
     engine_with(script(true))
 }
 
-fn engine_with(script: Script) -> Arc<Engine> {
+fn engine_with(script: Script) -> Arc<Programs> {
     let services = canvasc_host::services::assemble(Some(script), None)
         .expect("the scripted services assemble");
     // The editor's database test reaches the machine's MariaDB and PostgreSQL on loopback.
     Arc::new(
-        Engine::new(services, compiled(), Some(find))
+        Programs::new(services, compiled(), Some(find))
             .with_db_allowed_hosts(vec!["127.0.0.1".into()]),
     )
 }

@@ -22,3 +22,4 @@ mod models;
 mod quotas;
 mod run_control;
 mod sessions;
+mod storage;

@@ -91,7 +91,7 @@ async fn model_server(base_url: &str) -> String {
     let path = dir.join("canvasc.toml");
     std::fs::write(&path, &text).expect("the configuration is written");
     let services = canvasc_host::services::assemble(None, Some(&path)).expect("services");
-    let engine = Arc::new(canvasc_host::serve::Engine::new(services, &[], None));
+    let engine = Arc::new(canvasc_host::serve::Programs::new(services, &[], None));
     let config = LlmConfig::from_toml_str(&text, &|_| None).expect("the configuration parses");
     extra_server_running(engine, |serve| {
         serve.registration = canvasc_server::Registration::Open;

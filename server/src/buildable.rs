@@ -11,17 +11,22 @@ use crate::envelope::ApiError;
 /// Refuses a DSL RAGFlow cannot build, as RAGFlow's API answers it. A DSL that is not a canvas
 /// at all passes: the step that reads it reports that.
 pub(crate) async fn refuse_unbuildable(dsl: &Value) -> Result<(), ApiError> {
+    match unbuildable(dsl).await? {
+        Some(repr) => Err(ApiError::exception(repr)),
+        None => Ok(()),
+    }
+}
+
+/// Why RAGFlow cannot build `dsl` (the exception's `repr`), or `None` when it can.
+pub(crate) async fn unbuildable(dsl: &Value) -> Result<Option<String>, ApiError> {
     let dsl = dsl.clone();
     // Loading is CPU work on client data: off the async workers.
-    let error = tokio::task::spawn_blocking(move || {
+    tokio::task::spawn_blocking(move || {
         canvasc_frontend::load_value(dsl)
             .ok()
             .and_then(|loaded| canvasc_frontend::construct::construction_error(&loaded.document))
+            .map(|e| e.repr())
     })
     .await
-    .map_err(|e| ApiError::exception(format!("checking the DSL failed: {e}")))?;
-    match error {
-        Some(e) => Err(ApiError::exception(e.repr())),
-        None => Ok(()),
-    }
+    .map_err(|e| ApiError::exception(format!("checking the DSL failed: {e}")))
 }

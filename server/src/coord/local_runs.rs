@@ -18,11 +18,11 @@ pub(crate) struct LocalRun {
 }
 
 #[derive(Default)]
-pub(crate) struct Registry {
+pub(crate) struct LocalRuns {
     runs: Mutex<HashMap<String, LocalRun>>,
 }
 
-impl Registry {
+impl LocalRuns {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, LocalRun>> {
         self.runs.lock().unwrap_or_else(|p| p.into_inner())
     }

@@ -1,0 +1,64 @@
+//! The canvas a new session starts from: the agent's draft DSL, or its newest released
+//! version's, checked as RAGFlow builds it and reset as RAGFlow resets it.
+//!
+//! Every new session of a version starts from the same canvas, so the check (loading the whole
+//! canvas and constructing its components) and the reset run once per agent and DSL, not once
+//! per session: the prepared canvas is kept by the DSL's content.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::byte_lru::ByteLru;
+use crate::envelope::ApiError;
+use crate::store::{content_id, StartingCanvas};
+
+/// Bytes of DSL the prepared canvases may hold; the least recently used goes first.
+const KEPT_BYTES: usize = 64 << 20;
+
+/// Prepared canvases by agent and DSL content.
+pub(crate) struct StartingCanvases(ByteLru<Arc<Prepared>>);
+
+impl Default for StartingCanvases {
+    fn default() -> Self {
+        StartingCanvases(ByteLru::new(KEPT_BYTES))
+    }
+}
+
+struct Prepared {
+    canvas: StartingCanvas,
+    /// Why RAGFlow cannot build the DSL (the exception's `repr`), if it cannot.
+    unbuildable: Option<String>,
+}
+
+impl StartingCanvases {
+    /// A new session's canvas from `dsl`, the agent's DSL. With `refuse_unbuildable`, a DSL RAGFlow
+    /// cannot build is refused as RAGFlow's API refuses it (`buildable.rs`).
+    pub(crate) async fn starting_canvas(
+        &self,
+        agent_id: &str,
+        dsl: Value,
+        refuse_unbuildable: bool,
+    ) -> Result<StartingCanvas, ApiError> {
+        let text = dsl.to_string();
+        let key = content_id(agent_id, &text);
+        let prepared = match self.0.get(&key) {
+            Some(prepared) => prepared,
+            None => {
+                let unbuildable = crate::buildable::unbuildable(&dsl).await?;
+                let mut dsl = dsl;
+                canvasc_frontend::reset::reset(&mut dsl);
+                let prepared = Arc::new(Prepared {
+                    canvas: StartingCanvas::new(agent_id, dsl),
+                    unbuildable,
+                });
+                self.0.put(&key, Arc::clone(&prepared), text.len());
+                prepared
+            }
+        };
+        match (&prepared.unbuildable, refuse_unbuildable) {
+            (Some(repr), true) => Err(ApiError::exception(repr.clone())),
+            _ => Ok(prepared.canvas.clone()),
+        }
+    }
+}
