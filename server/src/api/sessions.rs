@@ -149,8 +149,8 @@ pub(crate) async fn create(
             .ok_or_else(|| ApiError::data("No available published version"))?;
         (version.dsl, Some(version.summary.title))
     } else {
-        let newest = app.store.versions(&agent_id).await?.into_iter().next();
-        (agent.dsl, newest.map(|v| v.title))
+        let newest = app.store.newest_version_title(&agent_id).await?;
+        (agent.dsl, newest)
     };
     let canvas = app
         .starting_canvases

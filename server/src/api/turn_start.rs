@@ -105,7 +105,7 @@ pub(crate) async fn begin(
                 ));
             }
             let accessible =
-                owner_tenant == tenant && app.store.agent(tenant, agent_id).await?.is_some();
+                owner_tenant == tenant && app.store.owns_agent(tenant, agent_id).await?;
             if !accessible {
                 return Err(ApiError::operating(
                     "Only authorized users can access this agent session.",
@@ -133,8 +133,8 @@ pub(crate) async fn begin(
                     .ok_or_else(|| ApiError::data("No available published version"))?;
                 (version.dsl, Some(version.summary.title))
             } else {
-                let newest = app.store.versions(agent_id).await?.into_iter().next();
-                (agent.dsl, newest.map(|v| v.title))
+                let newest = app.store.newest_version_title(agent_id).await?;
+                (agent.dsl, newest)
             };
             // RAGFlow builds the canvas before it stores the session; the OpenAI-compatible
             // route builds it inside the answer, which then says `**ERROR**: <why>` (as the

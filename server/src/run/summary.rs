@@ -19,6 +19,9 @@ pub(crate) struct Summary {
     pub structured: Map<String, Value>,
     /// `[{"component_id", "trace": [<node_finished data>…]}]` in first-finish order.
     pub trace: Vec<Value>,
+    /// Where each component's entry is in `trace`: a long run finishes thousands of
+    /// components, and searching the list for each made the run's cost grow with its square.
+    trace_at: std::collections::HashMap<String, usize>,
     pub last_message_end: Option<Value>,
     pub user_inputs: Option<Value>,
     pub last_event: Option<Value>,
@@ -76,15 +79,22 @@ impl Summary {
         if let Some(object) = entry.as_object_mut() {
             object.remove("trace");
         }
-        match self.trace.iter_mut().find(|t| t["component_id"] == id) {
-            Some(existing) => {
-                if let Some(list) = existing["trace"].as_array_mut() {
+        // Ids are strings; anything else is keyed by its JSON text, as distinct as the value.
+        let key = match &id {
+            Value::String(id) => id.clone(),
+            other => other.to_string(),
+        };
+        match self.trace_at.get(&key) {
+            Some(&at) => {
+                if let Some(list) = self.trace[at]["trace"].as_array_mut() {
                     list.push(entry);
                 }
             }
-            None => self
-                .trace
-                .push(json!({"component_id": id, "trace": [entry]})),
+            None => {
+                self.trace_at.insert(key, self.trace.len());
+                self.trace
+                    .push(json!({"component_id": id, "trace": [entry]}));
+            }
         }
     }
 

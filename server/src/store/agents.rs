@@ -155,6 +155,21 @@ impl Store {
         .transpose()
     }
 
+    /// Whether the agent `id` belongs to `tenant_id`, without reading it.
+    pub async fn owns_agent(&self, tenant_id: &str, id: &str) -> Result<bool, StoreError> {
+        // Joined as `agent` joins, so both agree on which agents exist.
+        let q = self.sql(
+            "SELECT a.id FROM agents a JOIN users u ON u.id = a.user_id \
+             WHERE a.id = ? AND a.user_id = ?",
+        );
+        let row = sqlx::query(&q)
+            .bind(id)
+            .bind(tenant_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.is_some())
+    }
+
     /// Every agent of `tenant_id`, without DSLs; lists filter and page these in memory.
     pub async fn agents(&self, tenant_id: &str) -> Result<Vec<AgentSummary>, StoreError> {
         let q = format!(

@@ -127,6 +127,20 @@ impl Store {
         rows.iter().map(VersionSummary::from_row).collect()
     }
 
+    /// The title of `agent_id`'s most recently saved version (what a session of its draft
+    /// names), without listing them all.
+    pub async fn newest_version_title(&self, agent_id: &str) -> Result<Option<String>, StoreError> {
+        let q = self.sql(
+            "SELECT title FROM agent_versions WHERE agent_id = ? \
+             ORDER BY update_time DESC, create_time DESC LIMIT 1",
+        );
+        let row = sqlx::query(&q)
+            .bind(agent_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|row| super::text(&row, "title")).transpose()
+    }
+
     pub async fn version(&self, agent_id: &str, id: &str) -> Result<Option<Version>, StoreError> {
         let q = format!(
             "SELECT {COLUMNS}, description, dsl FROM agent_versions WHERE agent_id = ? AND id = ?"
