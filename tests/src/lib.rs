@@ -72,6 +72,7 @@ pub fn display_path(p: &Path) -> String {
     rel.to_string_lossy().replace('\\', "/")
 }
 
+pub mod fault_rounds;
 pub mod fuzz_cases;
 pub mod fuzzgen;
 pub mod harness;

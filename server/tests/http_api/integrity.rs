@@ -141,7 +141,8 @@ async fn session_state(client: &Client, agent: &str, session: &str) -> Value {
     answer.expect(0).clone()
 }
 
-async fn run_status(run_id: &str) -> (RunStatus, String) {
+/// The record of run `run_id` in the test server's coordinator: its status and why it failed.
+pub(crate) async fn run_status(run_id: &str) -> (RunStatus, String) {
     let record = server()
         .coord
         .run(run_id)

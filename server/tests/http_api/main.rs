@@ -13,6 +13,8 @@ mod completions;
 mod editor;
 mod engine;
 mod envelopes;
+#[path = "../../../tests/src/fault_rounds.rs"]
+mod fault_rounds;
 mod files;
 mod harness;
 mod integrity;

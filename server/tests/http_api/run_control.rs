@@ -11,7 +11,10 @@ use serde_json::{json, Value};
 
 use crate::completions::post_raw;
 use crate::engine::{chat_dsl, SLOW_CHUNKS, SLOW_DELAY_MS};
+use crate::fault_rounds::{run_rounds, Turns};
 use crate::harness::{tenant, unique, Client};
+use crate::integrity::run_status;
+use canvasc_server::coord::RunStatus;
 
 const PATH: &str = "/agents/chat/completions";
 
@@ -78,8 +81,34 @@ async fn released_versions_run_compiled_and_drafts_interpreted() {
     assert_eq!(none.code(), 102, "{}", none.body);
 }
 
-/// Starts a slow streaming run and returns the response after its first frame.
+/// The JSON frames of an SSE text read so far (keep-alive comments and `[DONE]` skipped).
+fn frames_of(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Whether the answer has begun streaming (a `message` frame).
+fn answering(frames: &[Value]) -> bool {
+    frames.iter().any(|f| f["event"] == "message")
+}
+
+/// Starts a slow streaming run and returns the response once its answer has begun streaming,
+/// with its session id and the text read. A cancel from then on cuts the answer; one that
+/// lands earlier, between the run's components, ends the run before its answer (RAGFlow's
+/// `TaskCanceledException`), which the tests of a cut answer do not expect.
 async fn slow_stream(client: &Client, agent_id: &str) -> (reqwest::Response, String, String) {
+    slow_stream_until(client, agent_id, answering).await
+}
+
+/// [`slow_stream`], returning as soon as `enough` holds for the frames read (keep-alive
+/// comments, which come when the run is slow to start, are not frames).
+async fn slow_stream_until(
+    client: &Client,
+    agent_id: &str,
+    enough: fn(&[Value]) -> bool,
+) -> (reqwest::Response, String, String) {
     let mut response = client
         .request(Method::POST, PATH)
         .header("Content-Type", "application/json")
@@ -88,16 +117,11 @@ async fn slow_stream(client: &Client, agent_id: &str) -> (reqwest::Response, Str
         .await
         .expect("the server answers");
     let mut seen = String::new();
-    while !seen.contains("\n\n") {
+    while !seen.ends_with("\n\n") || !enough(&frames_of(&seen)) {
         let chunk = response.chunk().await.expect("a chunk").expect("not ended");
         seen.push_str(&String::from_utf8_lossy(&chunk));
     }
-    let first: Value = seen
-        .lines()
-        .find_map(|l| l.strip_prefix("data:"))
-        .and_then(|l| serde_json::from_str(l).ok())
-        .expect("a first frame");
-    let sid = first["session_id"]
+    let sid = frames_of(&seen)[0]["session_id"]
         .as_str()
         .expect("a session id")
         .to_string();
@@ -163,27 +187,75 @@ async fn cancel_ends_the_stream_with_ragflows_cancel_events() {
 
 #[tokio::test]
 async fn a_client_that_disconnects_stops_its_run_within_a_second() {
-    let t = tenant().await;
-    let id = chat_agent(&t.api, false).await;
-    let (response, sid, _) = slow_stream(&t.api, &id).await;
-    drop(response);
-    let dropped = Instant::now();
-    // The turn is saved (round 1) once the run has stopped.
-    let stopped = loop {
-        let session = t.api.get(&format!("/agents/{id}/sessions/{sid}")).await;
-        if session.expect(0)["round"] == 1 {
-            break dropped.elapsed();
+    run_rounds("a client that disconnects mid-stream", disconnect_round).await;
+}
+
+/// The session once the turn of a client that went away at `dropped` is saved (`done`
+/// holds), and how long that took; panics when it is not saved within 5 s.
+async fn saved_after_disconnect(
+    client: &Client,
+    agent: &str,
+    session: &str,
+    dropped: Instant,
+    done: fn(&Value) -> bool,
+) -> (Value, Duration) {
+    loop {
+        let answer = client
+            .get(&format!("/agents/{agent}/sessions/{session}"))
+            .await;
+        let stored = answer.expect(0).clone();
+        if done(&stored) {
+            return (stored, dropped.elapsed());
         }
         assert!(
             dropped.elapsed() < Duration::from_secs(5),
-            "the run never stopped"
+            "the run never stopped: {stored}"
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
-    };
+    }
+}
+
+/// The run's record once it has left `Running` (it ends after the turn is saved).
+async fn ended_status(run_id: &str) -> RunStatus {
+    let waited = Instant::now();
+    loop {
+        let status = run_status(run_id).await.0;
+        if status != RunStatus::Running || waited.elapsed() >= Duration::from_secs(10) {
+            return status;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn first_run_id(seen: &str) -> String {
+    frames_of(seen)[0]["message_id"]
+        .as_str()
+        .expect("the run's id")
+        .to_string()
+}
+
+/// One round: a client that goes away while the answer streams (then the session's next
+/// turn), and one that goes away at the run's first frame, which may be before the answer.
+async fn disconnect_round(turns: Turns) {
+    let t = tenant().await;
+    let id = chat_agent(&t.api, false).await;
+    let (response, sid, seen) = slow_stream(&t.api, &id).await;
+    let run_id = first_run_id(&seen);
+    drop(response);
+    let dropped = Instant::now();
+    // The turn is saved (round 1) once the run has stopped.
+    let (stored, stopped) =
+        saved_after_disconnect(&t.api, &id, &sid, dropped, |s| s["round"] == 1).await;
     eprintln!("disconnect → run stopped and saved in {stopped:?}");
+    let messages = stored["message"].clone();
+    let status = ended_status(&run_id).await;
+    turns.turn(
+        "the answer cut by the departing client",
+        messages[0]["content"] == "slow please" && messages[1]["role"] == "assistant",
+        stored["errors"] == "Task has been canceled" && status == RunStatus::Cancelled,
+        format!("{status:?}: {stored}"),
+    );
     assert!(stopped <= Duration::from_secs(1), "took {stopped:?}");
-    let session = t.api.get(&format!("/agents/{id}/sessions/{sid}")).await;
-    let messages = session.expect(0)["message"].clone();
     assert_eq!(messages[0]["role"], "user");
     // What ran is recorded: the assistant turn holds the words streamed before the cancel.
     let answer = messages[1]["content"].as_str().unwrap_or_default();
@@ -196,7 +268,58 @@ async fn a_client_that_disconnects_stops_its_run_within_a_second() {
             json!({"agent_id": id, "session_id": sid, "query": "quick"}),
         )
         .await;
+    let stored = t
+        .api
+        .get(&format!("/agents/{id}/sessions/{sid}"))
+        .await
+        .expect(0)
+        .clone();
+    turns.turn(
+        "the next turn",
+        stored["round"] == 2 && stored["message"][2]["content"] == "quick",
+        next.code() == 0 && stored["errors"] == Value::Null,
+        format!("{}\n{stored}", next.body),
+    );
     next.expect(0);
+
+    // Gone at the first frame: the cancel cuts the answer, or, when it lands before the
+    // answer's component started, ends the run between components (RAGFlow's
+    // `TaskCanceledException`: no answer, the round not counted). Either way the question
+    // stays and the turn says it was cancelled, within the same second.
+    let (response, sid, seen) = slow_stream_until(&t.api, &id, |f| !f.is_empty()).await;
+    let run_id = first_run_id(&seen);
+    drop(response);
+    let dropped = Instant::now();
+    let (stored, stopped) = saved_after_disconnect(&t.api, &id, &sid, dropped, |s| {
+        s["errors"].as_str().is_some_and(|e| e.contains("canceled"))
+    })
+    .await;
+    let status = ended_status(&run_id).await;
+    let messages = stored["message"].as_array().cloned().unwrap_or_default();
+    let cut_answer = messages.len() == 2
+        && messages[1]["role"] == "assistant"
+        && stored["round"] == 1
+        && stored["errors"] == "Task has been canceled";
+    let before_answer = messages.len() == 1
+        && stored["round"] == 0
+        && stored["errors"]
+            .as_str()
+            .is_some_and(|e| e.ends_with("has been canceled during batch execution."));
+    eprintln!(
+        "disconnect at the first frame → run stopped and saved in {stopped:?}, {}",
+        if before_answer {
+            "before the answer"
+        } else {
+            "in the answer"
+        }
+    );
+    turns.turn(
+        "the run left at its first frame",
+        messages[0]["content"] == "slow please" && messages[0]["id"] == run_id.as_str(),
+        (cut_answer || before_answer) && status == RunStatus::Cancelled,
+        format!("{status:?}: {stored}"),
+    );
+    assert!(stopped <= Duration::from_secs(1), "took {stopped:?}");
 }
 
 #[tokio::test]
