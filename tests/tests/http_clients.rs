@@ -16,6 +16,7 @@ const SERVER_CLIENTS: &[&str] = &[
     "compiler/tests/serve_access.rs",
     "bench/src/bin/login_flood.rs",
     "bench/src/bin/serve_peers.rs",
+    "bench/src/bin/long_chain.rs",
 ];
 
 /// What building a client or an rmcp client transport looks like in source.
