@@ -116,15 +116,17 @@ pub struct Checkpoint {
 
 impl Checkpoint {
     /// `{"dsl", "resume", "batch"}`: what hosts store (they add their own keys beside these).
-    pub fn to_json(&self) -> Json {
+    /// Takes the checkpoint: its DSL holds every output of the run, and a copy of a large one
+    /// (a spreadsheet's rows) would double what a checkpoint costs.
+    pub fn into_json(self) -> Json {
         let mut m = Map::new();
-        m.insert("dsl".into(), self.dsl.clone());
+        m.insert("dsl".into(), self.dsl);
         m.insert("resume".into(), self.point.to_json());
         m.insert("batch".into(), Json::from(self.batch));
         Json::Object(m)
     }
 
-    /// Reads [`Checkpoint::to_json`] back (extra keys are ignored).
+    /// Reads [`Checkpoint::into_json`] back (extra keys are ignored).
     pub fn from_json(v: &Json) -> Result<Checkpoint, String> {
         let dsl = v.get("dsl").cloned().ok_or("checkpoint: no `dsl`")?;
         if !dsl.is_object() {
@@ -207,7 +209,7 @@ mod tests {
             },
             batch: 2,
         };
-        let back = Checkpoint::from_json(&cp.to_json()).expect("reads back");
+        let back = Checkpoint::from_json(&cp.clone().into_json()).expect("reads back");
         assert_eq!(back.point, cp.point);
         assert_eq!(back.dsl, cp.dsl);
         assert_eq!(back.batch, 2);

@@ -290,7 +290,7 @@ fn start<P: Program>(program: Arc<P>, turn: TurnStart, kind: ProgramKind) -> Run
         move |checkpoint: PendingCheckpoint| {
             let fp = Arc::clone(&fp);
             (writer.0)(Box::new(move || {
-                let mut json = checkpoint.build().to_json();
+                let mut json = checkpoint.build().into_json();
                 if let Json::Object(m) = &mut json {
                     m.insert("fingerprint".into(), Json::String(fp.to_string()));
                     m.insert("engine_version".into(), Json::String(ENGINE_VERSION.into()));

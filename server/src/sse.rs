@@ -20,7 +20,7 @@ pub(crate) const PROGRAM_HEADER: &str = "x-canvasc-program";
 /// terminator) from how the turn ended.
 pub(crate) trait Framing: Send + 'static {
     /// Text for one event frame (empty: nothing to send).
-    fn event(&mut self, frame: serde_json::Value) -> String;
+    fn event(&mut self, frame: &serde_json::Value) -> String;
     /// The closing frames.
     fn end(&mut self, ended: &Ended) -> String;
 }
@@ -43,7 +43,7 @@ pub(crate) fn response(
                 let next = tokio::time::timeout(keep_alive, frames.recv()).await;
                 let (text, done) = match next {
                     Err(_) => (": keep-alive\n\n".to_string(), false),
-                    Ok(Some(Out::Event(frame))) => (framing.event(frame), false),
+                    Ok(Some(Out::Event(frame))) => (framing.event(&frame), false),
                     Ok(Some(Out::End(ended))) => (framing.end(&ended), true),
                     Ok(None) => return None,
                 };

@@ -125,7 +125,7 @@ struct NativeFraming {
 }
 
 impl Framing for NativeFraming {
-    fn event(&mut self, frame: Value) -> String {
+    fn event(&mut self, frame: &Value) -> String {
         self.sent += 1;
         format!("data:{frame}\n\n")
     }

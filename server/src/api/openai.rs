@@ -159,7 +159,7 @@ impl OpenAiFraming {
 }
 
 impl Framing for OpenAiFraming {
-    fn event(&mut self, frame: Value) -> String {
+    fn event(&mut self, frame: &Value) -> String {
         let event = frame
             .get("event")
             .and_then(Value::as_str)

@@ -7,6 +7,8 @@
 pub(crate) mod resume;
 pub(crate) mod summary;
 
+use std::sync::Arc;
+
 use futures::StreamExt;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
@@ -54,8 +56,8 @@ pub(crate) struct TurnContext {
 
 /// What the framing reads.
 pub(crate) enum Out {
-    /// One event frame, envelope included.
-    Event(Value),
+    /// One event frame, envelope included (shared with the turn's summary).
+    Event(Arc<Value>),
     /// The turn ended and is saved.
     End(Box<Ended>),
 }
@@ -124,13 +126,15 @@ async fn drive(app: AppRef, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
                 if event == "workflow_finished" {
                     cancelled_before_finish = Some(ctx.cancel_stamp.get().is_some());
                 }
-                summary.observe(&event, &frame["data"], &frame);
+                summary.observe(&event, &frame["data"]);
                 watch.event(&event, &frame["data"]);
                 if ctx.return_trace && event == "node_finished" {
                     if let Some(data) = frame["data"].as_object_mut() {
-                        data.insert("trace".into(), Value::from(summary.trace.clone()));
+                        data.insert("trace".into(), summary.trace_value());
                     }
                 }
+                let frame = Arc::new(frame);
+                summary.keep(&event, &frame);
                 if !client_gone && tx.send(Out::Event(frame)).await.is_err() {
                     cancel();
                     client_gone = true;
@@ -164,7 +168,7 @@ async fn drive(app: AppRef, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
         tenant_id: ctx.tenant.clone(),
         session_id: ctx.session_id.clone(),
         program: program.as_str().to_string(),
-        trace: Value::from(summary.trace.clone()),
+        trace: summary.trace_text(),
         create_time: now_ms(),
     };
     let saved = match stored {

@@ -13,7 +13,8 @@ pub struct RunLog {
     pub session_id: String,
     /// `compiled` or `interpreted`.
     pub program: String,
-    pub trace: Value,
+    /// The trace's JSON text.
+    pub trace: String,
     pub create_time: i64,
 }
 
@@ -29,7 +30,7 @@ impl Store {
             .bind(&log.tenant_id)
             .bind(&log.session_id)
             .bind(&log.program)
-            .bind(log.trace.to_string())
+            .bind(&log.trace)
             .bind(log.create_time)
             .execute(&self.pool)
             .await?;

@@ -23,11 +23,9 @@ pub(super) fn stored(state: &Value, base: Option<&Value>) -> String {
     match (state, base) {
         (Value::Object(state), Some(base)) => {
             let patch = match state.get("dsl") {
-                Some(dsl) => serde_json::to_value(json_patch::diff(base, dsl)),
-                None => Ok(Value::Array(Vec::new())),
+                Some(dsl) => json_patch::diff(base, dsl),
+                None => json_patch::Patch(Vec::new()),
             };
-            // A patch is operations over JSON values: it always serializes.
-            let patch = patch.unwrap_or_else(|_| Value::Array(Vec::new()));
             serde_json::to_string(&Patched {
                 state,
                 patch: &patch,
@@ -76,7 +74,9 @@ pub(super) fn working(
 /// A working state serialized as stored: `dsl_patch` where `dsl` was, no canvas id.
 struct Patched<'a> {
     state: &'a Map<String, Value>,
-    patch: &'a Value,
+    /// Serialized as it is: its operations hold the values the runs set, and a copy of a
+    /// large output (a spreadsheet's rows) would cost as much again.
+    patch: &'a json_patch::Patch,
 }
 
 impl Serialize for Patched<'_> {

@@ -74,7 +74,8 @@ impl Store {
             .await?;
         let q = match earlier {
             Some(row) => {
-                let trace = continued_trace(json(&row, "trace")?, &log.trace);
+                let later = serde_json::from_str(&log.trace).unwrap_or_default();
+                let trace = continued_trace(json(&row, "trace")?, &later);
                 let q = self.sql(
                     "UPDATE run_logs SET program = ?, trace = ?, create_time = ? \
                      WHERE message_id = ?",
@@ -100,7 +101,7 @@ impl Store {
                 .bind(&log.tenant_id)
                 .bind(&log.session_id)
                 .bind(&log.program)
-                .bind(log.trace.to_string())
+                .bind(&log.trace)
                 .bind(log.create_time)
                 .execute(&mut *conn)
                 .await?;

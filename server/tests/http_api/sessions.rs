@@ -226,7 +226,7 @@ async fn run_logs_show_a_recorded_trace_and_its_program() {
             tenant_id: t.id.clone(),
             session_id: session_id.clone(),
             program: "interpreted".into(),
-            trace: trace.clone(),
+            trace: trace.to_string(),
             create_time: now,
         })
         .await
