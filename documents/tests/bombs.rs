@@ -237,6 +237,8 @@ fn services(name: &str) -> DocumentServices {
         generator: Arc::new(generator()),
         store: Arc::new(LocalStore::new(&dir)),
         bucket: "tenant".to_string(),
+        sheet_budget: SheetBudget::default(),
+        work: canvasc_documents::components::work_slots(),
     }
 }
 
@@ -457,7 +459,7 @@ async fn excel_processor_refuses_a_sheet_of_millions_of_cells() {
     assert!(bomb.len() < 1_000_000, "{} bytes", bomb.len());
     assert_eq!(
         excel_error(&bomb).await,
-        json!("[ExcelProcessor] uploaded.xlsx is too large to read: sheet \"Sheet1\" has more than the 1,000,000 cells a call may read")
+        json!("[ExcelProcessor] uploaded.xlsx is too large to read: sheet \"Sheet1\" has more than the 100,000 cells a call may read")
     );
 }
 
@@ -477,7 +479,7 @@ fn a_few_cells_spanning_a_huge_range_are_refused() {
     let error =
         excel::read(&file("wide.xlsx", bomb), "all", SheetBudget::default()).expect_err("refused");
     assert!(
-        error.to_string().starts_with("[ExcelProcessor] wide.xlsx is too large to read: sheet \"Sheet1\" has more than the 1,000,000 cells"),
+        error.to_string().starts_with("[ExcelProcessor] wide.xlsx is too large to read: sheet \"Sheet1\" has more than the 100,000 cells"),
         "{error}"
     );
 }
@@ -608,19 +610,27 @@ fn the_sheet_budget_holds_at_its_edges() {
 
 #[test]
 fn a_workbook_at_the_default_edge_is_read() {
-    // 100,000 rows of 10 columns: the default budget's rows and cells, exactly.
-    let book = table_xlsx(100_000, 10);
+    // Rows of 10 columns, the header's among them: the default budget's cells, exactly.
+    let rows = SheetBudget::default().cells / 10;
+    let book = table_xlsx(rows as u32, 10);
     let outputs =
         excel::read(&file("edge.xlsx", book), "all", SheetBudget::default()).expect("read");
     assert_eq!(
-        outputs.summary.as_deref(),
-        Some("**edge.xlsx**: 99999 rows, 10 columns (col0, col1, col2, col3, col4...)")
+        outputs.summary,
+        Some(format!(
+            "**edge.xlsx**: {} rows, 10 columns (col0, col1, col2, col3, col4...)",
+            rows - 1
+        ))
     );
+    let over = table_xlsx(rows as u32 + 1, 10);
+    excel::read(&file("over.xlsx", over), "all", SheetBudget::default())
+        .expect_err("one row more is refused");
 }
 
 #[test]
 fn a_csv_over_the_rows_budget_is_refused() {
-    let csv = "a,b\n".to_string() + &"1,2\n".repeat(100_000);
+    // One column: the rows budget, not the cells budget, is what a row more passes.
+    let csv = "a\n".to_string() + &"1\n".repeat(100_000);
     let error = excel::read(
         &file("big.csv", csv.into_bytes()),
         "all",
@@ -631,7 +641,7 @@ fn a_csv_over_the_rows_budget_is_refused() {
         error.to_string(),
         "[ExcelProcessor] big.csv is too large to read: it has more than the 100,000 rows a call may read"
     );
-    let edge = "a,b\n".to_string() + &"1,2\n".repeat(99_999);
+    let edge = "a\n".to_string() + &"1\n".repeat(99_999);
     excel::read(
         &file("edge.csv", edge.into_bytes()),
         "all",

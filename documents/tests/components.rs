@@ -27,6 +27,8 @@ fn services(dir: &std::path::Path) -> DocumentServices {
         )),
         store: Arc::new(LocalStore::new(dir)),
         bucket: "tenant".to_string(),
+        sheet_budget: canvasc_documents::excel::SheetBudget::default(),
+        work: canvasc_documents::components::work_slots(),
     }
 }
 

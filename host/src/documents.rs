@@ -10,8 +10,11 @@
 //!   keys from `CANVASC_S3_ACCESS_KEY`/`CANVASC_S3_SECRET_KEY` or `AWS_ACCESS_KEY_ID`/
 //!   `AWS_SECRET_ACCESS_KEY`).
 //! * `CANVASC_FILES_BUCKET`: the bucket (RAGFlow's tenant id) files go under (default `canvasc`).
+//! * `CANVASC_SHEET_MAX_CELLS`, `CANVASC_SHEET_MAX_ROWS`, `CANVASC_SHEET_MAX_BYTES`: what one
+//!   ExcelProcessor call may read ([`SheetBudget`]'s defaults when unset).
 
 use canvasc_documents::components::DocumentServices;
+use canvasc_documents::excel::SheetBudget;
 use canvasc_documents::fonts::FontConfig;
 use canvasc_documents::markdown::ImageSource;
 use canvasc_documents::store::{FileStore, LocalStore, S3Config, S3Store};
@@ -38,6 +41,27 @@ pub fn services(var: EnvFn<'_>) -> DocumentServices {
         generator: Arc::new(Generator::with_font_config(fonts, images)),
         store: file_store(var),
         bucket: set("CANVASC_FILES_BUCKET").unwrap_or_else(|| "canvasc".to_string()),
+        sheet_budget: sheet_budget(var),
+        work: canvasc_documents::components::work_slots(),
+    }
+}
+
+/// What one ExcelProcessor call may read, as the environment `var` sets it. A setting that is
+/// not a whole number is reported on stderr and the default kept: the services are assembled
+/// where no error can be returned, and a typo must not lift the limit.
+pub fn sheet_budget(var: EnvFn<'_>) -> SheetBudget {
+    let default = SheetBudget::default();
+    let limit = |name: &str, default: u64| match var(name).filter(|v| !v.trim().is_empty()) {
+        None => default,
+        Some(v) => v.trim().parse().unwrap_or_else(|_| {
+            eprintln!("canvasc: {name}={v:?} is not a whole number; the default {default} applies");
+            default
+        }),
+    };
+    SheetBudget {
+        cells: limit("CANVASC_SHEET_MAX_CELLS", default.cells),
+        rows: limit("CANVASC_SHEET_MAX_ROWS", default.rows),
+        bytes: limit("CANVASC_SHEET_MAX_BYTES", default.bytes),
     }
 }
 

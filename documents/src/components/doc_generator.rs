@@ -95,6 +95,8 @@ impl External for DocGenerator {
             let options = Self::options(params, now);
             let filename = text(params, "filename");
             let generator = self.services.generator.clone();
+            // Held until the outputs are set (a dropped call gives it back).
+            let _slot = self.services.work.acquire().await;
             // Layout and compression are CPU work: off the async workers.
             let generated = tokio::task::spawn_blocking(move || {
                 generator.generate(&content, format, &filename, &options, now)

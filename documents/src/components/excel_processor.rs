@@ -136,26 +136,26 @@ impl ExcelProcessor {
             s => s,
         };
         let operation = text(params, "operation").to_lowercase();
+        let budget = self.services.sheet_budget;
         let outputs = match operation.as_str() {
             "read" => {
                 let Some(files) = self.files(cx).await? else {
                     return Ok(());
                 };
-                excel::read(&files, &selection, excel::SheetBudget::default())
-                    .map_err(|e| RunError::msg(e.to_string()))?
+                off_the_workers(move || {
+                    excel::read(&files, &selection, budget).map_err(|e| e.to_string())
+                })
+                .await?
             }
             "merge" => {
                 let Some(files) = self.files(cx).await? else {
                     return Ok(());
                 };
-                excel::merge(
-                    &files,
-                    &selection,
-                    &text(params, "merge_strategy"),
-                    &text(params, "join_on"),
-                    excel::SheetBudget::default(),
-                )
-                .map_err(RunError::msg)?
+                let (strategy, join_on) = (text(params, "merge_strategy"), text(params, "join_on"));
+                off_the_workers(move || {
+                    excel::merge(&files, &selection, &strategy, &join_on, budget)
+                })
+                .await?
             }
             "transform" => excel::transform(self.data(cx).await?.as_ref()),
             "output" => {
@@ -218,6 +218,21 @@ impl ExcelProcessor {
     }
 }
 
+/// Runs a spreadsheet operation on the blocking pool: reading a full budget of cells is a
+/// second of CPU, which on an async worker would stall every other run scheduled there.
+async fn off_the_workers(
+    work: impl FnOnce() -> Result<Outputs, String> + Send + 'static,
+) -> Result<Outputs, RunError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| {
+            RunError::msg(format!(
+                "ExcelProcessor: the spreadsheet reader stopped: {e}"
+            ))
+        })?
+        .map_err(RunError::msg)
+}
+
 impl External for ExcelProcessor {
     fn invoke<'a>(
         &'a self,
@@ -225,6 +240,8 @@ impl External for ExcelProcessor {
         _args: Map<String, Json>,
     ) -> BoxFuture<'a, Result<Json, RunError>> {
         Box::pin(async move {
+            // Held until the outputs are set (a dropped call gives it back).
+            let _slot = self.services.work.acquire().await;
             self.run(cx).await?;
             Ok(Json::Null)
         })

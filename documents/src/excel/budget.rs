@@ -25,11 +25,15 @@ pub struct SheetBudget {
 }
 
 impl Default for SheetBudget {
-    /// A million cells, 100,000 rows, 64 MiB: far more than a canvas can show or a model read,
-    /// and a call's peak memory stays near a hundred megabytes.
+    /// 100,000 cells (10,000 rows of ten columns), 100,000 rows, 64 MiB. What a call reads
+    /// does not stay in the reader: its rows become the `data` output, and through a server
+    /// that value is copied into the node's event, the run's checkpoint and the saved
+    /// session. Runs at this edge, one after another, keep `canvasc serve` under 256 MiB
+    /// above idle (`bench/src/bin/abuse_memory.rs`); a million cells peaked at 1.4 GiB, and
+    /// 150,000 at 260–400 MiB. Deployments that need more set `CANVASC_SHEET_MAX_*`.
     fn default() -> Self {
         SheetBudget {
-            cells: 1_000_000,
+            cells: 100_000,
             rows: 100_000,
             bytes: 64 * 1024 * 1024,
         }

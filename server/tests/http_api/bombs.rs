@@ -185,7 +185,7 @@ async fn an_xlsx_bomb_given_to_excel_processor_fails_the_component_not_the_serve
     .await;
     assert_eq!(
         outputs["_ERROR"]["value"],
-        json!("[ExcelProcessor] uploaded.xlsx is too large to read: sheet \"Sheet1\" has more than the 1,000,000 cells a call may read"),
+        json!("[ExcelProcessor] uploaded.xlsx is too large to read: sheet \"Sheet1\" has more than the 100,000 cells a call may read"),
         "{answer}"
     );
     // The same file with three rows reads (the bomb was refused for its size, not its form).
