@@ -17,6 +17,7 @@ const SERVER_CLIENTS: &[&str] = &[
     "bench/src/bin/login_flood.rs",
     "bench/src/bin/serve_peers.rs",
     "bench/src/bin/long_chain.rs",
+    "bench/src/bin/abuse_memory.rs",
 ];
 
 /// What building a client or an rmcp client transport looks like in source.
