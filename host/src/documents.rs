@@ -122,3 +122,27 @@ impl canvasc_tools::browser::files::BrowserFiles for BrowserStore {
         Box::pin(async move { self.0.get(bucket, name).await.map_err(|e| e.to_string()) })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sheet_budget_comes_from_the_environment_and_a_typo_keeps_the_default() {
+        let env = |name: &str| match name {
+            "CANVASC_SHEET_MAX_CELLS" => Some(" 2000000 ".to_string()),
+            "CANVASC_SHEET_MAX_ROWS" => Some("lots".to_string()),
+            _ => None,
+        };
+        let default = SheetBudget::default();
+        assert_eq!(
+            sheet_budget(&env),
+            SheetBudget {
+                cells: 2_000_000,
+                rows: default.rows,
+                bytes: default.bytes,
+            }
+        );
+        assert_eq!(sheet_budget(&|_| None), default);
+    }
+}
