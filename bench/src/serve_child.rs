@@ -54,6 +54,18 @@ pub fn serve(
     });
 }
 
+/// The child's side of a bench that measures the interpreter alone: when `args` (without the
+/// program name) are `--serve <llm> <dir>`, serves (see [`serve`]) and says so.
+pub fn serve_if_child(args: &[String]) -> bool {
+    match args {
+        [flag, llm, dir, ..] if flag == "--serve" => {
+            serve(llm, dir, &[], None, String::new);
+            true
+        }
+        _ => false,
+    }
+}
+
 /// The parent's handle on the child; dropping it kills the child.
 pub struct ServerChild {
     pub child: Child,

@@ -40,9 +40,7 @@ const COLUMNS: u16 = 10;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--serve") {
-        let (llm, dir) = (&args[1], &args[2]);
-        serve_child::serve(llm, dir, &[], None, String::new);
+    if serve_child::serve_if_child(&args) {
         return;
     }
     let count: usize = args.first().and_then(|s| s.parse().ok()).unwrap_or(100);

@@ -30,9 +30,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--serve") {
-        let (llm, dir) = (&args[1], &args[2]);
-        serve_child::serve(llm, dir, &[], None, String::new);
+    if serve_child::serve_if_child(&args) {
         return;
     }
     let steps: usize = args.first().and_then(|s| s.parse().ok()).unwrap_or(1000);
