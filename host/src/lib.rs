@@ -7,6 +7,7 @@
 //! choice between a compiled program and the interpreter ([`cli`]). Built binaries depend on
 //! this crate and the runtime only, never on the compiler.
 
+pub mod builds;
 pub mod cli;
 pub mod config;
 pub mod datasets;
@@ -20,6 +21,7 @@ pub mod services;
 pub mod source_map;
 pub mod telemetry;
 pub mod tenant_model;
+pub mod worker;
 
 /// The allocator of canvasc's binaries (`canvasc` and every `canvasc build` binary). A run
 /// allocates many small, short-lived values (RAGFlow's state is dicts of dicts, mirrored

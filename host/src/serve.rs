@@ -5,6 +5,7 @@
 
 use crate::interpreted::Interpreted;
 use crate::program_choice::{choose, Choice, Compiled, Wanted};
+use crate::worker::bundles::Bundles;
 use canvasc_engine::checkpoint::{Checkpoint, PendingCheckpoint, ENGINE_VERSION};
 use canvasc_engine::events::Event;
 use canvasc_engine::interp::Interpreter;
@@ -33,6 +34,10 @@ pub struct Programs {
     find: Option<FindProgram>,
     /// Interpreter programs built for earlier turns.
     interpreted: Interpreted,
+    /// Program bundles found while serving, run in worker processes.
+    bundles: Option<Arc<Bundles>>,
+    /// Refuse a turn no compiled program runs (a worker runs only what it carries).
+    compiled_only: bool,
     /// Private database hosts the editor's connection test may reach (ExeSQL's
     /// `[tools.exesql] allowed_hosts`).
     db_allowed_hosts: Vec<String>,
@@ -55,10 +60,24 @@ impl Programs {
             compiled,
             find,
             interpreted: Interpreted::default(),
+            bundles: None,
+            compiled_only: false,
             db_allowed_hosts: Vec::new(),
             #[cfg(feature = "documents")]
             files: crate::documents::file_store(&crate::config::raw_env),
         }
+    }
+
+    /// Runs released versions whose program a bundle in `bundles` carries in its worker.
+    pub fn with_bundles(mut self, bundles: Arc<Bundles>) -> Self {
+        self.bundles = Some(bundles);
+        self
+    }
+
+    /// Refuses every turn no program compiled into this binary runs.
+    pub fn compiled_only(mut self) -> Self {
+        self.compiled_only = true;
+        self
     }
 
     /// Lets the editor's database test reach these private hosts, as ExeSQL may.
@@ -90,21 +109,73 @@ impl ProgramVisitor for TurnStart {
 }
 
 impl TurnRunner for Programs {
-    fn start(&self, turn: TurnRequest) -> Result<RunningTurn, String> {
+    fn start(&self, mut turn: TurnRequest) -> Result<RunningTurn, String> {
         // A resumed run goes on with the canvas its checkpoint holds, not with the session's
         // DSL: the checkpoint is that canvas and its state in one document, while the
         // session's DSL may have been saved by the very run being resumed (a cancelled turn is
         // saved), and a canvas's fingerprint moves with what a run writes into it.
         let resume = turn.resume.as_ref().map(resumable).transpose()?;
+        if let Some(bundles) = &self.bundles {
+            bundles.watch();
+        }
+        // A bundle's worker gets the request as it came (it loads and chooses by itself).
+        let bundled = self.bundles.as_ref().filter(|b| !b.is_empty());
+        let original = match (&resume, bundled) {
+            (None, Some(_)) if turn.released => Some(turn.dsl.clone()),
+            _ => None,
+        };
         let dsl = match &resume {
             Some(resume) => resume.checkpoint.dsl.clone(),
-            None => turn.dsl,
+            None => std::mem::take(&mut turn.dsl),
         };
         let from = match resume {
             Some(_) => "the checkpoint's DSL",
             None => "the session's DSL",
         };
         let loaded = load_value(dsl).map_err(|e| format!("{from}: {e}"))?;
+        // Checkpoints and resumes need the fingerprint; so do compiled programs and spans. A
+        // resumed run keeps the one its run started with, so that a compiled program goes on
+        // compiled and the run's later checkpoints name the same canvas.
+        let needs_fp = turn.checkpoints.is_some()
+            || (turn.released && (self.find.is_some() || bundled.is_some()))
+            || tracing::enabled!(target: "canvasc", tracing::Level::INFO);
+        let fp = match &resume {
+            Some(Resumable {
+                fingerprint: Some(fp),
+                ..
+            }) => Some(fp.clone()),
+            _ => needs_fp.then(|| fingerprint(&loaded.document)),
+        };
+        let compiled_wanted = match &resume {
+            Some(resume) => resume.compiled,
+            None => turn.released,
+        };
+        let wanted = match compiled_wanted {
+            true => Wanted::Compiled,
+            false => Wanted::Interpreter,
+        };
+        let carried = match (self.find, &fp) {
+            (Some(_), Some(fp)) => {
+                matches!(choose(self.compiled, fp, wanted), Choice::Compiled { .. })
+            }
+            _ => false,
+        };
+        if !carried {
+            if let (Some(bundles), Some(fp), Wanted::Compiled) = (bundled, &fp, wanted) {
+                if bundles.carries(fp) {
+                    let dsl = original.unwrap_or(Json::Null);
+                    return bundles.start(fp, turn, dsl).unwrap_or_else(|| {
+                        Err(format!("the program bundle carrying {fp} is gone"))
+                    });
+                }
+            }
+            if self.compiled_only {
+                return Err(format!(
+                    "no compiled program runs this canvas ({}): this process runs compiled programs only",
+                    fp.as_deref().unwrap_or("its fingerprint is unknown")
+                ));
+            }
+        }
         let mut services = self.services.clone();
         services.custom_header = turn
             .custom_header
@@ -134,46 +205,22 @@ impl TurnRunner for Programs {
         services.run_labels = RunLabels {
             canvas_id: Some(turn.agent_id.as_str().into()),
             session_id: Some(turn.session_id.as_str().into()),
-            fingerprint: None,
-        };
-        // Checkpoints and resumes need the fingerprint; so do compiled programs and spans. A
-        // resumed run keeps the one its run started with, so that a compiled program goes on
-        // compiled and the run's later checkpoints name the same canvas.
-        let needs_fp = turn.checkpoints.is_some()
-            || (turn.released && self.find.is_some())
-            || tracing::enabled!(target: "canvasc", tracing::Level::INFO);
-        let fp = match &resume {
-            Some(Resumable {
-                fingerprint: Some(fp),
-                ..
-            }) => Some(fp.clone()),
-            _ => needs_fp.then(|| fingerprint(&loaded.document)),
-        };
-        services.run_labels.fingerprint = fp.as_deref().map(Into::into);
-        let compiled_wanted = match &resume {
-            Some(resume) => resume.compiled,
-            None => turn.released,
+            fingerprint: fp.as_deref().map(Into::into),
         };
         let resume = resume.map(|r| r.checkpoint);
         let resumed = resume.is_some();
         let checkpoints = turn.checkpoints.zip(fp.clone());
-        let wanted = match compiled_wanted {
-            true => Wanted::Compiled,
-            false => Wanted::Interpreter,
-        };
-        if let (Some(find), Some(fp)) = (self.find, &fp) {
-            if let Choice::Compiled { .. } = choose(self.compiled, fp, wanted) {
-                let start = TurnStart {
-                    dsl: loaded.document.dsl.clone(),
-                    fresh: turn.fresh,
-                    input,
-                    services,
-                    checkpoints,
-                    resume,
-                };
-                return find(fp, start)
-                    .ok_or_else(|| format!("the compiled program {fp} is listed but not carried"));
-            }
+        if let (Some(find), Some(fp), true) = (self.find, &fp, carried) {
+            let start = TurnStart {
+                dsl: loaded.document.dsl.clone(),
+                fresh: turn.fresh,
+                input,
+                services,
+                checkpoints,
+                resume,
+            };
+            return find(fp, start)
+                .ok_or_else(|| format!("the compiled program {fp} is listed but not carried"));
         }
         // A resumed run's canvas is the checkpoint's, named by the fingerprint its run
         // started with: it is built as it is, never taken for another canvas's program.

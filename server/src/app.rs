@@ -68,6 +68,14 @@ pub(crate) fn router(app: AppRef) -> Router {
             get(versions::get),
         )
         .route(
+            "/api/v1/agents/{agent_id}/versions/{version_id}/build_log",
+            get(versions::build_log),
+        )
+        .route(
+            "/api/v1/agents/{agent_id}/versions/{version_id}/build",
+            post(versions::retry_build),
+        )
+        .route(
             "/api/v1/agents/{agent_id}/sessions",
             get(sessions::list)
                 .post(sessions::create)

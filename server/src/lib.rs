@@ -9,6 +9,7 @@ mod api;
 mod app;
 mod auth;
 mod buildable;
+mod builds;
 mod byte_lru;
 mod client_addr;
 mod clock;
@@ -42,6 +43,7 @@ use tokio::task::JoinHandle;
 use tower::Layer;
 use tower_http::normalize_path::NormalizePathLayer;
 
+pub use crate::builds::{BuildOutcome, ProgramBuilder};
 pub use crate::connections::ConnectionLimits;
 use crate::login_limit::LoginLimiter;
 pub use crate::login_limit::LoginLimits;
@@ -109,6 +111,25 @@ pub struct ServeConfig {
     /// An upload no run attached to a session is deleted after this (`--upload-ttl`);
     /// attached ones go with their session or agent.
     pub upload_ttl: Duration,
+    /// What compiles released versions (none: they all run on the interpreter), and how
+    /// many builds this replica runs at once (`--build-jobs`).
+    pub builds: BuildConfig,
+}
+
+/// Publishing's builds, as a server is started with them.
+#[derive(Clone, Default)]
+pub struct BuildConfig {
+    pub builder: Option<Arc<dyn ProgramBuilder>>,
+    pub jobs: usize,
+}
+
+impl fmt::Debug for BuildConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BuildConfig")
+            .field("builder", &self.builder.as_ref().map(|b| b.unavailable()))
+            .field("jobs", &self.jobs)
+            .finish()
+    }
 }
 
 /// Uploads a run never used are kept a day unless configured otherwise.
@@ -151,6 +172,7 @@ impl ServeConfig {
             client_ip_header: None,
             quotas: QuotaConfig::default(),
             upload_ttl: DEFAULT_UPLOAD_TTL,
+            builds: BuildConfig::default(),
         }
     }
 }
@@ -294,7 +316,12 @@ pub async fn start(
         client_ip_header: config.client_ip_header,
         quotas: quota::Quotas::new(config.quotas),
         starting_canvases: Default::default(),
+        builds: config.builds.builder.clone().map(builds::Builds::new),
     });
+    let builder_loop = app
+        .builds
+        .as_ref()
+        .and_then(|b| b.spawn_loop(store.clone(), Arc::clone(&app.metrics), config.builds.jobs));
     // The trailing slash goes before routing (`/agents/` is `/agents`), so this wraps the router.
     let service = NormalizePathLayer::trim_trailing_slash().layer(app::router(app));
     let limits = config.connections;
@@ -303,6 +330,7 @@ pub async fn start(
         // The database stays claimed until the server stops, and its uploads swept.
         let _sole = sole;
         let _sweep = AbortOnDrop(sweep);
+        let _builds = builder_loop.map(AbortOnDrop);
         connections::serve(listener, service, limits, async {
             // Without a signal handler the server runs until the process ends.
             if tokio::signal::ctrl_c().await.is_err() {

@@ -48,6 +48,8 @@ pub(crate) struct App {
     pub quotas: Quotas,
     /// The canvases new sessions start from, checked and reset once per agent and DSL.
     pub starting_canvases: StartingCanvases,
+    /// Publishing's builds (none: released versions run on the interpreter).
+    pub builds: Option<crate::builds::Builds>,
 }
 
 pub(crate) type AppRef = Arc<App>;

@@ -50,6 +50,10 @@ pub struct TurnRequest {
 #[derive(Clone)]
 pub struct CheckpointWriter(pub Arc<dyn Fn(PendingJson) + Send + Sync>);
 
+/// The shortest time between two stored checkpoints of one run. A runner that builds them
+/// elsewhere (a worker process) builds no more than that either.
+pub const CHECKPOINT_GAP: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// A checkpoint as JSON (`{"dsl", "resume", "batch", "fingerprint", "engine_version",
 /// "mode"}`), written when called. A run hands one over at every batch boundary and the server
 /// stores a few a second (the newest wins), so only those it stores are ever written.

@@ -14,6 +14,8 @@ const SERVER_CLIENTS: &[&str] = &[
     "compiler/tests/serve_replicas.rs",
     "compiler/tests/serve_sole.rs",
     "compiler/tests/serve_access.rs",
+    "compiler/tests/serve_child/mod.rs",
+    "compiler/tests/serve_publish.rs",
     "bench/src/bin/login_flood.rs",
     "bench/src/bin/serve_peers.rs",
     "bench/src/bin/long_chain.rs",

@@ -31,6 +31,12 @@ enum Command {
     /// Serve RAGFlow's agent HTTP API: released versions whose fingerprint matches a compiled
     /// canvas run compiled, everything else on the interpreter.
     Serve(Box<super::serve::Args>),
+    /// Print what this binary carries (engine version, programs) as JSON: what a server
+    /// reads of a program bundle.
+    Manifest,
+    /// Run the turns a server sends on stdin with the compiled programs (a server starts
+    /// this for a program bundle in its data dir); answers go to stdout.
+    Worker(Box<super::worker::Args>),
 }
 
 #[derive(ClapArgs)]
@@ -75,7 +81,7 @@ pub fn main(
     find_turn: FindProgram,
 ) -> ExitCode {
     match Cli::parse().command {
-        Command::Serve(args) => super::serve::run(*args, canvases, Some(find_turn)),
+        Command::Serve(args) => super::serve::run(*args, canvases, Some(find_turn), None),
         Command::List => {
             for (source, fp, _) in canvases {
                 outln!("{fp}  {source}");
@@ -83,6 +89,8 @@ pub fn main(
             ExitCode::SUCCESS
         }
         Command::Run(args) => run_one(*args, canvases, find),
+        Command::Manifest => super::worker::manifest(canvases),
+        Command::Worker(args) => super::worker::run(*args, canvases, find_turn),
     }
 }
 

@@ -33,6 +33,7 @@ pub mod run_log;
 pub mod serve;
 mod state_file;
 pub mod timeline;
+pub mod worker;
 
 /// Exit code for usage, I/O and not-a-canvas errors.
 pub const EXIT_USAGE: u8 = 2;

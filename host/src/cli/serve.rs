@@ -3,10 +3,12 @@
 //! `canvasc build` produces (released versions whose fingerprint it carries run compiled).
 
 use super::EXIT_USAGE;
+use crate::builds::{BuildSettings, BuildTool, CargoBuilder};
 use crate::program_choice::Compiled;
 use crate::serve::{FindProgram, Programs};
 use crate::services;
-use canvasc_server::{Registration, ServeConfig};
+use crate::worker::bundles::Bundles;
+use canvasc_server::{BuildConfig, Registration, ServeConfig};
 use clap::Args as ClapArgs;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -74,6 +76,22 @@ pub struct Args {
     /// `X-Forwarded-For`), for the per-address login limit. The proxy must overwrite it.
     #[arg(long, env = "CANVASC_CLIENT_IP_HEADER")]
     pub client_ip_header: Option<String>,
+    /// Program builds of released versions this server runs at once (at a lower CPU
+    /// priority); 0 builds none here (another replica may).
+    #[arg(long, env = "CANVASC_BUILD_JOBS", default_value_t = 1)]
+    pub build_jobs: usize,
+    /// Cargo profile of program builds: `release` (optimised) or `dev` (builds faster).
+    #[arg(long, env = "CANVASC_BUILD_PROFILE", default_value = "release", value_parser = ["release", "dev"])]
+    pub build_profile: String,
+    /// The cargo target directory program builds share (default `<data dir>/builds/target`);
+    /// where it persists, a new version compiles in seconds.
+    #[arg(long, env = "CANVASC_BUILD_TARGET_DIR")]
+    pub build_target_dir: Option<PathBuf>,
+    /// Run only the programs compiled into this binary: drafts, and released versions it does
+    /// not carry, are refused (no interpreter, no program bundles, no builds). The production
+    /// lock-down of a binary `canvasc build --published` made: nothing unreviewed runs.
+    #[arg(long)]
+    pub compiled_only: bool,
 }
 
 /// `--token-ttl`, `--upload-ttl`: `3600`, `90s`, `30m`, `12h`, `7d`.
@@ -101,8 +119,17 @@ fn parse_ttl(text: &str) -> Result<Duration, String> {
     }
 }
 
+/// Where in the data dir the program bundles are (`crate::worker`).
+pub const BUNDLES_DIR: &str = "programs";
+
 /// Serves until Ctrl-C; prints where it listens and which compiled programs it carries.
-pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>) -> ExitCode {
+/// With `build`, released versions are compiled into program bundles while it serves.
+pub fn run(
+    args: Args,
+    compiled: &'static [Compiled],
+    find: Option<FindProgram>,
+    build: Option<BuildTool>,
+) -> ExitCode {
     // Flushed when the server stops (Ctrl-C ends it gracefully, then this function returns).
     let _telemetry = crate::telemetry::init_from(args.config.as_deref());
     let script = match &args.llm_script {
@@ -135,7 +162,33 @@ pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>)
             Ok(quotas) => quotas,
             Err(e) => return super::run::fail(e.to_string()),
         };
-    let engine = Arc::new(Programs::new(services, compiled, find).with_db_allowed_hosts(db_hosts));
+    let worker = super::worker::Args {
+        data_dir: args.data_dir.clone(),
+        config: args.config.clone(),
+        llm_script: args.llm_script.clone(),
+        max_steps: args.max_steps,
+    };
+    let bundles_dir = args.data_dir.join(BUNDLES_DIR);
+    let bundles = Bundles::new(bundles_dir.clone(), worker.command_line());
+    let builder = match (build, args.build_jobs) {
+        (Some(tool), jobs) if jobs > 0 && !args.compiled_only => Some(CargoBuilder::new(
+            tool,
+            BuildSettings {
+                release: args.build_profile == "release",
+                target_dir: args.build_target_dir.clone(),
+            },
+            &args.data_dir,
+            bundles_dir.clone(),
+            Arc::clone(&bundles),
+        )),
+        _ => None,
+    };
+    let engine = Programs::new(services, compiled, find).with_db_allowed_hosts(db_hosts);
+    let engine = match args.compiled_only {
+        true => engine.compiled_only(),
+        false => engine.with_bundles(bundles),
+    };
+    let engine = Arc::new(engine);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -159,6 +212,10 @@ pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>)
         Duration::from_secs(args.header_read_timeout_secs.max(1));
     config.connections.idle_timeout = Duration::from_secs(args.idle_timeout_secs.max(1));
     config.quotas = quotas;
+    config.builds = BuildConfig {
+        builder: builder.map(|b| Arc::new(b) as Arc<dyn canvasc_server::ProgramBuilder>),
+        jobs: args.build_jobs,
+    };
     if let Some(models) = &models {
         config.models = crate::tenant_model::configured_models(models);
         config.default_model = models.default_model.clone();
@@ -184,8 +241,17 @@ pub fn run(args: Args, compiled: &'static [Compiled], find: Option<FindProgram>)
                 _ => "in this process (no REDIS_URL): one replica",
             }
         );
+        match args.compiled_only {
+            true => outln!(
+                "canvasc serve: --compiled-only: only the programs compiled into this binary run; drafts and other versions are refused"
+            ),
+            false => outln!(
+                "canvasc serve: program bundles in {} run released versions compiled",
+                bundles_dir.display()
+            ),
+        }
         if compiled.is_empty() {
-            outln!("canvasc serve: no compiled programs; every agent runs on the interpreter");
+            outln!("canvasc serve: no compiled programs carried; released versions no bundle carries run on the interpreter");
         } else {
             outln!(
                 "canvasc serve: {} compiled program(s), run for released versions with these fingerprints:",

@@ -234,11 +234,18 @@ async fn save_version(
             released,
             create_time: now,
             update_time: now,
+            program_key: None,
         },
         description: agent.description.clone(),
         dsl: agent.dsl.clone(),
     };
-    Ok(app.store.save_version(&agent.id, &version).await?)
+    let holder = app.store.save_version(&agent.id, &version).await?;
+    // Publishing compiles: the version serves on the interpreter at once, and its program is
+    // built meanwhile (`builds.rs`).
+    if let (true, Some(builds)) = (released, &app.builds) {
+        builds.released(&app.store, &holder, &version.dsl).await?;
+    }
+    Ok(())
 }
 
 /// `POST /api/v1/agents`.

@@ -14,10 +14,7 @@ use crate::clock::now_ms;
 use crate::coord::{RunRecord, RunStatus};
 use crate::envelope::ApiError;
 use crate::shared::AppRef;
-use crate::turn::{CheckpointWriter, PendingJson};
-
-/// The shortest time between two stored checkpoints of one run.
-const CHECKPOINT_GAP: std::time::Duration = std::time::Duration::from_millis(100);
+use crate::turn::{CheckpointWriter, PendingJson, CHECKPOINT_GAP};
 
 /// A run to go on with.
 pub(crate) struct Resume {

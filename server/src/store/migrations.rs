@@ -9,7 +9,7 @@ use sqlx::migrate::{Migration, MigrationSource, MigrationType, Migrator};
 use super::{Backend, Store, StoreError};
 
 /// `(version, description, SQL)` for each database, oldest first.
-fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 6] {
+fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 7] {
     match backend {
         Backend::Sqlite => [
             (
@@ -41,6 +41,11 @@ fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 6] {
                 6,
                 "canvases",
                 include_str!("../../migrations/sqlite/0006_canvases.sql"),
+            ),
+            (
+                7,
+                "program builds",
+                include_str!("../../migrations/sqlite/0007_program_builds.sql"),
             ),
         ],
         Backend::Postgres => [
@@ -74,6 +79,11 @@ fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 6] {
                 "canvases",
                 include_str!("../../migrations/postgres/0006_canvases.sql"),
             ),
+            (
+                7,
+                "program builds",
+                include_str!("../../migrations/postgres/0007_program_builds.sql"),
+            ),
         ],
         Backend::MySql => [
             (
@@ -105,6 +115,11 @@ fn scripts(backend: Backend) -> [(i64, &'static str, &'static str); 6] {
                 6,
                 "canvases",
                 include_str!("../../migrations/mysql/0006_canvases.sql"),
+            ),
+            (
+                7,
+                "program builds",
+                include_str!("../../migrations/mysql/0007_program_builds.sql"),
             ),
         ],
     }

@@ -7,6 +7,7 @@ pub use sole::SoleClaim;
 
 mod accounts;
 mod agents;
+mod builds;
 mod canvases;
 mod default_models;
 mod files;
@@ -30,6 +31,7 @@ use sqlx::{AnyPool, Row};
 
 pub use accounts::{Admission, ApiKey, Registered, User};
 pub use agents::{Agent, AgentSummary, NewAgent};
+pub use builds::{BuildJob, BuildState, BuildStatus};
 pub(crate) use canvases::content_id;
 pub use canvases::StartingCanvas;
 pub use files::{FileContent, NewFile, StoredFile};

@@ -17,6 +17,8 @@ pub struct VersionSummary {
     pub released: bool,
     pub create_time: i64,
     pub update_time: i64,
+    /// The program a released version's canvas builds into (`store::builds`).
+    pub program_key: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -35,6 +37,7 @@ impl VersionSummary {
             released: int(row, "released")? != 0,
             create_time: int(row, "create_time")?,
             update_time: int(row, "update_time")?,
+            program_key: opt_text(row, "program_key")?,
         })
     }
 }
@@ -49,13 +52,14 @@ impl Version {
     }
 }
 
-const COLUMNS: &str = "id, agent_id, title, released, create_time, update_time";
+const COLUMNS: &str = "id, agent_id, title, released, create_time, update_time, program_key";
 
 impl Store {
     /// Records a save of `agent_id`'s DSL: the newest version is refreshed in place when it holds
     /// the same DSL (and is not a released version being saved over unreleased), else a new
-    /// version is added. Old unreleased versions beyond the limit are dropped.
-    pub async fn save_version(&self, agent_id: &str, new: &Version) -> Result<(), StoreError> {
+    /// version is added. Old unreleased versions beyond the limit are dropped. Returns the id of
+    /// the version that holds the save.
+    pub async fn save_version(&self, agent_id: &str, new: &Version) -> Result<String, StoreError> {
         let mut tx = self.begin().await?;
         let q = format!(
             "SELECT {COLUMNS}, description, dsl FROM agent_versions WHERE agent_id = ? \
@@ -71,6 +75,10 @@ impl Store {
         let refresh = newest.filter(|newest| {
             newest.dsl == new.dsl && (new.summary.released || !newest.summary.released)
         });
+        let holder = match &refresh {
+            Some(newest) => newest.summary.id.clone(),
+            None => new.summary.id.clone(),
+        };
         match refresh {
             Some(newest) => {
                 let q = self
@@ -113,7 +121,7 @@ impl Store {
                 .await?;
         }
         tx.commit().await?;
-        Ok(())
+        Ok(holder)
     }
 
     /// Versions of `agent_id`, the most recently saved first.

@@ -6,7 +6,8 @@
 //! Names (prometheus-client adds `_total` to counters and the unit to histograms):
 //! `canvasc_runs_total{outcome,mode}`, `canvasc_run_duration_seconds{mode}`,
 //! `canvasc_component_duration_seconds{kind}`, `canvasc_model_tokens_total{type}`,
-//! `canvasc_runs_in_flight`, `canvasc_cancel_latency_seconds`, `canvasc_store_errors_total`.
+//! `canvasc_runs_in_flight`, `canvasc_cancel_latency_seconds`, `canvasc_store_errors_total`,
+//! `canvasc_program_builds_total{outcome}`, `canvasc_program_build_duration_seconds`.
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -24,6 +25,11 @@ use crate::turn::{CancelHandle, ProgramKind, TurnEnd};
 struct RunLabel {
     outcome: &'static str,
     mode: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct BuildLabel {
+    outcome: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -68,6 +74,8 @@ pub(crate) struct Metrics {
     tokens: Family<TokenLabel, Counter>,
     in_flight: Gauge,
     cancel_seconds: Histogram,
+    builds: Family<BuildLabel, Counter>,
+    build_seconds: Histogram,
 }
 
 impl Default for Metrics {
@@ -79,6 +87,8 @@ impl Default for Metrics {
         let tokens = Family::<TokenLabel, Counter>::default();
         let in_flight = Gauge::default();
         let cancel_seconds = seconds();
+        let builds = Family::<BuildLabel, Counter>::default();
+        let build_seconds = seconds();
         registry.register(
             "canvasc_runs",
             "Turns run, by how they ended and by program (compiled or interpreted)",
@@ -117,6 +127,17 @@ impl Default for Metrics {
             "Database operations that failed",
             STORE_ERRORS.clone(),
         );
+        registry.register(
+            "canvasc_program_builds",
+            "Program builds of released versions this replica ran, by outcome (compiled or failed)",
+            builds.clone(),
+        );
+        registry.register_with_unit(
+            "canvasc_program_build_duration",
+            "Wall time of a program build",
+            Unit::Seconds,
+            build_seconds.clone(),
+        );
         Metrics {
             registry,
             runs,
@@ -125,6 +146,8 @@ impl Default for Metrics {
             tokens,
             in_flight,
             cancel_seconds,
+            builds,
+            build_seconds,
         }
     }
 }
@@ -136,6 +159,13 @@ impl Metrics {
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
         text
+    }
+
+    /// A program build this replica ran ended.
+    pub(crate) fn build_ended(&self, compiled: bool, took: std::time::Duration) {
+        let outcome = if compiled { "compiled" } else { "failed" };
+        self.builds.get_or_create(&BuildLabel { outcome }).inc();
+        self.build_seconds.observe(took.as_secs_f64());
     }
 
     /// A turn starts: counted in flight until [`TurnWatch`] is dropped; `canceled` is stamped

@@ -432,6 +432,41 @@ pub async fn tenant() -> Tenant {
     }
 }
 
+/// Registers `email` on the server at `base`, logs in and makes an API key: the
+/// `Authorization` value (`Bearer …`).
+pub async fn api_key_at(base: &str, email: &str) -> String {
+    let password = "c2VjcmV0IHBhc3N3b3Jk";
+    let user = json!({"email": email, "nickname": "q", "password": password});
+    call_at(base, Method::POST, "/users", None, Some(user), &[])
+        .await
+        .expect(0);
+    let credentials = json!({"email": email, "password": password});
+    let login = call_at(
+        base,
+        Method::POST,
+        "/auth/login",
+        None,
+        Some(credentials),
+        &[],
+    )
+    .await;
+    login.expect(0);
+    let token = login.headers["authorization"]
+        .to_str()
+        .expect("a token")
+        .to_string();
+    let key = call_at(
+        base,
+        Method::POST,
+        "/system/tokens",
+        Some(&token),
+        Some(json!({})),
+        &[],
+    )
+    .await;
+    format!("Bearer {}", key.expect(0)["token"].as_str().expect("a key"))
+}
+
 /// The DSL of RAGFlow's own agent tests.
 pub fn minimal_dsl() -> Value {
     json!({

@@ -9,6 +9,7 @@ mod accounts;
 mod agents;
 mod attachments;
 mod bombs;
+mod builds;
 mod completions;
 mod editor;
 mod engine;

@@ -14,7 +14,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 use crate::engine::{chat_dsl, engine_reporting_usage, SLOW_CHUNKS};
-use crate::harness::{call_at, extra_server_running, unique, Answer};
+use crate::harness::{api_key_at, call_at, extra_server_running, unique, Answer};
 
 #[derive(Clone, Copy, Debug)]
 enum Coordination {
@@ -130,38 +130,7 @@ struct User {
 }
 
 async fn user(base: &str, email: &str) -> User {
-    let password = "c2VjcmV0IHBhc3N3b3Jk";
-    call(
-        base,
-        Method::POST,
-        "/users",
-        None,
-        json!({"email": email, "nickname": "q", "password": password}),
-    )
-    .await
-    .expect(0);
-    let login = call(
-        base,
-        Method::POST,
-        "/auth/login",
-        None,
-        json!({"email": email, "password": password}),
-    )
-    .await;
-    login.expect(0);
-    let token = login.headers["authorization"]
-        .to_str()
-        .expect("a token")
-        .to_string();
-    let key = call(
-        base,
-        Method::POST,
-        "/system/tokens",
-        Some(&token),
-        json!({}),
-    )
-    .await;
-    let auth = format!("Bearer {}", key.expect(0)["token"].as_str().expect("a key"));
+    let auth = api_key_at(base, email).await;
     let agent = call(
         base,
         Method::POST,
