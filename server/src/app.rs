@@ -26,6 +26,8 @@ pub(crate) fn router(app: AppRef) -> Router {
         // Prometheus scrapes without an API key, like RAGFlow's unauthenticated ping; the one
         // route outside `/api/v1` (http-api.md §1 exception, README "Telemetry").
         .route("/metrics", get(metrics))
+        .route("/healthz", get(crate::health::healthz))
+        .route("/readyz", get(crate::health::readyz))
         .route("/api/v1/users", post(account::register))
         .route("/api/v1/auth/login", post(account::login))
         .route("/api/v1/auth/logout", post(account::logout))

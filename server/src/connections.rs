@@ -204,13 +204,15 @@ impl HttpBody for Tracked {
     }
 }
 
-/// Serves `service` on `listener` until `shutdown` resolves, then lets every open connection
-/// finish its request (graceful shutdown) and returns.
+/// Serves `service` on `listener` until `shutdown` resolves, then closes the listener (new
+/// connections are refused, so a load balancer moves on), lets every open connection finish
+/// its request (graceful shutdown) for at most `drain`, and returns.
 pub(crate) async fn serve<S>(
     listener: TcpListener,
     service: S,
     limits: ConnectionLimits,
     shutdown: impl Future<Output = ()> + Send,
+    drain: std::time::Duration,
 ) -> io::Result<()>
 where
     S: tower::Service<Request<Incoming>, Response = Response<Body>, Error = Infallible>
@@ -256,9 +258,19 @@ where
             drop(slot);
         });
     }
+    drop(listener);
     let _ = stop.send(true);
     // Every connection holds a slot until it ends.
-    let _ = slots.acquire_many(max as u32).await;
+    if tokio::time::timeout(drain, slots.acquire_many(max as u32))
+        .await
+        .is_err()
+    {
+        eprintln!(
+            "canvasc serve: {} connection(s) still open after {} s of draining are closed",
+            max - slots.available_permits(),
+            drain.as_secs()
+        );
+    }
     Ok(())
 }
 

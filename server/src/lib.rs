@@ -16,6 +16,7 @@ mod clock;
 mod connections;
 pub mod coord;
 mod envelope;
+mod health;
 mod login_limit;
 mod model_catalog;
 mod password;
@@ -111,6 +112,9 @@ pub struct ServeConfig {
     /// An upload no run attached to a session is deleted after this (`--upload-ttl`);
     /// attached ones go with their session or agent.
     pub upload_ttl: Duration,
+    /// On Ctrl-C or SIGTERM the server stops accepting connections and lets the streams in
+    /// flight finish for at most this long (`--drain-secs`), then stops.
+    pub drain: Duration,
     /// What compiles released versions (none: they all run on the interpreter), and how
     /// many builds this replica runs at once (`--build-jobs`).
     pub builds: BuildConfig,
@@ -134,6 +138,9 @@ impl fmt::Debug for BuildConfig {
 
 /// Uploads a run never used are kept a day unless configured otherwise.
 pub const DEFAULT_UPLOAD_TTL: Duration = Duration::from_secs(24 * 3600);
+
+/// Streams in flight get half a minute to finish when the server stops.
+pub const DEFAULT_DRAIN: Duration = Duration::from_secs(30);
 
 /// Login tokens work a week unless configured otherwise.
 pub const DEFAULT_TOKEN_TTL: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -173,6 +180,7 @@ impl ServeConfig {
             quotas: QuotaConfig::default(),
             upload_ttl: DEFAULT_UPLOAD_TTL,
             builds: BuildConfig::default(),
+            drain: DEFAULT_DRAIN,
         }
     }
 }
@@ -317,12 +325,14 @@ pub async fn start(
         quotas: quota::Quotas::new(config.quotas),
         starting_canvases: Default::default(),
         builds: config.builds.builder.clone().map(builds::Builds::new),
+        draining: Arc::default(),
     });
     let builder_loop = app
         .builds
         .as_ref()
         .and_then(|b| b.spawn_loop(store.clone(), Arc::clone(&app.metrics), config.builds.jobs));
     // The trailing slash goes before routing (`/agents/` is `/agents`), so this wraps the router.
+    let (draining, drain) = (Arc::clone(&app.draining), config.drain);
     let service = NormalizePathLayer::trim_trailing_slash().layer(app::router(app));
     let limits = config.connections;
     let sweep = tokio::spawn(upload_sweep::sweep(store.clone(), config.upload_ttl));
@@ -331,13 +341,15 @@ pub async fn start(
         let _sole = sole;
         let _sweep = AbortOnDrop(sweep);
         let _builds = builder_loop.map(AbortOnDrop);
-        connections::serve(listener, service, limits, async {
-            // Without a signal handler the server runs until the process ends.
-            if tokio::signal::ctrl_c().await.is_err() {
-                std::future::pending::<()>().await;
-            }
-        })
-        .await
+        let stop = async move {
+            stop_signal().await;
+            draining.store(true, std::sync::atomic::Ordering::Relaxed);
+            eprintln!(
+                "canvasc serve: stopping: no new connections; streams in flight get up to {} s",
+                drain.as_secs()
+            );
+        };
+        connections::serve(listener, service, limits, stop, drain).await
     });
     Ok(Running {
         addr,
@@ -346,6 +358,31 @@ pub async fn start(
         coord: running_coord,
         task,
     })
+}
+
+/// Ctrl-C, or SIGTERM (what an orchestrator sends for a rolling deploy). Without a signal
+/// handler the server runs until the process ends.
+async fn stop_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut term) => {
+                term.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = term => {}
+    }
 }
 
 /// Stops a background task when the server's task ends.

@@ -50,6 +50,8 @@ pub(crate) struct App {
     pub starting_canvases: StartingCanvases,
     /// Publishing's builds (none: released versions run on the interpreter).
     pub builds: Option<crate::builds::Builds>,
+    /// Set once a shutdown began: `/readyz` then answers 503.
+    pub draining: Arc<std::sync::atomic::AtomicBool>,
 }
 
 pub(crate) type AppRef = Arc<App>;

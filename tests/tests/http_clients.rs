@@ -16,10 +16,12 @@ const SERVER_CLIENTS: &[&str] = &[
     "compiler/tests/serve_access.rs",
     "compiler/tests/serve_child/mod.rs",
     "compiler/tests/serve_publish.rs",
+    "compiler/tests/serve_drain.rs",
     "bench/src/bin/login_flood.rs",
     "bench/src/bin/serve_peers.rs",
     "bench/src/bin/long_chain.rs",
     "bench/src/bin/abuse_memory.rs",
+    "bench/src/bin/publish.rs",
 ];
 
 /// What building a client or an rmcp client transport looks like in source.

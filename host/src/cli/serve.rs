@@ -92,6 +92,10 @@ pub struct Args {
     /// lock-down of a binary `canvasc build --published` made: nothing unreviewed runs.
     #[arg(long)]
     pub compiled_only: bool,
+    /// On SIGTERM or Ctrl-C: stop accepting, let streams in flight finish for at most this
+    /// many seconds, then exit (a rolling deploy drops nothing).
+    #[arg(long, env = "CANVASC_DRAIN_SECS", default_value_t = 30)]
+    pub drain_secs: u64,
 }
 
 /// `--token-ttl`, `--upload-ttl`: `3600`, `90s`, `30m`, `12h`, `7d`.
@@ -212,6 +216,7 @@ pub fn run(
         Duration::from_secs(args.header_read_timeout_secs.max(1));
     config.connections.idle_timeout = Duration::from_secs(args.idle_timeout_secs.max(1));
     config.quotas = quotas;
+    config.drain = Duration::from_secs(args.drain_secs);
     config.builds = BuildConfig {
         builder: builder.map(|b| Arc::new(b) as Arc<dyn canvasc_server::ProgramBuilder>),
         jobs: args.build_jobs,

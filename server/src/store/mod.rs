@@ -217,6 +217,12 @@ impl Store {
         )
     }
 
+    /// Whether the database answers (`SELECT 1`).
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        sqlx::query("SELECT 1").execute(&self.pool).await?;
+        Ok(())
+    }
+
     pub fn backend(&self) -> Backend {
         self.backend
     }
