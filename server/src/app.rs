@@ -67,8 +67,9 @@ pub(crate) fn router(app: AppRef) -> Router {
         .route("/api/v1/agents/{agent_id}/versions", get(versions::list))
         .route(
             "/api/v1/agents/{agent_id}/versions/{version_id}",
-            get(versions::get),
+            get(versions::get).delete(versions::delete),
         )
+        .route("/api/v1/agents/{agent_id}/publish", post(agents::publish))
         .route(
             "/api/v1/agents/{agent_id}/versions/{version_id}/build_log",
             get(versions::build_log),

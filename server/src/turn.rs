@@ -54,6 +54,38 @@ pub struct CheckpointWriter(pub Arc<dyn Fn(PendingJson) + Send + Sync>);
 /// elsewhere (a worker process) builds no more than that either.
 pub const CHECKPOINT_GAP: std::time::Duration = std::time::Duration::from_millis(100);
 
+/// Hands `each` the newest checkpoint `rx` received, at most once per [`CHECKPOINT_GAP`] (the
+/// first one too: a run that ends sooner hands over none), until `rx` closes; returns the one
+/// still waiting then. A fast run passes many batch boundaries in one gap, and only the newest
+/// is built. The server's writer and a worker's (which sends them to the server) both pace so.
+pub async fn newest_per_gap<F, Fut>(
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<PendingJson>,
+    mut each: F,
+) -> Option<PendingJson>
+where
+    F: FnMut(PendingJson) -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let mut last = tokio::time::Instant::now();
+    let mut pending: Option<PendingJson> = None;
+    loop {
+        tokio::select! {
+            newer = rx.recv() => match newer {
+                Some(newer) => {
+                    pending = Some(newer);
+                    continue;
+                }
+                None => return pending,
+            },
+            () = tokio::time::sleep_until(last + CHECKPOINT_GAP), if pending.is_some() => {}
+        }
+        if let Some(due) = pending.take() {
+            each(due).await;
+            last = tokio::time::Instant::now();
+        }
+    }
+}
+
 /// A checkpoint as JSON (`{"dsl", "resume", "batch", "fingerprint", "engine_version",
 /// "mode"}`), written when called. A run hands one over at every batch boundary and the server
 /// stores a few a second (the newest wins), so only those it stores are ever written.

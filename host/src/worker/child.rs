@@ -6,7 +6,7 @@
 use super::protocol::{line, read_line_blocking, FromWorker, ToWorker, WireEnd};
 use crate::serve::Programs;
 use canvasc_server::turn::{
-    CancelHandle, CheckpointWriter, PendingJson, TurnEnd, TurnEvent, TurnRunner, CHECKPOINT_GAP,
+    newest_per_gap, CancelHandle, CheckpointWriter, PendingJson, TurnEnd, TurnEvent, TurnRunner,
 };
 use canvasc_value::Json;
 use futures::stream::BoxStream;
@@ -184,7 +184,8 @@ impl LastCheckpoint {
 }
 
 /// The turn's checkpoint writer. The engine hands a checkpoint over per batch boundary
-/// unwritten; the server stores at most one per [`CHECKPOINT_GAP`], the first too, so the
+/// unwritten; the server stores at most one per
+/// [`CHECKPOINT_GAP`](canvasc_server::turn::CHECKPOINT_GAP), the first too, so the
 /// worker builds no more: the newest waits for the gap, and one still waiting when the run
 /// drops the writer is built only when the run can be resumed.
 fn checkpoint_writer(id: u64, out: Lines) -> (CheckpointWriter, LastCheckpoint) {
@@ -194,28 +195,11 @@ fn checkpoint_writer(id: u64, out: Lines) -> (CheckpointWriter, LastCheckpoint) 
         let send_one = |pending: PendingJson| {
             let checkpoint = pending();
             send(&out, &FromWorker::Checkpoint { id, checkpoint });
+            std::future::ready(())
         };
-        let mut last_sent = tokio::time::Instant::now();
-        let mut pending: Option<PendingJson> = None;
-        loop {
-            tokio::select! {
-                newer = rx.recv() => match newer {
-                    Some(newer) => {
-                        pending = Some(newer);
-                        continue;
-                    }
-                    None => break,
-                },
-                () = tokio::time::sleep_until(last_sent + CHECKPOINT_GAP), if pending.is_some() => {}
-            }
-            if let Some(due) = pending.take() {
-                send_one(due);
-                last_sent = tokio::time::Instant::now();
-            }
-        }
-        if let Some(last) = pending {
+        if let Some(last) = newest_per_gap(&mut rx, &send_one).await {
             if keep.await.unwrap_or(true) {
-                send_one(last);
+                send_one(last).await;
             }
         }
     });

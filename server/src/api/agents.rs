@@ -219,13 +219,14 @@ fn saved(data: Value, warnings: Vec<Value>) -> Reply {
     Reply::raw(body)
 }
 
+/// Saves `agent`'s DSL as a version; returns the id of the version that holds it.
 async fn save_version(
     app: &AppRef,
     agent: &NewAgent,
     nickname: &str,
     released: bool,
     now: i64,
-) -> Result<(), ApiError> {
+) -> Result<String, ApiError> {
     let version = Version {
         summary: VersionSummary {
             id: new_id(),
@@ -245,7 +246,7 @@ async fn save_version(
     if let (true, Some(builds)) = (released, &app.builds) {
         builds.released(&app.store, &holder, &version.dsl).await?;
     }
-    Ok(())
+    Ok(holder)
 }
 
 /// `POST /api/v1/agents`.
@@ -332,12 +333,55 @@ pub(crate) async fn update(
     Path(agent_id): Path<String>,
     body: Body,
 ) -> Answer {
-    let stored = agent_of(&app, &tenant, &agent_id, ApiError::no_access).await?;
-    let body = body.0;
+    let release = truthy(body.0.get("release"));
+    let updated = update_agent(&app, &tenant, &agent_id, &body.0, release).await?;
+    Ok(saved(
+        json!({"update_time": updated.time}),
+        updated.warnings,
+    ))
+}
+
+/// `POST /api/v1/agents/{agent_id}/publish` (Go's `PublishAgent`): the agent's DSL, or the
+/// `dsl` given (with `title` and `description` as an update takes them), saved as a released
+/// version, which is returned (with its DSL and where its build stands).
+pub(crate) async fn publish(
+    State(app): State<AppRef>,
+    Tenant(tenant): Tenant,
+    Path(agent_id): Path<String>,
+    body: Body,
+) -> Answer {
+    let updated = update_agent(&app, &tenant, &agent_id, &body.0, true).await?;
+    let id = updated.version.unwrap_or_default();
+    let version = app
+        .store
+        .version(&agent_id, &id)
+        .await?
+        .ok_or_else(|| ApiError::data("Version not found."))?;
+    let object = super::versions::version_json(&app, version).await?;
+    Ok(saved(Value::Object(object), updated.warnings))
+}
+
+/// What an update did.
+struct Updated {
+    time: i64,
+    warnings: Vec<Value>,
+    /// The version that holds the save, when it saved one.
+    version: Option<String>,
+}
+
+/// Updates the agent from `body` (absent fields keep their value); a `dsl`, or `release`,
+/// saves a version, released with `release`.
+async fn update_agent(
+    app: &AppRef,
+    tenant: &str,
+    agent_id: &str,
+    body: &Map<String, Value>,
+    release: bool,
+) -> Result<Updated, ApiError> {
+    let stored = agent_of(app, tenant, agent_id, ApiError::no_access).await?;
     let s = &stored.summary;
-    let new_dsl = dsl_field(&body)?;
-    let release = truthy(body.get("release"));
-    let title = match string(&body, "title")? {
+    let new_dsl = dsl_field(body)?;
+    let title = match string(body, "title")? {
         Some(t) if !t.trim().is_empty() => t.trim().to_string(),
         _ => s.title.clone(),
     };
@@ -345,12 +389,12 @@ pub(crate) async fn update(
         id: s.id.clone(),
         user_id: s.user_id.clone(),
         title,
-        description: string(&body, "description")?.or_else(|| s.description.clone()),
-        avatar: string(&body, "avatar")?.or_else(|| s.avatar.clone()),
+        description: string(body, "description")?.or_else(|| s.description.clone()),
+        avatar: string(body, "avatar")?.or_else(|| s.avatar.clone()),
         dsl: new_dsl.clone().unwrap_or_else(|| stored.dsl.clone()),
-        canvas_type: string(&body, "canvas_type")?.unwrap_or_else(|| s.canvas_type.clone()),
+        canvas_type: string(body, "canvas_type")?.unwrap_or_else(|| s.canvas_type.clone()),
         canvas_category: s.canvas_category.clone(),
-        permission: permission(&body)?.unwrap_or_else(|| s.permission.clone()),
+        permission: permission(body)?.unwrap_or_else(|| s.permission.clone()),
         create_time: s.create_time,
     };
     let saves_version = new_dsl.is_some() || release;
@@ -362,7 +406,7 @@ pub(crate) async fn update(
     if app
         .store
         .agent_title_taken(
-            &tenant,
+            tenant,
             &agent.canvas_category,
             &agent.title,
             Some(&agent.id),
@@ -373,10 +417,15 @@ pub(crate) async fn update(
     }
     let now = now_ms();
     app.store.update_agent(&agent, now).await?;
-    if saves_version {
-        save_version(&app, &agent, &s.nickname, release, now).await?;
-    }
-    Ok(saved(json!({"update_time": now}), warnings))
+    let version = match saves_version {
+        true => Some(save_version(app, &agent, &s.nickname, release, now).await?),
+        false => None,
+    };
+    Ok(Updated {
+        time: now,
+        warnings,
+        version,
+    })
 }
 
 /// `DELETE /api/v1/agents/{agent_id}` (owner only; its versions and sessions go with it).

@@ -124,8 +124,22 @@ pub(crate) async fn begin(
                     "This agent is an ingestion pipeline (dataflow canvas); canvasc serve runs agent canvases only.",
                 ));
             }
-            let release = truthy(body.get("release"));
-            let (dsl, version_title) = if release {
+            // `version_id` pins a released version; `release` runs the newest one.
+            let pinned = string(body, "version_id")?.filter(|v| !v.is_empty());
+            let release = pinned.is_some() || truthy(body.get("release"));
+            let (dsl, version_title) = if let Some(version_id) = pinned {
+                let version = app
+                    .store
+                    .version(agent_id, &version_id)
+                    .await?
+                    .ok_or_else(|| ApiError::data("Version not found."))?;
+                if !version.summary.released {
+                    return Err(ApiError::data(format!(
+                        "Version {version_id} is not released; only a released version can be run by its id."
+                    )));
+                }
+                (version.dsl, Some(version.summary.title))
+            } else if release {
                 let version = app
                     .store
                     .newest_release(agent_id)

@@ -11,7 +11,7 @@ use super::{add_times, agent_of};
 use crate::auth::Tenant;
 use crate::envelope::{Answer, ApiError, Reply};
 use crate::shared::AppRef;
-use crate::store::{BuildStatus, VersionSummary};
+use crate::store::{BuildStatus, Version, VersionSummary};
 
 async fn summary_json(app: &AppRef, v: &VersionSummary) -> Result<Map<String, Value>, ApiError> {
     let mut object = Map::new();
@@ -67,10 +67,41 @@ pub(crate) async fn get(
         .version(&agent_id, &version_id)
         .await?
         .ok_or_else(|| ApiError::data("Version not found."))?;
-    let mut object = summary_json(&app, &version.summary).await?;
+    Ok(Reply::success(Value::Object(
+        version_json(&app, version).await?,
+    )))
+}
+
+/// A whole version: its summary, description, DSL and build.
+pub(crate) async fn version_json(
+    app: &AppRef,
+    version: Version,
+) -> Result<Map<String, Value>, ApiError> {
+    let mut object = summary_json(app, &version.summary).await?;
     object.insert("description".into(), version.description.into());
     object.insert("dsl".into(), version.dsl);
-    Ok(Reply::success(Value::Object(object)))
+    Ok(object)
+}
+
+/// `DELETE /api/v1/agents/{agent_id}/versions/{version_id}` (Go's `DeleteVersion`): `true`.
+/// The version a released run starts from (the agent's newest release) is not deleted while
+/// it is so: sessions starting now would lose their canvas.
+pub(crate) async fn delete(
+    State(app): State<AppRef>,
+    Tenant(tenant): Tenant,
+    Path((agent_id, version_id)): Path<(String, String)>,
+) -> Answer {
+    agent_of(&app, &tenant, &agent_id, ApiError::no_access).await?;
+    let newest_release = app.store.newest_release(&agent_id).await?;
+    if newest_release.is_some_and(|v| v.summary.id == version_id) {
+        return Err(ApiError::operating(
+            "This is the released version the agent runs; release another version before deleting it.",
+        ));
+    }
+    if !app.store.delete_version(&agent_id, &version_id).await? {
+        return Err(ApiError::data("Version not found."));
+    }
+    Ok(Reply::success(Value::Bool(true)))
 }
 
 /// The program key of a version of an agent the tenant may read.

@@ -14,7 +14,8 @@ use crate::clock::now_ms;
 use crate::coord::{RunRecord, RunStatus};
 use crate::envelope::ApiError;
 use crate::shared::AppRef;
-use crate::turn::{CheckpointWriter, PendingJson, CHECKPOINT_GAP};
+use crate::turn::{newest_per_gap, CheckpointWriter, PendingJson};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A run to go on with.
 pub(crate) struct Resume {
@@ -28,7 +29,7 @@ pub(crate) struct Resume {
 
 /// A writer that stores the run's checkpoints in order, the newest winning when writes fall
 /// behind; the server's keys (`run_id`, `session_id`, `user_message`) are added to each.
-/// Checkpoints are stored at most every [`CHECKPOINT_GAP`], the first one too: a run that
+/// Checkpoints are stored at most every [`CHECKPOINT_GAP`](crate::turn::CHECKPOINT_GAP), the first one too: a run that
 /// ends sooner stores none, unless its end keeps the last one ([`CheckpointsWritten::finish`]).
 ///
 /// Nothing is stored before `recorded` fires (or is dropped): the in-process coordinator keeps
@@ -50,8 +51,8 @@ pub(crate) fn writer(
     );
     let handle = tokio::spawn(async move {
         // Whether the last write failed: a failing coordinator is reported once, not per write.
-        let mut failing = false;
-        let store = |pending: PendingJson, failing: bool| {
+        let failing = AtomicBool::new(false);
+        let store = |pending: PendingJson| {
             let mut checkpoint = pending();
             if let Value::Object(m) = &mut checkpoint {
                 m.insert("run_id".into(), Value::String(run_id.clone()));
@@ -59,47 +60,31 @@ pub(crate) fn writer(
                 m.insert("user_message".into(), user_message.clone());
                 m.insert("written_at".into(), Value::from(now_ms()));
             }
-            let (coord, run_id) = (coord.clone(), run_id.clone());
+            let (coord, run_id, failing) = (coord.clone(), run_id.clone(), &failing);
             async move {
-                match coord.put_checkpoint(&run_id, &checkpoint.to_string()).await {
+                let stored = coord.put_checkpoint(&run_id, &checkpoint.to_string()).await;
+                let failed = match stored {
                     Ok(()) => false,
                     Err(e) => {
-                        if !failing {
+                        if !failing.load(Ordering::Relaxed) {
                             eprintln!(
                                 "canvasc serve: run {run_id}: a checkpoint could not be stored ({e}); the run goes on, and a resume would start from an older one"
                             );
                         }
                         true
                     }
-                }
+                };
+                failing.store(failed, Ordering::Relaxed);
             }
         };
         let _ = record_written.await;
-        // A crash loses at most CHECKPOINT_GAP of the run's progress; a fast run passes many
-        // batch boundaries in that time, and only the newest is stored.
-        let mut last_write = tokio::time::Instant::now();
-        let mut pending: Option<PendingJson> = None;
-        loop {
-            tokio::select! {
-                newer = rx.recv() => match newer {
-                    Some(newer) => {
-                        pending = Some(newer);
-                        continue;
-                    }
-                    None => break,
-                },
-                () = tokio::time::sleep_until(last_write + CHECKPOINT_GAP), if pending.is_some() => {}
-            }
-            if let Some(due) = pending.take() {
-                failing = store(due, failing).await;
-                last_write = tokio::time::Instant::now();
-            }
-        }
+        // A crash loses at most CHECKPOINT_GAP of the run's progress.
+        let last = newest_per_gap(&mut rx, &store).await;
         // The run is over: its last checkpoint matters only when the run can be resumed (a
         // sender dropped unasked keeps it).
-        if let Some(last) = pending.take() {
+        if let Some(last) = last {
             if keep.await.unwrap_or(true) {
-                store(last, failing).await;
+                store(last).await;
             }
         }
     });

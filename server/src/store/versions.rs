@@ -162,6 +162,18 @@ impl Store {
         row.as_ref().map(Version::from_row).transpose()
     }
 
+    /// Deletes version `id` of `agent_id`; false when it has no such version.
+    pub async fn delete_version(&self, agent_id: &str, id: &str) -> Result<bool, StoreError> {
+        let q = self.sql("DELETE FROM agent_versions WHERE agent_id = ? AND id = ?");
+        let n = sqlx::query(&q)
+            .bind(agent_id)
+            .bind(id)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        Ok(n > 0)
+    }
+
     /// The newest released version of `agent_id`: what `release: true` runs.
     pub async fn newest_release(&self, agent_id: &str) -> Result<Option<Version>, StoreError> {
         let q = format!(

@@ -317,3 +317,111 @@ async fn drafts_with_errors_save_with_warnings_but_do_not_publish() {
         .await;
     refused.expect(101);
 }
+
+/// The DSL of RAGFlow's tests with the Message saying `text` (one version per text).
+fn saying(text: &str) -> Value {
+    let mut dsl = minimal_dsl();
+    dsl["components"]["message"]["obj"]["params"]["content"] = json!([text]);
+    dsl
+}
+
+#[tokio::test]
+async fn publish_pins_and_deletes_versions_but_never_the_one_released_runs_use() {
+    let t = tenant().await;
+    let id = agent(&t.api, &unique("pins")).await;
+    // Publishing the agent's DSL, then a new one given to publish: each a released version.
+    let first = t
+        .api
+        .post(&format!("/agents/{id}/publish"), json!({}))
+        .await;
+    let first = first.expect(0).clone();
+    assert_eq!(
+        (first["release"].clone(), first["dsl"].clone()),
+        (json!(true), minimal_dsl())
+    );
+    let second = t
+        .api
+        .post(
+            &format!("/agents/{id}/publish"),
+            json!({"dsl": saying("second"), "description": "the second"}),
+        )
+        .await;
+    let second = second.expect(0).clone();
+    assert_eq!(second["release"], true);
+    assert_eq!(second["description"], "the second");
+    let agent_now = t.api.get(&format!("/agents/{id}")).await;
+    assert_eq!(
+        agent_now.expect(0)["dsl"],
+        saying("second"),
+        "publish updates the agent"
+    );
+    let (first_id, second_id) = (
+        first["id"].as_str().unwrap_or_default().to_string(),
+        second["id"].as_str().unwrap_or_default().to_string(),
+    );
+
+    // A run may name a released version; without one, `release` runs the newest.
+    let run = |body: Value| {
+        let api = t.api.clone();
+        async move { api.post("/agents/chat/completions", body).await }
+    };
+    let pinned = run(json!({"agent_id": id, "query": "q", "version_id": first_id})).await;
+    assert_eq!(
+        pinned.expect(0)["data"]["content"],
+        "q",
+        "{:?}",
+        pinned.body
+    );
+    let newest = run(json!({"agent_id": id, "query": "q", "release": true})).await;
+    assert_eq!(
+        newest.expect(0)["data"]["content"],
+        "second",
+        "{:?}",
+        newest.body
+    );
+    let draft_id = {
+        t.api
+            .put(&format!("/agents/{id}"), json!({"dsl": saying("draft")}))
+            .await
+            .expect(0);
+        let listed = t.api.get(&format!("/agents/{id}/versions")).await;
+        listed.expect(0)[0]["id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let unreleased = run(json!({"agent_id": id, "query": "q", "version_id": draft_id})).await;
+    assert_eq!(unreleased.code(), 102);
+    assert!(
+        unreleased.message().contains("is not released"),
+        "{}",
+        unreleased.message()
+    );
+    let unknown = run(json!({"agent_id": id, "query": "q", "version_id": "nope"})).await;
+    assert_eq!(
+        (unknown.code(), unknown.message()),
+        (102, "Version not found.")
+    );
+
+    // The newest release is what released runs start from: it stays until another replaces it.
+    let refused = t
+        .api
+        .delete(&format!("/agents/{id}/versions/{second_id}"))
+        .await;
+    assert_eq!(refused.code(), 103, "{:?}", refused.body);
+    let deleted = t
+        .api
+        .delete(&format!("/agents/{id}/versions/{first_id}"))
+        .await;
+    assert_eq!(deleted.expect(0), &json!(true));
+    let gone = t
+        .api
+        .get(&format!("/agents/{id}/versions/{first_id}"))
+        .await;
+    assert_eq!(gone.message(), "Version not found.");
+    let again = t
+        .api
+        .delete(&format!("/agents/{id}/versions/{first_id}"))
+        .await;
+    assert_eq!((again.code(), again.message()), (102, "Version not found."));
+}
