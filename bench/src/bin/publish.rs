@@ -11,13 +11,17 @@
 //! Reported per template: its components; publish (the `POST /agents` with `release`); the
 //! first run's wall time and program; publish → compiled (the version's build says
 //! `compiled`) and → the first compiled run; the generated Rust's lines, and build seconds
-//! per component.
+//! per component. Then, for the templates whose first run took under 200 ms (the others wait
+//! on the network), `PUBLISH_TURNS` (100) turns one after another of the released version
+//! (compiled, in its bundle's worker) and of a draft of the same DSL (interpreted): the CPU of
+//! the server's whole process tree (workers included) per turn, and the wall time per turn.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use canvasc_bench::proc_tree::cpu_seconds;
 use canvasc_bench::serve_child::{account, json_answer};
 use serde_json::{json, Value};
 
@@ -79,11 +83,22 @@ async fn run(
     key: &str,
     agent: &str,
 ) -> Result<(Duration, String), String> {
+    run_as(client, base, key, agent, true).await
+}
+
+/// One non-streaming run: of the released version with `release`, else of the draft.
+async fn run_as(
+    client: &reqwest::Client,
+    base: &str,
+    key: &str,
+    agent: &str,
+    release: bool,
+) -> Result<(Duration, String), String> {
     let started = Instant::now();
     let response = client
         .post(format!("{base}/api/v1/agents/chat/completions"))
         .header("Authorization", key)
-        .json(&json!({"agent_id": agent, "query": "hello", "release": true}))
+        .json(&json!({"agent_id": agent, "query": "hello", "release": release}))
         .send()
         .await
         .map_err(|e| e.to_string())?;
@@ -178,6 +193,8 @@ async fn main() -> Result<(), String> {
     println!();
     println!("| template | components | publish | first run (program) | → compiled | → first compiled run | generated lines | build s / component |");
     println!("|---|---|---|---|---|---|---|---|");
+    // (template, released agent, draft agent) of the templates quick enough to repeat.
+    let mut repeatable = Vec::new();
     for (i, path) in templates.iter().enumerate() {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
         let template: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
@@ -214,6 +231,19 @@ async fn main() -> Result<(), String> {
             tokio::time::sleep(Duration::from_millis(100)).await;
         };
         let lines = generated_lines(&data);
+        if first < Duration::from_millis(200) {
+            let draft = json_answer(
+                client
+                    .post(format!("{}/api/v1/agents", server.base))
+                    .header("Authorization", &key)
+                    .json(&json!({"title": format!("{name} {i} draft"), "dsl": dsl})),
+            )
+            .await?;
+            let draft = draft["data"]["id"]
+                .as_str()
+                .ok_or(format!("no draft: {draft}"))?;
+            repeatable.push((name.to_string(), agent.clone(), draft.to_string()));
+        }
         let build_secs = compiled_at.saturating_sub(first).as_secs_f64();
         println!(
             "| {name} | {components} | {:.1} ms | {:.1} ms ({program}) | {:.1} s | {:.1} s | {lines} | {:.2} |",
@@ -222,6 +252,42 @@ async fn main() -> Result<(), String> {
             compiled_at.as_secs_f64(),
             serving.as_secs_f64(),
             build_secs / components.max(1) as f64,
+        );
+    }
+    let turns: usize = std::env::var("PUBLISH_TURNS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(100);
+    println!();
+    println!("{turns} turns one after another, server process tree (workers included):");
+    println!();
+    println!("| template | compiled: CPU ms / turn | interpreted: CPU ms / turn | compiled / interpreted | wall ms / turn, compiled · interpreted |");
+    println!("|---|---|---|---|---|");
+    let pid = server.child.id();
+    for (name, released, draft) in &repeatable {
+        let mut measured = Vec::new();
+        for (agent, release) in [(released, true), (draft, false)] {
+            let wanted = if release { "compiled" } else { "interpreted" };
+            // Warm: the worker started, the interpreter's program built.
+            run_as(&client, &server.base, &key, agent, release).await?;
+            let (cpu, wall) = (cpu_seconds(pid), Instant::now());
+            for _ in 0..turns {
+                let (_, program) = run_as(&client, &server.base, &key, agent, release).await?;
+                if program != wanted {
+                    return Err(format!("{name}: a turn ran {program}, not {wanted}"));
+                }
+            }
+            let n = turns.max(1) as f64;
+            measured.push((
+                (cpu_seconds(pid) - cpu) * 1e3 / n,
+                wall.elapsed().as_secs_f64() * 1e3 / n,
+            ));
+        }
+        let ((compiled, compiled_wall), (interpreted, interpreted_wall)) =
+            (measured[0], measured[1]);
+        println!(
+            "| {name} | {compiled:.2} | {interpreted:.2} | {:.2}× | {compiled_wall:.2} · {interpreted_wall:.2} |",
+            compiled / interpreted.max(1e-9)
         );
     }
     drop(server);
