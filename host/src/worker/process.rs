@@ -17,6 +17,9 @@ use std::sync::{Arc, Mutex};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 
+/// How long a worker whose output ended may take to exit before it is killed.
+const EXIT_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// What the server keeps of a turn a worker runs.
 struct Slot {
     events: mpsc::UnboundedSender<TurnEvent>,
@@ -77,8 +80,17 @@ impl WorkerProcess {
         let reader = Arc::clone(&process);
         tokio::spawn(async move {
             let why = reader.read(stdout).await;
-            let status = child.wait().await;
-            reader.ended(&why, status);
+            // A worker whose output ended may still live (hung): it gets a moment to exit,
+            // then it is killed, so its turns always end.
+            let status = match tokio::time::timeout(EXIT_GRACE, child.wait()).await {
+                Ok(Ok(status)) => status.to_string(),
+                Ok(Err(e)) => format!("its exit status is unknown: {e}"),
+                Err(_) => {
+                    let _ = child.kill().await;
+                    "it did not exit and was killed".to_string()
+                }
+            };
+            reader.ended(&why, &status);
         });
         Ok(process)
     }
@@ -180,11 +192,7 @@ impl WorkerProcess {
     }
 
     /// The worker is gone: every turn it ran ends with an error naming why.
-    fn ended(&self, why: &str, status: std::io::Result<std::process::ExitStatus>) {
-        let status = match status {
-            Ok(status) => status.to_string(),
-            Err(e) => format!("its exit status is unknown: {e}"),
-        };
+    fn ended(&self, why: &str, status: &str) {
         let reason = format!(
             "the compiled program's worker process ({}) stopped: {why}, {status}",
             self.bundle.display()
