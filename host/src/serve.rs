@@ -1,7 +1,8 @@
 //! The engine behind `canvasc serve`: runs a server's turns ([`TurnRunner`]) with the compiled
 //! program carried by this binary when the session's DSL is a released version whose
-//! fingerprint matches one, and with the interpreter otherwise (drafts, and versions nobody
-//! compiled). Both run on the runtime's one scheduler; this module only chooses and wires.
+//! fingerprint matches one, in a program bundle's worker process when a bundle in the data dir
+//! carries it (`crate::worker`), and with the interpreter otherwise (drafts, and versions not
+//! compiled yet). All run on the runtime's one scheduler; this module only chooses and wires.
 
 use crate::interpreted::Interpreted;
 use crate::program_choice::{choose, Choice, Compiled, Wanted};
