@@ -3,8 +3,8 @@
 //! Services come from the same configuration the server reads, so a turn runs here exactly
 //! as it would in the server's process.
 
-use super::protocol::{line, read_line_blocking, FromWorker, ToWorker, WireEnd};
 use crate::serve::Programs;
+use crate::worker::protocol::{line, read_line_blocking, FromWorker, ToWorker, WireEnd};
 use canvasc_server::turn::{
     newest_per_gap, CancelHandle, CheckpointWriter, PendingJson, TurnEnd, TurnEvent, TurnRunner,
 };
@@ -27,7 +27,7 @@ struct Running {
 
 /// Serves turns until stdin closes. A server that is gone reads no answer and saves no turn, so
 /// the worker then cancels what runs and returns once those turns have ended.
-pub async fn serve(programs: Programs) -> Result<(), String> {
+pub(super) async fn serve(programs: Programs) -> Result<(), String> {
     let (out, lines) = mpsc::unbounded_channel::<Vec<u8>>();
     // Blocking stdin and stdout, each on a thread of its own (tokio's are threads too).
     let writer = std::thread::spawn(move || write_lines(lines));

@@ -2,6 +2,8 @@
 //! (`crate::worker`): `manifest` prints what the binary carries, `worker` runs the turns the
 //! server sends it.
 
+mod turns;
+
 use super::EXIT_USAGE;
 use crate::program_choice::Compiled;
 use crate::serve::{FindProgram, Programs};
@@ -82,7 +84,7 @@ pub fn run(args: Args, canvases: &'static [Compiled], find: FindProgram) -> Exit
             return ExitCode::from(EXIT_USAGE);
         }
     };
-    match runtime.block_on(crate::worker::child::serve(programs)) {
+    match runtime.block_on(turns::serve(programs)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             errln!("error: {e}");
