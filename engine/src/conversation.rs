@@ -81,6 +81,20 @@ impl<P: Program> Session<P> {
         Self::with_state(program, dsl, state, services, rng)
     }
 
+    /// Go on from a session state saved apart from its canvas ([`Session::save_document`]):
+    /// `dsl` is the canvas the session runs, `document` what its turns left.
+    pub fn from_document(
+        program: Arc<P>,
+        dsl: impl Into<Arc<Map<String, Json>>>,
+        document: &Map<String, Json>,
+        services: Services,
+        rng: SharedRandom,
+    ) -> Self {
+        let dsl = dsl.into();
+        let state = persist::state_from_document(program.meta(), &dsl, document);
+        Self::with_state(program, dsl, state, services, rng)
+    }
+
     fn with_state(
         program: Arc<P>,
         dsl: Arc<Map<String, Json>>,
@@ -129,6 +143,12 @@ impl<P: Program> Session<P> {
     /// The session as RAGFlow persists it (`str(canvas)`).
     pub fn save(&self) -> Json {
         persist::state_to_dsl(&self.shared.meta, &self.shared.state(), &self.dsl)
+    }
+
+    /// The session's state apart from its canvas ([`persist::state_document`]): what a host
+    /// stores beside the canvas, and [`Session::from_document`] goes on from.
+    pub fn save_document(&self) -> Json {
+        persist::state_document(&self.shared.meta, &self.shared.state())
     }
 
     pub fn cancel_flag(&self) -> CancelFlag {
@@ -231,6 +251,49 @@ mod published_tests {
         assert_eq!(turn(&copy).await, (expected, saved));
         // A later session starts over: the first one's run left the shared state untouched.
         assert_eq!(fresh_save(&published), initial);
+    }
+
+    #[tokio::test]
+    async fn a_session_saved_as_its_state_goes_on_as_one_saved_as_its_dsl() {
+        let text = dsl(None).to_string();
+        let analysis = analyze(&text).expect("a canvas");
+        let program = Arc::new(Interpreter::from_analysis(&analysis));
+        let canvas = analysis.document.dsl.clone();
+        let rng = || Arc::new(Mutex::new(PyRandom::seeded(0)));
+        let first = Session::new(
+            Arc::clone(&program),
+            canvas.clone(),
+            Services::default(),
+            rng(),
+            true,
+        );
+        turn(&first).await;
+        let (whole, document) = (first.save(), first.save_document());
+        assert!(
+            !document.to_string().contains("hi {begin@name}"),
+            "the canvas itself is not in the document: {document}"
+        );
+        let Json::Object(whole_map) = whole.clone() else {
+            panic!("{whole}")
+        };
+        let Json::Object(document) = document else {
+            panic!("{document}")
+        };
+        let by_dsl = Session::new(
+            Arc::clone(&program),
+            whole_map,
+            Services::default(),
+            rng(),
+            false,
+        );
+        let by_document =
+            Session::from_document(program, canvas, &document, Services::default(), rng());
+        assert_eq!(
+            by_document.save(),
+            whole,
+            "read back, the document is the saved DSL"
+        );
+        assert_eq!(turn(&by_document).await, turn(&by_dsl).await);
     }
 
     fn fresh_save<P: super::Program>(p: &Published<P>) -> Json {

@@ -24,20 +24,60 @@ fn now() -> String {
 /// Build the session state a DSL describes (`Canvas(dsl)`): component tables from each
 /// component's params, path, history, references, memory and globals.
 pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
+    state_from_parts(meta, canvas_params(dsl), |key: &str| dsl.get(key))
+}
+
+/// The session state `document` ([`state_document`]) describes, on the canvas `dsl`: what
+/// [`state_from_dsl`] reads from the session's DSL that `state_to_dsl` wrote with that state.
+/// A component the document leaves out keeps the canvas's own values, and so does a
+/// top-level key.
+pub fn state_from_document<'a>(
+    meta: &CanvasMeta,
+    dsl: &'a Map<String, Json>,
+    document: &'a Map<String, Json>,
+) -> RunState {
+    let saved = document.get("components").and_then(Json::as_object);
+    let canvas = canvas_params(dsl);
+    state_from_parts(
+        meta,
+        |id: &str| match saved.and_then(|c| c.get(id)) {
+            Some(params) => params.as_object(),
+            None => canvas(id),
+        },
+        |key: &str| document.get(key).or_else(|| dsl.get(key)),
+    )
+}
+
+/// A component's params in the canvas `dsl`, by id (RAGFlow's lookup: exact, then any case).
+fn canvas_params<'a>(
+    dsl: &'a Map<String, Json>,
+) -> impl Fn(&str) -> Option<&'a Map<String, Json>> + 'a {
     let components = dsl.get("components").and_then(Json::as_object);
-    let mut nodes = Nodes::with_capacity(meta.len());
-    for node in &meta.nodes {
-        // A saved state carries run-time values in its own params; otherwise the program's.
-        let saved = components
+    move |id| {
+        components
             .and_then(|c| {
-                c.get(&node.id).or_else(|| {
+                c.get(id).or_else(|| {
                     c.iter()
-                        .find(|(k, _)| k.eq_ignore_ascii_case(&node.id))
+                        .find(|(k, _)| k.eq_ignore_ascii_case(id))
                         .map(|(_, e)| e)
                 })
             })
             .and_then(|e| e.pointer("/obj/params").or_else(|| e.get("params")))
-            .and_then(Json::as_object);
+            .and_then(Json::as_object)
+    }
+}
+
+/// The session state from where it is saved: each component's saved params (`params(id)`:
+/// its run-time tables and edits) and the session's top-level keys (`top(key)`).
+fn state_from_parts<'a>(
+    meta: &CanvasMeta,
+    params_of: impl Fn(&str) -> Option<&'a Map<String, Json>>,
+    top: impl Fn(&str) -> Option<&'a Json>,
+) -> RunState {
+    let mut nodes = Nodes::with_capacity(meta.len());
+    for node in &meta.nodes {
+        // A saved state carries run-time values in its own params; otherwise the program's.
+        let saved = params_of(&node.id);
         let params = saved.unwrap_or(&node.params);
         let mut st = NodeState::with_slots(node.outputs.clone());
         if let Some(Json::Object(outputs)) = params.get("outputs") {
@@ -58,7 +98,7 @@ pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
         if let Some(saved) = saved {
             // Run-time edits RAGFlow saves with the params: an Agent tool's prompts, a Loop's
             // constants edited in place (`super::sharing`).
-            for key in ["prompts", "sys_prompt", super::sharing::LOOP_VARIABLES] {
+            for key in EDITABLE_PARAMS {
                 if let (Some(v), Some(orig)) = (saved.get(key), node.params.get(key)) {
                     if v != orig {
                         st.param_overrides.insert(key.to_string(), v.clone());
@@ -69,7 +109,7 @@ pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
         nodes.push(st);
     }
     let now = now();
-    let (mut globals, globals_in_dsl) = match dsl.get("globals") {
+    let (mut globals, globals_in_dsl) = match top("globals") {
         Some(Json::Object(g)) => (
             g.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
             true,
@@ -82,7 +122,7 @@ pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
     globals
         .entry("sys.date".to_string())
         .or_insert_with(|| Json::String(now.clone()));
-    let list = |key: &str| match dsl.get(key) {
+    let list = |key: &str| match top(key) {
         Some(Json::Array(a)) => a.clone(),
         _ => Vec::new(),
     };
@@ -101,8 +141,7 @@ pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
         .collect();
     RunState {
         globals,
-        variables: dsl
-            .get("variables")
+        variables: top("variables")
             .cloned()
             .unwrap_or(Json::Object(Map::new())),
         history: list("history"),
@@ -110,13 +149,20 @@ pub fn state_from_dsl(meta: &CanvasMeta, dsl: &Map<String, Json>) -> RunState {
         memory: list("memory"),
         path,
         nodes,
-        task_id: written_task_id(dsl).unwrap_or_else(new_task_id),
+        task_id: top("task_id")
+            .and_then(Json::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(new_task_id),
         error: String::new(),
         usage: Default::default(),
         globals_in_dsl,
         sharing: Default::default(),
     }
 }
+
+/// Params a run may edit in place, saved with the component (`state_from_parts` reads them
+/// back as overrides when they differ from the canvas's).
+const EDITABLE_PARAMS: [&str; 3] = ["prompts", "sys_prompt", super::sharing::LOOP_VARIABLES];
 
 /// The task id a DSL names, if any (a new session otherwise gets its own).
 pub fn written_task_id(dsl: &Map<String, Json>) -> Option<String> {
@@ -156,25 +202,8 @@ pub fn reset(meta: &CanvasMeta, state: &mut RunState) {
 pub fn state_to_dsl(meta: &CanvasMeta, state: &RunState, original: &Map<String, Json>) -> Json {
     let mut components = Map::new();
     for (i, node) in meta.nodes.iter().enumerate() {
-        let st = &state.nodes[i];
         let mut params = node.params.clone();
-        for (k, v) in &st.param_overrides {
-            params.insert(k.clone(), v.clone());
-        }
-        params.insert(
-            "inputs".into(),
-            Json::Object(
-                st.inputs
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.to_json()))
-                    .collect(),
-            ),
-        );
-        let mut outputs = Map::new();
-        for (k, r) in st.outputs() {
-            outputs.insert(k.to_string(), Json::Object(r.to_map()));
-        }
-        params.insert("outputs".into(), Json::Object(outputs));
+        params.extend(run_params(&state.nodes[i]));
         let mut obj = Map::new();
         obj.insert(
             "component_name".into(),
@@ -211,6 +240,62 @@ pub fn state_to_dsl(meta: &CanvasMeta, state: &RunState, original: &Map<String, 
             out.insert(k.clone(), v.clone());
         }
     }
+    session_keys(meta, state, &mut out);
+    if !out.contains_key("variables") {
+        if let Json::Object(v) = &state.variables {
+            if !v.is_empty() {
+                out.insert("variables".into(), state.variables.clone());
+            }
+        }
+    }
+    Json::Object(out)
+}
+
+/// The session's state as a document apart from its canvas: what `state_to_dsl` writes that
+/// a run can change (each component's run-time params, the path, history, references,
+/// memory, task id, globals and variables), and nothing of the canvas itself.
+/// [`state_from_document`] reads it back on the same canvas.
+///
+/// Why: a session stored this way grows with what its runs did, not with its canvas, and a
+/// turn reads and writes it without rebuilding or comparing the whole DSL.
+pub fn state_document(meta: &CanvasMeta, state: &RunState) -> Json {
+    let mut components = Map::new();
+    for (node, st) in meta.nodes.iter().zip(state.nodes.iter()) {
+        components.insert(node.id.clone(), Json::Object(run_params(st)));
+    }
+    let mut out = Map::new();
+    out.insert("components".into(), Json::Object(components));
+    session_keys(meta, state, &mut out);
+    if let Json::Object(v) = &state.variables {
+        if !v.is_empty() {
+            out.insert("variables".into(), state.variables.clone());
+        }
+    }
+    Json::Object(out)
+}
+
+/// A component's params a run sets: its edits in place, its input and output tables.
+fn run_params(st: &NodeState) -> Map<String, Json> {
+    let mut params = st.param_overrides.clone();
+    params.insert(
+        "inputs".into(),
+        Json::Object(
+            st.inputs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_json()))
+                .collect(),
+        ),
+    );
+    let mut outputs = Map::new();
+    for (k, r) in st.outputs() {
+        outputs.insert(k.to_string(), Json::Object(r.to_map()));
+    }
+    params.insert("outputs".into(), Json::Object(outputs));
+    params
+}
+
+/// The session's top-level keys: path, history, references, memory, task id and globals.
+fn session_keys(meta: &CanvasMeta, state: &RunState, out: &mut Map<String, Json>) {
     out.insert("history".into(), Json::Array(state.history.clone()));
     out.insert("retrieval".into(), Json::Array(state.retrieval.clone()));
     out.insert("memory".into(), Json::Array(state.memory.clone()));
@@ -228,14 +313,6 @@ pub fn state_to_dsl(meta: &CanvasMeta, state: &RunState, original: &Map<String, 
     if state.globals_in_dsl {
         out.insert("globals".into(), globals_json(&state.globals));
     }
-    if !out.contains_key("variables") {
-        if let Json::Object(v) = &state.variables {
-            if !v.is_empty() {
-                out.insert("variables".into(), state.variables.clone());
-            }
-        }
-    }
-    Json::Object(out)
 }
 
 /// The globals as the DSL saves them.

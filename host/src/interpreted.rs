@@ -6,51 +6,41 @@
 //! is what the fingerprint names (a session's run-time values are not part of the program,
 //! exactly as a compiled program built from the released DSL serves every session of it).
 
+use crate::lru::Lru;
 use canvasc_engine::interp::Interpreter;
 use canvasc_frontend::reset::reset_document;
 use canvasc_frontend::{analyze_loaded, Loaded};
-use indexmap::IndexMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// Programs kept; the least recently used goes first. A program costs about what its canvas's
 /// DSL does, so this bounds the cache at a few hundred canvases.
 const KEPT: usize = 256;
 
 /// Interpreter programs by fingerprint, least recently used first.
-#[derive(Default)]
 pub struct Interpreted {
-    programs: Mutex<IndexMap<String, Arc<Interpreter>>>,
+    programs: Lru<Interpreter>,
+}
+
+impl Default for Interpreted {
+    fn default() -> Self {
+        Interpreted {
+            programs: Lru::new(KEPT),
+        }
+    }
 }
 
 impl Interpreted {
     /// The program for the canvas `loaded` whose fingerprint is `fingerprint`, built from it
     /// reset when no turn asked for it before.
     pub fn program(&self, fingerprint: &str, loaded: &Loaded) -> Arc<Interpreter> {
-        if let Some(program) = self.lookup(fingerprint) {
+        if let Some(program) = self.programs.get(fingerprint) {
             return program;
         }
         let mut canvas = loaded.clone();
         reset_document(&mut canvas.document);
         let program = Arc::new(Interpreter::from_analysis(&analyze_loaded(canvas)));
-        let mut programs = self.lock();
-        programs.insert(fingerprint.to_string(), Arc::clone(&program));
-        while programs.len() > KEPT {
-            programs.shift_remove_index(0);
-        }
+        self.programs.put(fingerprint, Arc::clone(&program));
         program
-    }
-
-    fn lookup(&self, fingerprint: &str) -> Option<Arc<Interpreter>> {
-        let mut programs = self.lock();
-        let at = programs.get_index_of(fingerprint)?;
-        let last = programs.len() - 1;
-        programs.move_index(at, last);
-        programs.get_index(last).map(|(_, p)| Arc::clone(p))
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, IndexMap<String, Arc<Interpreter>>> {
-        // A panic while holding the lock leaves the map whole (inserts and moves only).
-        self.programs.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 

@@ -14,10 +14,12 @@ pub mod datasets;
 #[cfg(feature = "documents")]
 pub mod documents;
 pub mod interpreted;
+mod lru;
 pub mod program_choice;
 pub mod quota_config;
 pub mod serve;
 pub mod services;
+pub mod session_canvases;
 pub mod source_map;
 pub mod telemetry;
 pub mod tenant_model;

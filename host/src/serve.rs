@@ -6,17 +6,19 @@
 
 use crate::interpreted::Interpreted;
 use crate::program_choice::{choose, Choice, Compiled, Wanted};
+use crate::session_canvases::SessionCanvases;
 use crate::worker::bundles::Bundles;
 use canvasc_engine::checkpoint::{Checkpoint, PendingCheckpoint, ENGINE_VERSION};
 use canvasc_engine::events::Event;
 use canvasc_engine::interp::Interpreter;
 use canvasc_engine::random::PyRandom;
 use canvasc_engine::telemetry::RunLabels;
-use canvasc_engine::{Program, ProgramVisitor, RunInput, RunOutcome, Services, Session};
+use canvasc_engine::{persist, Program, ProgramVisitor, RunInput, RunOutcome, Services, Session};
 use canvasc_frontend::fingerprint::fingerprint;
 use canvasc_frontend::{analyze_loaded, load_value};
 use canvasc_server::turn::{
-    CheckpointWriter, ProgramKind, RunningTurn, TurnEnd, TurnEvent, TurnRequest, TurnRunner,
+    CheckpointWriter, ProgramKind, RunningTurn, SessionState, TurnCanvas, TurnEnd, TurnEvent,
+    TurnRequest, TurnRunner,
 };
 use canvasc_value::{Json, Map};
 use futures::StreamExt;
@@ -35,6 +37,8 @@ pub struct Programs {
     find: Option<FindProgram>,
     /// Interpreter programs built for earlier turns.
     interpreted: Interpreted,
+    /// The sessions' canvases, prepared once per canvas.
+    canvases: SessionCanvases,
     /// Program bundles found while serving, run in worker processes.
     bundles: Option<Arc<Bundles>>,
     /// Refuse a turn no compiled program runs (a worker runs only what it carries).
@@ -61,6 +65,7 @@ impl Programs {
             compiled,
             find,
             interpreted: Interpreted::default(),
+            canvases: SessionCanvases::default(),
             bundles: None,
             compiled_only: false,
             db_allowed_hosts: Vec::new(),
@@ -88,10 +93,24 @@ impl Programs {
     }
 }
 
+/// Where a turn's run state comes from.
+enum Begin {
+    /// The canvas's own (`fresh`: a new session's, reset).
+    Canvas,
+    /// A state document the previous turn left.
+    Document(Map<String, Json>),
+    /// A whole session DSL holding its state (it is then the DSL the session saves into).
+    Dsl(Map<String, Json>),
+    /// A checkpoint's canvas, loaded (the checkpoint then holds the state).
+    Checkpoint(canvasc_frontend::Loaded),
+}
+
 /// What a turn needs besides its program; handed to the compiled program's registry, which
 /// calls [`ProgramVisitor::visit`] with the concrete program type.
 pub struct TurnStart {
-    dsl: Map<String, Json>,
+    /// The canvas in the engine's form.
+    dsl: Arc<Map<String, Json>>,
+    begin: Begin,
     fresh: bool,
     input: RunInput,
     services: Services,
@@ -110,42 +129,47 @@ impl ProgramVisitor for TurnStart {
 }
 
 impl TurnRunner for Programs {
-    fn start(&self, mut turn: TurnRequest) -> Result<RunningTurn, String> {
-        // A resumed run goes on with the canvas its checkpoint holds, not with the session's
-        // DSL: the checkpoint is that canvas and its state in one document, while the
-        // session's DSL may have been saved by the very run being resumed (a cancelled turn is
+    fn start(&self, turn: TurnRequest) -> Result<RunningTurn, String> {
+        // A resumed run goes on with the canvas its checkpoint holds, not with the session's:
+        // the checkpoint is that canvas and its state in one document, while the session's
+        // state may have been saved by the very run being resumed (a cancelled turn is
         // saved), and a canvas's fingerprint moves with what a run writes into it.
         let resume = turn.resume.as_ref().map(resumable).transpose()?;
         if let Some(bundles) = &self.bundles {
             bundles.watch();
         }
-        // A bundle's worker gets the request as it came (it loads and chooses by itself).
         let bundled = self.bundles.as_ref().filter(|b| !b.is_empty());
-        let original = match (&resume, bundled) {
-            (None, Some(_)) if turn.released => Some(turn.dsl.clone()),
-            _ => None,
-        };
-        let dsl = match &resume {
-            Some(resume) => resume.checkpoint.dsl.clone(),
-            None => std::mem::take(&mut turn.dsl),
-        };
-        let from = match resume {
-            Some(_) => "the checkpoint's DSL",
-            None => "the session's DSL",
-        };
-        let loaded = load_value(dsl).map_err(|e| format!("{from}: {e}"))?;
-        // Checkpoints and resumes need the fingerprint; so do compiled programs and spans. A
-        // resumed run keeps the one its run started with, so that a compiled program goes on
-        // compiled and the run's later checkpoints name the same canvas.
-        let needs_fp = turn.checkpoints.is_some()
-            || (turn.released && (self.find.is_some() || bundled.is_some()))
-            || tracing::enabled!(target: "canvasc", tracing::Level::INFO);
-        let fp = match &resume {
-            Some(Resumable {
-                fingerprint: Some(fp),
-                ..
-            }) => Some(fp.clone()),
-            _ => needs_fp.then(|| fingerprint(&loaded.document)),
+        let (begin, fp, canvas) = match &resume {
+            Some(resume) => {
+                let loaded = load_value(resume.checkpoint.dsl.clone())
+                    .map_err(|e| format!("the checkpoint's DSL: {e}"))?;
+                // A resumed run keeps the fingerprint its run started with, so that a compiled
+                // program goes on compiled and the run's later checkpoints name the same canvas.
+                let fp = match &resume.fingerprint {
+                    Some(fp) => fp.clone(),
+                    None => fingerprint(&loaded.document),
+                };
+                (Begin::Checkpoint(loaded), fp, None)
+            }
+            None => {
+                let prepared = self.canvases.prepared(&turn.canvas, &self.interpreted)?;
+                let begin = match &turn.state {
+                    SessionState::Canvas => Begin::Canvas,
+                    SessionState::Document(Json::Object(document)) => {
+                        Begin::Document(document.clone())
+                    }
+                    SessionState::Document(other) => {
+                        return Err(format!("the session's run state is not an object: {other}"))
+                    }
+                    SessionState::Dsl(dsl) => Begin::Dsl(
+                        load_value(dsl.clone())
+                            .map_err(|e| format!("the session's DSL: {e}"))?
+                            .document
+                            .dsl,
+                    ),
+                };
+                (begin, prepared.fingerprint.clone(), Some(prepared))
+            }
         };
         let compiled_wanted = match &resume {
             Some(resume) => resume.compiled,
@@ -155,25 +179,19 @@ impl TurnRunner for Programs {
             true => Wanted::Compiled,
             false => Wanted::Interpreter,
         };
-        let carried = match (self.find, &fp) {
-            (Some(_), Some(fp)) => {
-                matches!(choose(self.compiled, fp, wanted), Choice::Compiled { .. })
-            }
-            _ => false,
-        };
+        let carried = self.find.is_some()
+            && matches!(choose(self.compiled, &fp, wanted), Choice::Compiled { .. });
         if !carried {
-            if let (Some(bundles), Some(fp), Wanted::Compiled) = (bundled, &fp, wanted) {
-                if bundles.carries(fp) {
-                    let dsl = original.unwrap_or(Json::Null);
-                    return bundles.start(fp, turn, dsl).unwrap_or_else(|| {
+            if let (Some(bundles), Wanted::Compiled) = (bundled, wanted) {
+                if bundles.carries(&fp) {
+                    return bundles.start(&fp, turn).unwrap_or_else(|| {
                         Err(format!("the program bundle carrying {fp} is gone"))
                     });
                 }
             }
             if self.compiled_only {
                 return Err(format!(
-                    "no compiled program runs this canvas ({}): this process runs compiled programs only",
-                    fp.as_deref().unwrap_or("its fingerprint is unknown")
+                    "no compiled program runs this canvas ({fp}): this process runs compiled programs only"
                 ));
             }
         }
@@ -206,42 +224,55 @@ impl TurnRunner for Programs {
         services.run_labels = RunLabels {
             canvas_id: Some(turn.agent_id.as_str().into()),
             session_id: Some(turn.session_id.as_str().into()),
-            fingerprint: fp.as_deref().map(Into::into),
+            fingerprint: Some(fp.as_str().into()),
         };
+        let checkpoints = turn.checkpoints.map(|writer| (writer, fp.clone()));
         let resume = resume.map(|r| r.checkpoint);
-        let resumed = resume.is_some();
-        let checkpoints = turn.checkpoints.zip(fp.clone());
-        if let (Some(find), Some(fp), true) = (self.find, &fp, carried) {
-            let start = TurnStart {
-                dsl: loaded.document.dsl.clone(),
-                fresh: turn.fresh,
-                input,
-                services,
-                checkpoints,
-                resume,
-            };
-            return find(fp, start)
-                .ok_or_else(|| format!("the compiled program {fp} is listed but not carried"));
-        }
         // A resumed run's canvas is the checkpoint's, named by the fingerprint its run
         // started with: it is built as it is, never taken for another canvas's program.
-        let (program, dsl) = match (&fp, resumed) {
-            (Some(fp), false) => (self.interpreted.program(fp, &loaded), loaded.document.dsl),
-            _ => {
+        let (interpreter, dsl, begin) = match (begin, canvas) {
+            (Begin::Checkpoint(loaded), _) => {
                 let analysis = analyze_loaded(loaded);
                 let program = Arc::new(Interpreter::from_analysis(&analysis));
-                (program, analysis.document.dsl)
+                (program, Arc::new(analysis.document.dsl), Begin::Canvas)
             }
+            (begin, Some(prepared)) => (
+                Arc::clone(&prepared.interpreter),
+                Arc::clone(&prepared.dsl),
+                begin,
+            ),
+            (_, None) => return Err("the session's canvas was not prepared".into()),
         };
         let start_with = TurnStart {
             dsl,
+            begin,
             fresh: turn.fresh,
             input,
             services,
             checkpoints,
             resume,
         };
-        Ok(start(program, start_with, ProgramKind::Interpreted))
+        if let (Some(find), true) = (self.find, carried) {
+            return find(&fp, start_with)
+                .ok_or_else(|| format!("the compiled program {fp} is listed but not carried"));
+        }
+        Ok(start(interpreter, start_with, ProgramKind::Interpreted))
+    }
+
+    fn session_dsl(&self, canvas: &TurnCanvas, state: &SessionState) -> Result<Json, String> {
+        let prepared = self.canvases.prepared(canvas, &self.interpreted)?;
+        match state {
+            SessionState::Canvas => Ok((*canvas.dsl).clone()),
+            SessionState::Dsl(dsl) => Ok(dsl.clone()),
+            SessionState::Document(Json::Object(document)) => {
+                let meta = prepared.interpreter.meta();
+                let state = persist::state_from_document(meta, &prepared.dsl, document);
+                Ok(persist::state_to_dsl(meta, &state, &prepared.dsl))
+            }
+            SessionState::Document(other) => {
+                Err(format!("the session's run state is not an object: {other}"))
+            }
+        }
     }
 
     fn count_tokens(&self, text: &str) -> usize {
@@ -319,17 +350,26 @@ impl TurnRunner for Programs {
 /// state it ends with is always saved.
 fn start<P: Program>(program: Arc<P>, turn: TurnStart, kind: ProgramKind) -> RunningTurn {
     let rng = Arc::new(Mutex::new(PyRandom::from_entropy()));
-    let (dsl, fresh, resume) = match turn.resume {
-        Some(Checkpoint { dsl, point, batch }) => {
+    let services = turn.services;
+    let (session, resume) = match (turn.resume, turn.begin) {
+        (Some(Checkpoint { dsl, point, batch }), _) => {
             let dsl = match dsl {
-                Json::Object(map) => map,
+                Json::Object(map) => Arc::new(map),
                 _ => turn.dsl,
             };
-            (dsl, false, Some((point, batch)))
+            let session = Session::new(program, dsl, services, rng, false);
+            (session, Some((point, batch)))
         }
-        None => (turn.dsl, turn.fresh, None),
+        (None, Begin::Document(document)) => {
+            let session = Session::from_document(program, turn.dsl, &document, services, rng);
+            (session, None)
+        }
+        (None, Begin::Dsl(dsl)) => (Session::new(program, dsl, services, rng, false), None),
+        (None, Begin::Canvas | Begin::Checkpoint(_)) => {
+            let session = Session::new(program, turn.dsl, services, rng, turn.fresh);
+            (session, None)
+        }
     };
-    let session = Session::new(program, dsl, turn.services, rng, fresh);
     let flag = session.cancel_flag();
     let (tx, rx) = mpsc::unbounded_channel::<TurnEvent>();
     let input = turn.input;
@@ -378,7 +418,7 @@ fn start<P: Program>(program: Arc<P>, turn: TurnStart, kind: ProgramKind) -> Run
             };
             let _ = tx.send(TurnEvent::Ended {
                 end,
-                dsl: session.save(),
+                state: session.save_document(),
             });
         }
         // The run span's parent is the request's span (and the caller's trace through it).

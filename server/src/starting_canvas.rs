@@ -7,8 +7,6 @@
 
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use crate::byte_lru::ByteLru;
 use crate::envelope::ApiError;
 use crate::store::{content_id, StartingCanvas};
@@ -32,19 +30,20 @@ struct Prepared {
 }
 
 impl StartingCanvases {
-    /// A new session's canvas from `dsl`, the agent's DSL. With `refuse_unbuildable`, a DSL RAGFlow
-    /// cannot build is refused as RAGFlow's API refuses it (`buildable.rs`).
+    /// A new session's canvas from `text`, the agent's DSL as stored (parsed only the first
+    /// time). With `refuse_unbuildable`, a DSL RAGFlow cannot build is refused as RAGFlow's API
+    /// refuses it (`buildable.rs`).
     pub(crate) async fn starting_canvas(
         &self,
         agent_id: &str,
-        dsl: Value,
+        text: &str,
         refuse_unbuildable: bool,
     ) -> Result<StartingCanvas, ApiError> {
-        let text = dsl.to_string();
-        let key = content_id(agent_id, &text);
+        let key = content_id(agent_id, text);
         let prepared = match self.0.get(&key) {
             Some(prepared) => prepared,
             None => {
+                let dsl = crate::store::parsed(text);
                 let unbuildable = crate::buildable::unbuildable(&dsl).await?;
                 let mut dsl = dsl;
                 canvasc_frontend::reset::reset(&mut dsl);

@@ -16,12 +16,14 @@ pub struct TurnRequest {
     pub tenant_id: String,
     pub agent_id: String,
     pub session_id: String,
-    /// The session's saved DSL, carrying the state of the previous turns.
-    pub dsl: Value,
-    /// Whether `dsl` comes from a released version (a compiled program may run it).
+    /// The canvas the session runs (its DSL reset as RAGFlow resets a new session's).
+    pub canvas: TurnCanvas,
+    /// The session's run state as its previous turns left it.
+    pub state: SessionState,
+    /// Whether the canvas is a released version's (a compiled program may run it).
     pub released: bool,
-    /// Whether `dsl` is a new session's (RAGFlow's `Canvas.reset()` applies) rather than a
-    /// saved one that continues.
+    /// Whether the session is new (RAGFlow's `Canvas.reset()` applies) rather than one that
+    /// continues.
     pub fresh: bool,
     pub query: String,
     /// Begin (or paused UserFillUp) form values: `{"name": {"value": …}}`.
@@ -43,6 +45,28 @@ pub struct TurnRequest {
     /// The tenant's default chat model (`PATCH /models/default`): what an LLM that names no
     /// model (an empty `llm_id`) runs with; `None`: the configuration's `[llm] default`.
     pub default_llm: Option<String>,
+}
+
+/// A session's canvas as a turn gets it: shared, and named by its content, so that a runner
+/// builds what it needs of a canvas (its program, its fingerprint) once per id and not once
+/// per turn.
+#[derive(Clone, Debug)]
+pub struct TurnCanvas {
+    /// Names the DSL's content: one id, one DSL. Empty: a canvas nobody keeps (built per turn).
+    pub id: String,
+    pub dsl: Arc<Value>,
+}
+
+/// Where a session's run state comes from.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum SessionState {
+    /// The canvas's own (a new session, or one whose turns left no state yet).
+    Canvas,
+    /// What the previous turn left ([`TurnEvent::Ended`]'s `state`), on the session's canvas.
+    Document(Value),
+    /// A whole session DSL holding its state (sessions stored before states were stored apart
+    /// from their canvas).
+    Dsl(Value),
 }
 
 /// Receives a run's checkpoints, on the run's task: it must not block (the server queues the
@@ -135,8 +159,10 @@ pub enum TurnEvent {
     /// One RAGFlow event (`workflow_started`, `message`, …) without the envelope keys the
     /// server adds (`message_id`, `session_id`, `task_id`, `created_at`).
     Event { event: String, data: Value },
-    /// The last item: how the turn ended and the DSL to save as the session's state.
-    Ended { end: TurnEnd, dsl: Value },
+    /// The last item: how the turn ended and the session's run state to save, apart from
+    /// its canvas (`null` when the run left none: an aborted run keeps the one it started
+    /// from).
+    Ended { end: TurnEnd, state: Value },
 }
 
 /// Stops a running turn at its next scheduling point; the turn then ends with RAGFlow's
@@ -176,6 +202,10 @@ pub enum DbTestFailure {
 pub trait TurnRunner: Send + Sync + 'static {
     /// Starts a turn; an error is a DSL that cannot run at all (RAGFlow's error text).
     fn start(&self, turn: TurnRequest) -> Result<RunningTurn, String>;
+
+    /// The session's DSL as RAGFlow stores it (`str(canvas)`): `canvas` with the run state
+    /// `state` written into it (the session objects of the API show it).
+    fn session_dsl(&self, canvas: &TurnCanvas, state: &SessionState) -> Result<Value, String>;
 
     /// Tokens in `text` for the OpenAI mode's usage (the host counts with cl100k_base, as
     /// RAGFlow does; this default counts words).

@@ -11,7 +11,9 @@ use canvasc::codegen::{self, UniqueNames};
 use canvasc_frontend::analyze;
 use canvasc_host::serve::Programs;
 use canvasc_host::worker::bundles::Bundles;
-use canvasc_server::turn::{ProgramKind, TurnEnd, TurnEvent, TurnRequest, TurnRunner};
+use canvasc_server::turn::{
+    ProgramKind, SessionState, TurnCanvas, TurnEnd, TurnEvent, TurnRequest, TurnRunner,
+};
 use canvasc_tests::reference::normalize;
 use canvasc_tests::workspace_root;
 use futures::StreamExt;
@@ -118,7 +120,11 @@ fn request(file: &str, released: bool, query: &str) -> TurnRequest {
         tenant_id: "t1".into(),
         agent_id: "a1".into(),
         session_id: "s1".into(),
-        dsl: serde_json::from_str(&text).expect("fixture is JSON"),
+        canvas: TurnCanvas {
+            id: file.into(),
+            dsl: Arc::new(serde_json::from_str(&text).expect("fixture is JSON")),
+        },
+        state: SessionState::Canvas,
         released,
         fresh: true,
         query: query.into(),
@@ -133,7 +139,7 @@ fn request(file: &str, released: bool, query: &str) -> TurnRequest {
     }
 }
 
-/// A whole turn: the program that ran it, its events (normalised), its end and saved DSL.
+/// A whole turn: the program that ran it, its events (normalised), its end and saved state.
 async fn turn(
     programs: &Programs,
     request: TurnRequest,
@@ -146,7 +152,9 @@ async fn turn(
             TurnEvent::Event { event, data } => {
                 seen.push(normalize(&json!({"event": event, "data": data})))
             }
-            TurnEvent::Ended { end, dsl } => return (running.program, seen, end, normalize(&dsl)),
+            TurnEvent::Ended { end, state } => {
+                return (running.program, seen, end, normalize(&state))
+            }
         }
     }
     panic!("the turn's events ended without its end");
@@ -157,15 +165,16 @@ async fn a_released_version_runs_in_its_bundles_worker_as_the_interpreter_runs_i
     let bundled = server(true);
     let plain = server(false);
     for (file, query) in [(CHAIN, "hello"), (CHAT, "Question: the capital of France?")] {
-        let (program, events, end, dsl) = turn(&bundled.programs, request(file, true, query)).await;
+        let (program, events, end, state) =
+            turn(&bundled.programs, request(file, true, query)).await;
         assert_eq!(program, ProgramKind::Compiled, "{file}");
-        let (expected_program, expected, expected_end, expected_dsl) =
+        let (expected_program, expected, expected_end, expected_state) =
             turn(&plain.programs, request(file, true, query)).await;
         assert_eq!(expected_program, ProgramKind::Interpreted);
         assert!(events.len() >= 3, "{file}: {events:?}");
         assert_eq!(events, expected, "{file}: the events differ");
         assert_eq!(end, expected_end, "{file}");
-        assert_eq!(dsl, expected_dsl, "{file}: the saved DSL differs");
+        assert_eq!(state, expected_state, "{file}: the saved state differs");
     }
     assert!(bundled.bundles.carries(&fingerprint_of(CHAIN)));
 }

@@ -8,7 +8,6 @@
 use super::process::WorkerProcess;
 use canvasc_engine::checkpoint::ENGINE_VERSION;
 use canvasc_server::turn::{RunningTurn, TurnRequest};
-use canvasc_value::Json;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -114,7 +113,6 @@ impl Bundles {
         &self,
         fingerprint: &str,
         turn: TurnRequest,
-        dsl: Json,
     ) -> Option<Result<RunningTurn, String>> {
         let bundle = lock(&self.index).by_fingerprint.get(fingerprint)?.clone();
         let worker = {
@@ -126,7 +124,7 @@ impl Bundles {
                 }),
             }
         };
-        Some(worker.and_then(|worker| worker.start(turn, dsl)))
+        Some(worker.and_then(|worker| worker.start(turn)))
     }
 
     /// Reads the directory: new and replaced bundles are described, removed ones forgotten.

@@ -8,7 +8,7 @@ use canvasc_server::turn::{
     CheckpointWriter, ProgramKind, RunningTurn, TurnEnd, TurnEvent, TurnRequest,
 };
 use canvasc_value::Json;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -34,6 +34,8 @@ pub struct WorkerProcess {
     next_id: AtomicU64,
     /// Cleared when the worker's output ends: no turn may start on it any more.
     alive: AtomicBool,
+    /// The canvases sent to the worker (it keeps each): a turn on one sends only its id.
+    canvases_sent: Mutex<HashSet<String>>,
 }
 
 impl WorkerProcess {
@@ -61,6 +63,7 @@ impl WorkerProcess {
             turns: Mutex::default(),
             next_id: AtomicU64::new(1),
             alive: AtomicBool::new(true),
+            canvases_sent: Mutex::default(),
         });
         tokio::spawn(async move {
             while let Some(line) = lines.recv().await {
@@ -99,17 +102,22 @@ impl WorkerProcess {
         self.alive.load(Ordering::Acquire)
     }
 
-    /// Starts `turn` (whose DSL, loaded by the server, is `dsl`) on this worker.
-    pub fn start(self: &Arc<Self>, turn: TurnRequest, dsl: Json) -> Result<RunningTurn, String> {
+    /// Starts `turn` on this worker.
+    pub fn start(self: &Arc<Self>, turn: TurnRequest) -> Result<RunningTurn, String> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (events, rx) = mpsc::unbounded_channel();
         let slot = Slot {
             events,
             checkpoints: turn.checkpoints.clone(),
         };
+        // Marked and queued under one lock: the line bringing a canvas goes before any that
+        // names it only.
+        let mut sent = lock(&self.canvases_sent);
+        let canvas_sent = sent.contains(&turn.canvas.id);
+        let canvas_id = turn.canvas.id.clone();
         let start = ToWorker::Start {
             id,
-            turn: Box::new(WireTurn::new(turn, dsl)),
+            turn: Box::new(WireTurn::new(turn, canvas_sent)),
         };
         let line = line(&start)?;
         {
@@ -124,6 +132,10 @@ impl WorkerProcess {
             turns.insert(id, slot);
         }
         let _ = self.to_worker.send(line);
+        if !canvas_id.is_empty() {
+            sent.insert(canvas_id);
+        }
+        drop(sent);
         let process = Arc::clone(self);
         let cancel = Arc::new(move || {
             if let Ok(line) = super::protocol::line(&ToWorker::Cancel { id }) {
@@ -173,10 +185,10 @@ impl WorkerProcess {
                     (writer.0)(Box::new(move || checkpoint));
                 }
             }
-            FromWorker::Ended { id, end, dsl } => {
+            FromWorker::Ended { id, end, state } => {
                 if let Some(slot) = lock(&self.turns).remove(&id) {
                     let end = TurnEnd::from(end);
-                    let _ = slot.events.send(TurnEvent::Ended { end, dsl });
+                    let _ = slot.events.send(TurnEvent::Ended { end, state });
                 }
             }
             FromWorker::Refused { id, error } => {
@@ -184,7 +196,7 @@ impl WorkerProcess {
                     let end = TurnEnd::Aborted(error);
                     let _ = slot.events.send(TurnEvent::Ended {
                         end,
-                        dsl: Json::Null,
+                        state: Json::Null,
                     });
                 }
             }
@@ -211,7 +223,7 @@ impl WorkerProcess {
         for slot in turns.into_values() {
             let _ = slot.events.send(TurnEvent::Ended {
                 end: TurnEnd::Aborted(reason.clone()),
-                dsl: Json::Null,
+                state: Json::Null,
             });
         }
     }

@@ -2,10 +2,11 @@
 //! stdin and stdout: one JSON object per line (compact JSON holds no raw newline), each naming
 //! the turn it is about, so that one worker runs many turns at once.
 
-use canvasc_server::turn::{TurnEnd, TurnRequest};
+use canvasc_server::turn::{SessionState, TurnCanvas, TurnEnd, TurnRequest};
 use canvasc_value::Json;
 use serde::{Deserialize, Serialize};
 use serde_json::Map;
+use std::sync::Arc;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
 /// The longest line either side reads: a turn's request carries the session's canvas and its
@@ -40,22 +41,25 @@ pub enum FromWorker {
         id: u64,
         checkpoint: Json,
     },
-    /// The last message of a turn.
+    /// The last message of a turn, with the session's run state it leaves.
     Ended {
         id: u64,
         end: WireEnd,
-        dsl: Json,
+        state: Json,
     },
 }
 
 /// [`TurnRequest`] as a worker receives it: the checkpoint writer becomes a flag (the worker
-/// sends its checkpoints back), and the turn is always a released version's.
+/// sends its checkpoints back), the turn is always a released version's, and the canvas comes
+/// once per worker (`canvas` is `None` when an earlier turn brought the canvas `canvas_id`).
 #[derive(Serialize, Deserialize)]
 pub struct WireTurn {
     pub tenant_id: String,
     pub agent_id: String,
     pub session_id: String,
-    pub dsl: Json,
+    pub canvas_id: String,
+    pub canvas: Option<Json>,
+    pub state: SessionState,
     pub fresh: bool,
     pub query: String,
     pub inputs: Option<Json>,
@@ -69,13 +73,15 @@ pub struct WireTurn {
 }
 
 impl WireTurn {
-    /// The wire form of `turn`, whose DSL is `dsl` (the server has loaded the request's).
-    pub fn new(turn: TurnRequest, dsl: Json) -> WireTurn {
+    /// The wire form of `turn`, with its canvas unless the worker has it (`canvas_sent`).
+    pub fn new(turn: TurnRequest, canvas_sent: bool) -> WireTurn {
         WireTurn {
             tenant_id: turn.tenant_id,
             agent_id: turn.agent_id,
             session_id: turn.session_id,
-            dsl,
+            canvas: (!canvas_sent).then(|| (*turn.canvas.dsl).clone()),
+            canvas_id: turn.canvas.id,
+            state: turn.state,
             fresh: turn.fresh,
             query: turn.query,
             inputs: turn.inputs,
@@ -89,16 +95,22 @@ impl WireTurn {
         }
     }
 
-    /// The request the worker's runner starts, with `checkpoints` as its writer.
+    /// The request the worker's runner starts, on `canvas` (this turn's, or the one an
+    /// earlier turn brought), with `checkpoints` as its writer.
     pub fn into_request(
         self,
+        canvas: Arc<Json>,
         checkpoints: Option<canvasc_server::turn::CheckpointWriter>,
     ) -> TurnRequest {
         TurnRequest {
             tenant_id: self.tenant_id,
             agent_id: self.agent_id,
             session_id: self.session_id,
-            dsl: self.dsl,
+            canvas: TurnCanvas {
+                id: self.canvas_id,
+                dsl: canvas,
+            },
+            state: self.state,
             released: true,
             fresh: self.fresh,
             query: self.query,
@@ -228,7 +240,7 @@ mod tests {
             line(&FromWorker::Ended {
                 id: 7,
                 end: WireEnd::Failed("boom".into()),
-                dsl: json!({}),
+                state: json!({}),
             })
             .unwrap(),
         );

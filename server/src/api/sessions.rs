@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use axum::extract::{Path, State};
 use serde_json::{json, Map, Value};
 
+use super::turn_start::session_canvas;
 use super::{add_times, agent_of};
 use crate::auth::Tenant;
 use crate::clock::{date_bound, new_id, now_ms};
@@ -12,6 +13,7 @@ use crate::envelope::{Answer, ApiError, Reply};
 use crate::request::{flag, paging, string, truthy, type_name, Body, Params};
 use crate::shared::AppRef;
 use crate::store::{NewSession, SessionFilter, SessionRecord};
+use crate::turn::SessionState;
 
 const DEFAULT_PROLOGUE: &str = "Hi! I'm your smart assistant. What can I do for you?";
 
@@ -79,7 +81,7 @@ fn reference_list(entry: &Value) -> Vec<Value> {
 
 /// A session as the list shows it: each assistant turn after the prologue carries its
 /// references, internal `prompt` fields are dropped.
-fn session_json(record: &SessionRecord, with_dsl: bool) -> Map<String, Value> {
+fn session_json(record: &SessionRecord, dsl: Option<Value>) -> Map<String, Value> {
     let state = &record.state;
     let references: Vec<Value> = state
         .get("reference")
@@ -116,8 +118,8 @@ fn session_json(record: &SessionRecord, with_dsl: bool) -> Map<String, Value> {
     object.insert("exp_user_id".into(), record.user_id.clone().into());
     object.insert("source".into(), record.source.clone().into());
     object.insert("message".into(), Value::from(messages));
-    if with_dsl {
-        object.insert("dsl".into(), field("dsl", json!({})));
+    if let Some(dsl) = dsl {
+        object.insert("dsl".into(), dsl);
     }
     object.insert("round".into(), field("round", json!(0)));
     object.insert("tokens".into(), field("tokens", json!(0)));
@@ -129,6 +131,21 @@ fn session_json(record: &SessionRecord, with_dsl: bool) -> Map<String, Value> {
     object
 }
 
+/// The session's `dsl` as RAGFlow stores it: rebuilt from its canvas and run state.
+async fn session_dsl(app: &AppRef, record: &SessionRecord) -> Result<Value, ApiError> {
+    let mut state = record.state.clone();
+    let (canvas, run_state) = session_canvas(app, &mut state).await?;
+    match run_state {
+        SessionState::Dsl(dsl) => Ok(dsl),
+        SessionState::Canvas if canvas.dsl.is_null() => Ok(json!({})),
+        SessionState::Canvas => Ok((*canvas.dsl).clone()),
+        document @ SessionState::Document(_) => app
+            .runner
+            .session_dsl(&canvas, &document)
+            .map_err(|e| ApiError::data(format!("The session's DSL cannot be shown: {e}"))),
+    }
+}
+
 /// `POST /api/v1/agents/{agent_id}/sessions`: a new session on the agent's draft DSL (or its
 /// newest released version with `release`), its run state reset, its transcript the prologue.
 pub(crate) async fn create(
@@ -138,23 +155,27 @@ pub(crate) async fn create(
     params: Params,
     body: Body,
 ) -> Answer {
-    let agent = agent_of(&app, &tenant, &agent_id, ApiError::no_access).await?;
+    let (_, draft) = app
+        .store
+        .agent_text(&tenant, &agent_id)
+        .await?
+        .ok_or_else(ApiError::no_access)?;
     let body = body.0;
     let release = truthy(body.get("release")) || params.get("release").is_some_and(flag);
     let (dsl, version_title) = if release {
-        let version = app
+        let (version, dsl) = app
             .store
-            .newest_release(&agent_id)
+            .version_text(&agent_id, None)
             .await?
             .ok_or_else(|| ApiError::data("No available published version"))?;
-        (version.dsl, Some(version.summary.title))
+        (dsl, Some(version.title))
     } else {
         let newest = app.store.newest_version_title(&agent_id).await?;
-        (agent.dsl, newest)
+        (draft, newest)
     };
     let canvas = app
         .starting_canvases
-        .starting_canvas(&agent_id, dsl, true)
+        .starting_canvas(&agent_id, &dsl, true)
         .await?;
     let user_id = match string(&body, "user_id")? {
         Some(user) => user,
@@ -189,7 +210,7 @@ pub(crate) async fn create(
         .await?
         .ok_or_else(session_not_found)?;
     Ok(Reply::raw(
-        json!({"code": 0, "data": session_json(&stored, true)}),
+        json!({"code": 0, "data": session_json(&stored, Some(session_dsl(&app, &stored).await?))}),
     ))
 }
 
@@ -239,10 +260,14 @@ pub(crate) async fn list(
     };
     let with_dsl = !matches!(params.get("dsl"), Some("false" | "False"));
     let (sessions, total) = app.store.sessions(&agent_id, &filter).await?;
-    let list: Vec<Value> = sessions
-        .iter()
-        .map(|s| Value::Object(session_json(s, with_dsl)))
-        .collect();
+    let mut list = Vec::with_capacity(sessions.len());
+    for session in &sessions {
+        let dsl = match with_dsl {
+            true => Some(session_dsl(&app, session).await?),
+            false => None,
+        };
+        list.push(Value::Object(session_json(session, dsl)));
+    }
     Ok(Reply::raw(
         json!({"code": 0, "message": "success", "total": total, "data": list}),
     ))
@@ -261,7 +286,7 @@ pub(crate) async fn get(
         .session(&agent_id, &session_id)
         .await?
         .ok_or_else(session_not_found)?;
-    let mut object = session_json(&session, true);
+    let mut object = session_json(&session, Some(session_dsl(&app, &session).await?));
     object.insert("dialog_id".into(), session.agent_id.clone().into());
     Ok(Reply::success(Value::Object(object)))
 }

@@ -9,9 +9,10 @@ use crate::run::resume::{Found, Orphan};
 use crate::run::{self, Launched, Out, TurnContext};
 use crate::shared::AppRef;
 use crate::sse::PROGRAM_HEADER;
+use crate::store::session_state;
 use crate::store::NewSession;
 use crate::telemetry::metrics::{self, CancelStamp};
-use crate::turn::TurnRequest;
+use crate::turn::{SessionState, TurnCanvas, TurnRequest};
 use axum::http::HeaderValue;
 use axum::response::Response;
 use base64::Engine as _;
@@ -114,12 +115,12 @@ pub(crate) async fn begin(
             (id, None)
         }
         None => {
-            let agent = app
+            let (agent, draft) = app
                 .store
-                .agent(tenant, agent_id)
+                .agent_text(tenant, agent_id)
                 .await?
                 .ok_or_else(ApiError::no_access)?;
-            if agent.summary.canvas_type == "dataflow_canvas" {
+            if agent.canvas_type == "dataflow_canvas" {
                 return Err(ApiError::data(
                     "This agent is an ingestion pipeline (dataflow canvas); canvasc serve runs agent canvases only.",
                 ));
@@ -128,27 +129,27 @@ pub(crate) async fn begin(
             let pinned = string(body, "version_id")?.filter(|v| !v.is_empty());
             let release = pinned.is_some() || truthy(body.get("release"));
             let (dsl, version_title) = if let Some(version_id) = pinned {
-                let version = app
+                let (version, dsl) = app
                     .store
-                    .version(agent_id, &version_id)
+                    .version_text(agent_id, Some(&version_id))
                     .await?
                     .ok_or_else(|| ApiError::data("Version not found."))?;
-                if !version.summary.released {
+                if !version.released {
                     return Err(ApiError::data(format!(
                         "Version {version_id} is not released; only a released version can be run by its id."
                     )));
                 }
-                (version.dsl, Some(version.summary.title))
+                (dsl, Some(version.title))
             } else if release {
-                let version = app
+                let (version, dsl) = app
                     .store
-                    .newest_release(agent_id)
+                    .version_text(agent_id, None)
                     .await?
                     .ok_or_else(|| ApiError::data("No available published version"))?;
-                (version.dsl, Some(version.summary.title))
+                (dsl, Some(version.title))
             } else {
                 let newest = app.store.newest_version_title(agent_id).await?;
-                (agent.dsl, newest)
+                (draft, newest)
             };
             // RAGFlow builds the canvas before it stores the session; the OpenAI-compatible
             // route builds it inside the answer, which then says `**ERROR**: <why>` (as the
@@ -156,7 +157,7 @@ pub(crate) async fn begin(
             let refuse = matches!(mode, Mode::Native { .. });
             let canvas = app
                 .starting_canvases
-                .starting_canvas(agent_id, dsl, refuse)
+                .starting_canvas(agent_id, &dsl, refuse)
                 .await?;
             let user = user_given.clone().unwrap_or_else(|| tenant.to_string());
             let name = match string(body, "name")? {
@@ -333,12 +334,15 @@ async fn start_turn(
             }
         }
     }
-    // The run owns the DSL; the state the turn is saved into gets the run's DSL back at its
+    // The run owns the run state; the state the turn is saved into gets the run's back at its
     // end (or the stored one, when the run aborts), so a long run holds one copy, not two.
-    let dsl = state
-        .get_mut("dsl")
-        .map(std::mem::take)
-        .unwrap_or(Value::Null);
+    let (canvas, run_state) = match session_canvas(app, &mut state).await {
+        Ok(both) => both,
+        Err(e) => {
+            app.coord.give_back(&lease).await;
+            return Err(e);
+        }
+    };
     let (checkpoints, checkpoints_written, recorded) =
         run::resume::writer(app, &message_id, session_id, &user);
     let round = state.get("round").and_then(Value::as_i64).unwrap_or(0);
@@ -361,7 +365,8 @@ async fn start_turn(
         tenant_id: tenant.to_string(),
         agent_id: agent_id.to_string(),
         session_id: session_id.to_string(),
-        dsl,
+        canvas: canvas.clone(),
+        state: run_state,
         released: state
             .get("released")
             .is_some_and(|r| r == &Value::Bool(true)),
@@ -419,12 +424,37 @@ async fn start_turn(
         record,
         created_at: started_at / 1000,
         state,
+        canvas,
         return_trace: turn.return_trace,
         cancel_stamp,
         lease,
         checkpoints_written,
     };
     Ok(run::launch(app.clone(), ctx, running))
+}
+
+/// The canvas a session runs and its run state, taken out of the working `state`. A session
+/// stored with its whole DSL and no canvas (before canvases were stored apart) runs that DSL
+/// as its canvas, built for this turn only.
+pub(crate) async fn session_canvas(
+    app: &AppRef,
+    state: &mut Value,
+) -> Result<(TurnCanvas, SessionState), ApiError> {
+    let run_state = session_state::take_run_state(state);
+    let canvas = match session_state::canvas_of(state) {
+        Some(id) => TurnCanvas {
+            id: id.to_string(),
+            dsl: app.store.canvas(id).await?,
+        },
+        None => TurnCanvas {
+            id: String::new(),
+            dsl: std::sync::Arc::new(match &run_state {
+                SessionState::Dsl(dsl) => dsl.clone(),
+                _ => Value::Null,
+            }),
+        },
+    };
+    Ok((canvas, run_state))
 }
 
 /// Finishes a run whose replica died before the session's next question runs: it goes on

@@ -16,9 +16,10 @@ use tokio::sync::mpsc;
 use crate::clock::now_ms;
 use crate::coord::{Lease, RunRecord, RunStatus};
 use crate::shared::AppRef;
+use crate::store::session_state;
 use crate::store::{RunLog, StoreError};
 use crate::telemetry::metrics::CancelStamp;
-use crate::turn::{ProgramKind, RunningTurn, TurnEnd, TurnEvent};
+use crate::turn::{ProgramKind, RunningTurn, SessionState, TurnCanvas, TurnEnd, TurnEvent};
 use summary::Summary;
 
 /// Frames waiting for a slow client; the run itself never waits for the client.
@@ -41,9 +42,11 @@ pub(crate) struct TurnContext {
     pub record: RunRecord,
     /// Run start, seconds (every frame's `created_at`).
     pub created_at: i64,
-    /// The session's stored state with this turn's user message appended; its `dsl` is the
-    /// run's (taken out, `null` here) until the turn ends.
+    /// The session's stored state with this turn's user message appended; its run state is
+    /// the run's (taken out) until the turn ends.
     pub state: Value,
+    /// The canvas the session runs.
+    pub canvas: TurnCanvas,
     /// Every `node_finished` carries the trace so far (`return_trace`).
     pub return_trace: bool,
     /// When the turn's cancel handle was first called (cancel latency).
@@ -100,7 +103,7 @@ async fn drive(app: AppRef, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
     let mut client_gone = false;
     // Whether a cancel was asked for before the run's `workflow_finished` reached the driver.
     let mut cancelled_before_finish = None;
-    let (end, dsl) = loop {
+    let (end, run_state) = loop {
         let next = if client_gone {
             events.next().await
         } else {
@@ -140,7 +143,7 @@ async fn drive(app: AppRef, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
                     client_gone = true;
                 }
             }
-            Some(TurnEvent::Ended { end, dsl }) => break (end, Some(dsl)),
+            Some(TurnEvent::Ended { end, state }) => break (end, Some(state)),
             // The engine's task ended without a word: it panicked.
             None => {
                 break (
@@ -154,14 +157,17 @@ async fn drive(app: AppRef, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
         &end,
         cancelled_before_finish.unwrap_or_else(|| ctx.cancel_stamp.get().is_some()),
     );
-    // The run took the session's DSL. An aborted run keeps the one it started from, as
+    // The run took the session's run state. An aborted run keeps the one it started from, as
     // stored (its engine may give none back, or one cut short).
-    let dsl = match dsl {
-        Some(dsl) if !matches!(end, TurnEnd::Aborted(_)) => Ok(dsl),
-        _ => stored_dsl(&app, &ctx).await,
+    let run_state = match run_state {
+        Some(document) if !matches!(end, TurnEnd::Aborted(_)) && !document.is_null() => {
+            saved_form(&app, &ctx, document)
+        }
+        _ => stored_run_state(&app, &ctx).await,
     };
     let mut state = std::mem::take(&mut ctx.state);
-    let stored = dsl.map(|dsl| next_state(&mut state, &ctx, &end, cancelled, dsl, &summary));
+    let stored = run_state
+        .map(|run_state| next_state(&mut state, &ctx, &end, cancelled, run_state, &summary));
     let log = RunLog {
         message_id: ctx.message_id.clone(),
         agent_id: ctx.agent_id.clone(),
@@ -250,13 +256,13 @@ fn next_state(
     ctx: &TurnContext,
     end: &TurnEnd,
     cancelled: bool,
-    dsl: Value,
+    run_state: SessionState,
     summary: &Summary,
 ) {
+    session_state::put_run_state(state, run_state);
     let Some(object) = state.as_object_mut() else {
         return;
     };
-    object.insert("dsl".into(), dsl);
     let error = match end {
         TurnEnd::Failed(e) | TurnEnd::Aborted(e) => Value::String(e.clone()),
         _ if cancelled => Value::String(CANCELED.into()),
@@ -304,12 +310,30 @@ fn next_state(
     object.insert("duration".into(), duration.into());
 }
 
-/// The DSL the session's stored state holds (what an aborted turn started from).
-async fn stored_dsl(app: &AppRef, ctx: &TurnContext) -> Result<Value, StoreError> {
+/// The run state the session's stored state holds (what an aborted turn started from).
+async fn stored_run_state(app: &AppRef, ctx: &TurnContext) -> Result<SessionState, StoreError> {
     let record = app.store.session(&ctx.agent_id, &ctx.session_id).await?;
-    record
-        .and_then(|r| r.state.get("dsl").cloned())
-        .ok_or_else(|| StoreError::missing(&format!("session {}", ctx.session_id)))
+    let mut state = record
+        .map(|r| r.state)
+        .ok_or_else(|| StoreError::missing(&format!("session {}", ctx.session_id)))?;
+    Ok(session_state::take_run_state(&mut state))
+}
+
+/// A run's state `document` in the form the session stores: as it is beside the session's
+/// canvas, and written into a whole DSL for a session stored without one.
+fn saved_form(
+    app: &AppRef,
+    ctx: &TurnContext,
+    document: Value,
+) -> Result<SessionState, StoreError> {
+    let document = SessionState::Document(document);
+    if !ctx.canvas.id.is_empty() {
+        return Ok(document);
+    }
+    app.runner
+        .session_dsl(&ctx.canvas, &document)
+        .map(SessionState::Dsl)
+        .map_err(|e| StoreError::public(format!("the session's DSL could not be written: {e}")))
 }
 
 /// Replaces the last item of the list at `key` (appends when the list is empty or missing).

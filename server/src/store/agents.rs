@@ -3,7 +3,7 @@
 use serde_json::Value;
 use sqlx::any::AnyRow;
 
-use super::{int, json, opt_text, text, Store, StoreError};
+use super::{int, opt_text, text, Store, StoreError};
 
 /// An agent with its DSL and its owner's nickname.
 #[derive(Clone, Debug)]
@@ -136,6 +136,22 @@ impl Store {
 
     /// The agent `id` if it belongs to `tenant_id`: other tenants' agents do not exist here.
     pub async fn agent(&self, tenant_id: &str, id: &str) -> Result<Option<Agent>, StoreError> {
+        Ok(self
+            .agent_text(tenant_id, id)
+            .await?
+            .map(|(summary, dsl)| Agent {
+                summary,
+                dsl: super::parsed(&dsl),
+            }))
+    }
+
+    /// [`Store::agent`] with its DSL as stored, for a caller that keeps what it builds from a
+    /// DSL by its text and parses it only to build.
+    pub async fn agent_text(
+        &self,
+        tenant_id: &str,
+        id: &str,
+    ) -> Result<Option<(AgentSummary, String)>, StoreError> {
         let q = format!(
             "SELECT {SUMMARY_COLUMNS}, a.dsl FROM agents a JOIN users u ON u.id = a.user_id \
              WHERE a.id = ? AND a.user_id = ?"
@@ -146,13 +162,8 @@ impl Store {
             .bind(tenant_id)
             .fetch_optional(&self.pool)
             .await?;
-        row.map(|row| {
-            Ok(Agent {
-                summary: AgentSummary::from_row(&row)?,
-                dsl: json(&row, "dsl")?,
-            })
-        })
-        .transpose()
+        row.map(|row| Ok((AgentSummary::from_row(&row)?, text(&row, "dsl")?)))
+            .transpose()
     }
 
     /// Whether the agent `id` belongs to `tenant_id`, without reading it.

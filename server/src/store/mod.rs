@@ -16,7 +16,7 @@ mod invitations;
 mod migrations;
 mod run_logs;
 mod runs;
-mod session_state;
+pub(crate) mod session_state;
 mod sessions;
 mod sole;
 mod turns;
@@ -86,7 +86,6 @@ impl fmt::Display for StoreError {
 impl std::error::Error for StoreError {}
 
 impl StoreError {
-    /// A failure worded by the server, which a client may read.
     /// The same failure again, for each of several callers it failed.
     pub(crate) fn same(&self) -> StoreError {
         StoreError {
@@ -95,7 +94,8 @@ impl StoreError {
         }
     }
 
-    fn public(text: String) -> StoreError {
+    /// A failure worded by the server, which a client may read.
+    pub(crate) fn public(text: String) -> StoreError {
         StoreError {
             text,
             internal: false,
@@ -318,7 +318,12 @@ fn int(row: &AnyRow, column: &str) -> Result<i64, StoreError> {
 /// A JSON document stored as text; a row that holds no JSON reads as null rather than failing
 /// the whole listing.
 fn json(row: &AnyRow, column: &str) -> Result<serde_json::Value, StoreError> {
-    Ok(serde_json::from_str(&text(row, column)?).unwrap_or(serde_json::Value::Null))
+    Ok(parsed(&text(row, column)?))
+}
+
+/// A stored JSON text as a value (`null` when it is not JSON, as a column read with [`json`]).
+pub(crate) fn parsed(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap_or(serde_json::Value::Null)
 }
 
 #[cfg(test)]

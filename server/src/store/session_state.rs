@@ -1,100 +1,144 @@
 //! A session's state as the server works with it, and as its row stores it.
 //!
-//! The server works with RAGFlow's form: one JSON document holding the transcript, the
-//! counters and `dsl`, the session's canvas with its run state. The row stores the canvas by
-//! reference instead: its `canvas_id` column names the canvas the session started from
-//! (`canvases.rs`), and the document holds `dsl_patch`, an RFC 6902 patch taking that canvas to
-//! the session's DSL, so a row grows with what the session's runs did, not with the canvas.
-//! Rows written before canvases were stored apart keep their `dsl` and no `canvas_id`, and
-//! are read and written as they are.
+//! The server works with RAGFlow's session document (transcript, references, counters) less
+//! its `dsl`: the row's `canvas_id` column names the canvas the session runs (`canvases.rs`),
+//! and `run_state` holds what its turns left, apart from the canvas (the engine's state
+//! document). So a row grows with what the session's runs did, not with its canvas, and a turn
+//! neither rebuilds nor compares the whole DSL; the API rebuilds RAGFlow's `dsl` from the two
+//! when it shows a session.
+//!
+//! Rows written earlier are read as they are: a DSL patch against the canvas (`dsl_patch`)
+//! becomes the session's whole `dsl`, and rows with no canvas keep theirs. A turn then saves
+//! such a session in the current form when it has a canvas, and as a whole DSL otherwise.
 
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
 use super::StoreError;
+use crate::turn::SessionState;
 
 /// The key of the working state naming the session's canvas (never stored in the document:
 /// the row's `canvas_id` holds it).
 pub(crate) const CANVAS_KEY: &str = "canvas_id";
 
-/// The stored document of `state` (working form): `dsl` becomes `dsl_patch` against `base`, the
-/// canvas its `canvas_id` names. Without a canvas the state is stored as it is.
+/// The key of the session's run state apart from its canvas.
+pub(crate) const RUN_STATE_KEY: &str = "run_state";
+
+/// The stored document of `state` (working form). A session that still holds a whole DSL and
+/// has a canvas (`base`) stores it as `dsl_patch` against that canvas; otherwise the state is
+/// stored as it is, less its canvas id.
 pub(super) fn stored(state: &Value, base: Option<&Value>) -> String {
-    match (state, base) {
-        (Value::Object(state), Some(base)) => {
-            let patch = match state.get("dsl") {
-                Some(dsl) => json_patch::diff(base, dsl),
-                None => json_patch::Patch(Vec::new()),
-            };
-            serde_json::to_string(&Patched {
-                state,
-                patch: &patch,
-            })
-            .unwrap_or_else(|_| Value::Object(state.clone()).to_string())
-        }
-        _ => state.to_string(),
-    }
+    let Value::Object(state) = state else {
+        return state.to_string();
+    };
+    let patch = match (state.get("dsl"), base) {
+        (Some(dsl), Some(base)) => Some(json_patch::diff(base, dsl)),
+        _ => None,
+    };
+    serde_json::to_string(&Stored {
+        state,
+        patch: patch.as_ref(),
+    })
+    .unwrap_or_else(|_| Value::Object(state.clone()).to_string())
+}
+
+/// Whether storing `state` needs its canvas (it holds a whole DSL, stored as a patch).
+pub(super) fn stored_as_patch(state: &Value) -> bool {
+    state.get("dsl").is_some() && canvas_of(state).is_some()
 }
 
 /// The canvas id a working state names.
-pub(super) fn canvas_of(state: &Value) -> Option<&str> {
+pub(crate) fn canvas_of(state: &Value) -> Option<&str> {
     state.get(CANVAS_KEY).and_then(Value::as_str)
 }
 
-/// The working state of a stored document: `canvas` (the row's canvas and its id) patched by
-/// the document's `dsl_patch` becomes its `dsl`.
-pub(super) fn working(
-    session: &str,
-    text: &str,
-    canvas: Option<(&str, &Value)>,
-) -> Result<Value, StoreError> {
-    let mut state: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-    let (Some((id, base)), Value::Object(object)) = (canvas, &mut state) else {
-        return Ok(state);
-    };
-    let patch = object
-        .remove("dsl_patch")
-        .unwrap_or(Value::Array(Vec::new()));
-    let patch: json_patch::Patch = serde_json::from_value(patch).map_err(|e| {
-        StoreError::public(format!(
-            "storage: session {session}'s DSL patch is unreadable: {e}"
-        ))
-    })?;
-    let mut dsl = base.clone();
-    json_patch::patch(&mut dsl, &patch).map_err(|e| {
-        StoreError::public(format!(
-            "storage: session {session}'s DSL patch does not apply to its canvas {id}: {e}"
-        ))
-    })?;
-    object.insert("dsl".into(), dsl);
-    object.insert(CANVAS_KEY.into(), Value::String(id.to_string()));
-    Ok(state)
+/// Whether the stored document `state` is a DSL patch (reading it needs its canvas).
+pub(super) fn is_patch(state: &Value) -> bool {
+    state.get("dsl_patch").is_some()
 }
 
-/// A working state serialized as stored: `dsl_patch` where `dsl` was, no canvas id.
-struct Patched<'a> {
+/// Makes the stored document `state` the working state of a session whose canvas is
+/// `canvas_id`: a DSL patch is applied to `base` (that canvas, which it then needs) as the
+/// session's `dsl`.
+pub(super) fn working(
+    session: &str,
+    state: &mut Value,
+    canvas_id: &str,
+    base: Option<&Value>,
+) -> Result<(), StoreError> {
+    let Value::Object(object) = state else {
+        return Ok(());
+    };
+    if let Some(patch) = object.remove("dsl_patch") {
+        let base = base.ok_or_else(|| StoreError::missing(&format!("canvas {canvas_id}")))?;
+        let patch: json_patch::Patch = serde_json::from_value(patch).map_err(|e| {
+            StoreError::public(format!(
+                "storage: session {session}'s DSL patch is unreadable: {e}"
+            ))
+        })?;
+        let mut dsl = base.clone();
+        json_patch::patch(&mut dsl, &patch).map_err(|e| {
+            StoreError::public(format!(
+                "storage: session {session}'s DSL patch does not apply to its canvas {canvas_id}: {e}"
+            ))
+        })?;
+        object.insert("dsl".into(), dsl);
+    }
+    object.insert(CANVAS_KEY.into(), Value::String(canvas_id.to_string()));
+    Ok(())
+}
+
+/// Takes the session's run state out of its working state: for the run, which gives it back
+/// changed at its end ([`put_run_state`]).
+pub(crate) fn take_run_state(state: &mut Value) -> SessionState {
+    let Value::Object(object) = state else {
+        return SessionState::Canvas;
+    };
+    if let Some(dsl) = object.remove("dsl") {
+        return SessionState::Dsl(dsl);
+    }
+    match object.remove(RUN_STATE_KEY) {
+        Some(Value::Null) | None => SessionState::Canvas,
+        Some(document) => SessionState::Document(document),
+    }
+}
+
+/// Puts a run state into a working state, where [`take_run_state`] finds it.
+pub(crate) fn put_run_state(state: &mut Value, run_state: SessionState) {
+    let Value::Object(object) = state else {
+        return;
+    };
+    object.remove("dsl");
+    object.remove(RUN_STATE_KEY);
+    match run_state {
+        SessionState::Canvas => {}
+        SessionState::Document(document) => {
+            object.insert(RUN_STATE_KEY.into(), document);
+        }
+        SessionState::Dsl(dsl) => {
+            object.insert("dsl".into(), dsl);
+        }
+    }
+}
+
+/// A working state serialized as stored: no canvas id, and `dsl_patch` where a whole `dsl`
+/// was when there is a patch.
+struct Stored<'a> {
     state: &'a Map<String, Value>,
     /// Serialized as it is: its operations hold the values the runs set, and a copy of a
     /// large output (a spreadsheet's rows) would cost as much again.
-    patch: &'a json_patch::Patch,
+    patch: Option<&'a json_patch::Patch>,
 }
 
-impl Serialize for Patched<'_> {
+impl Serialize for Stored<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
-        let mut patched = false;
         for (key, value) in self.state {
-            match key.as_str() {
-                CANVAS_KEY => {}
-                "dsl" => {
-                    map.serialize_entry("dsl_patch", self.patch)?;
-                    patched = true;
-                }
+            match (key.as_str(), self.patch) {
+                (CANVAS_KEY, _) => {}
+                ("dsl", Some(patch)) => map.serialize_entry("dsl_patch", patch)?,
                 _ => map.serialize_entry(key, value)?,
             }
-        }
-        if !patched {
-            map.serialize_entry("dsl_patch", self.patch)?;
         }
         map.end()
     }
@@ -102,7 +146,8 @@ impl Serialize for Patched<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::{stored, working, CANVAS_KEY};
+    use super::{put_run_state, stored, take_run_state, working, CANVAS_KEY};
+    use crate::turn::SessionState;
     use serde_json::{json, Value};
 
     fn canvas() -> Value {
@@ -118,55 +163,62 @@ mod tests {
         })
     }
 
+    fn read(text: &str, base: Option<&Value>) -> Value {
+        let mut state: Value = serde_json::from_str(text).unwrap();
+        working("s1", &mut state, "c1", base).unwrap();
+        state
+    }
+
     #[test]
-    fn a_session_row_holds_what_its_runs_changed_and_reads_back_whole() {
+    fn a_session_row_holds_its_run_state_and_no_canvas() {
+        let run_state = json!({"components": {"Message:Say": {"outputs": {"content": {"value": "hi"}}}},
+            "history": [["user", "hello"]], "path": ["begin", "Message:Say"]});
+        let mut state = json!({"message": [{"role": "user", "content": "hello"}],
+            "reference": [], "round": 1, "errors": null, CANVAS_KEY: "c1"});
+        put_run_state(&mut state, SessionState::Document(run_state.clone()));
+
+        let text = stored(&state, None);
+        let document: Value = serde_json::from_str(&text).unwrap();
+        let keys: Vec<&String> = document.as_object().unwrap().keys().collect();
+        assert_eq!(
+            keys,
+            ["message", "reference", "round", "errors", "run_state"]
+        );
+        let mut back = read(&text, None);
+        assert_eq!(back, state);
+        assert_eq!(take_run_state(&mut back), SessionState::Document(run_state));
+        assert_eq!(take_run_state(&mut back), SessionState::Canvas);
+    }
+
+    #[test]
+    fn a_row_stored_as_a_dsl_patch_reads_back_whole_and_is_stored_so_again() {
         let mut dsl = canvas();
         dsl["history"] = json!([["user", "hello"], ["assistant", "hi"]]);
-        dsl["path"] = json!(["begin", "Message:Say"]);
-        dsl["globals"]["sys.query"] = json!("hello");
         dsl["components"]["Message:Say"]["obj"]["params"]["outputs"]["content"]["value"] =
             json!("hi");
-        let state = json!({"message": [{"role": "user", "content": "hello"}],
-            "reference": [], "dsl": dsl, "round": 1, "errors": null, CANVAS_KEY: "c1"});
-
+        let state = json!({"message": [], "dsl": dsl, "round": 1, CANVAS_KEY: "c1"});
         let text = stored(&state, Some(&canvas()));
-        let document: Value = serde_json::from_str(&text).unwrap();
-        assert!(document.get("dsl").is_none(), "{text}");
-        assert!(document.get(CANVAS_KEY).is_none(), "{text}");
         assert!(
             !text.contains("\"content\":[\"hi\"]"),
             "the canvas itself is not copied: {text}"
         );
-        let keys: Vec<&String> = document.as_object().unwrap().keys().collect();
-        assert_eq!(
-            keys,
-            ["message", "reference", "dsl_patch", "round", "errors"]
-        );
-
-        assert_eq!(
-            working("s1", &text, Some(("c1", &canvas()))).unwrap(),
-            state
-        );
-    }
-
-    #[test]
-    fn a_fresh_session_stores_an_empty_patch() {
-        let state = json!({"message": [], "dsl": canvas(), CANVAS_KEY: "c1"});
-        let text = stored(&state, Some(&canvas()));
-        assert_eq!(text, r#"{"message":[],"dsl_patch":[]}"#);
+        assert!(text.contains("dsl_patch"), "{text}");
+        assert_eq!(read(&text, Some(&canvas())), state);
+        let mut back = read(&text, Some(&canvas()));
+        assert_eq!(take_run_state(&mut back), SessionState::Dsl(dsl));
     }
 
     #[test]
     fn a_row_without_a_canvas_is_read_and_written_as_it_is() {
         let state = json!({"message": [], "dsl": canvas()});
         let text = stored(&state, None);
-        assert_eq!(working("s1", &text, None).unwrap(), state);
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), state);
     }
 
     #[test]
     fn a_patch_that_does_not_apply_is_an_error_naming_the_session_and_canvas() {
-        let text = r#"{"dsl_patch":[{"op":"replace","path":"/nowhere/deep","value":1}]}"#;
-        let error = working("s1", text, Some(("c1", &canvas()))).unwrap_err();
+        let mut state = json!({"dsl_patch":[{"op":"replace","path":"/nowhere/deep","value":1}]});
+        let error = working("s1", &mut state, "c1", Some(&canvas())).unwrap_err();
         assert!(
             error.for_client().contains("session s1") && error.for_client().contains("c1"),
             "{}",

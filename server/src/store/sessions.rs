@@ -1,7 +1,7 @@
-//! Agent sessions. Everything a turn changes (transcript, references, the session's DSL with
-//! its run state, counters) is one JSON document in `state`, so saving a turn is one `UPDATE`:
-//! a crash leaves the previous turn or the next one, never half of one. The DSL is stored as a
-//! patch against the canvas the session started from (`session_state.rs`).
+//! Agent sessions. Everything a turn changes (transcript, references, the session's run state,
+//! counters) is one JSON document in `state`, so saving a turn is one `UPDATE`: a crash leaves
+//! the previous turn or the next one, never half of one. The run state is stored apart from
+//! the canvas the session runs (`session_state.rs`).
 
 use serde_json::Value;
 use sqlx::any::AnyRow;
@@ -21,18 +21,17 @@ pub struct NewSession {
     pub name: String,
     pub source: String,
     pub version_title: Option<String>,
-    /// The state without its DSL: the DSL is `canvas`'s.
+    /// The state without a run state: the session starts from `canvas`'s.
     pub state: Value,
     pub canvas: StartingCanvas,
     pub create_time: i64,
 }
 
 impl NewSession {
-    /// The state a turn works with: `state` holding the canvas's DSL, and naming the canvas.
+    /// The state a turn works with: `state` naming the canvas.
     pub fn working_state(&self) -> Value {
         let mut state = self.state.clone();
         if let Value::Object(object) = &mut state {
-            object.insert("dsl".into(), (*self.canvas.dsl).clone());
             object.insert(CANVAS_KEY.into(), Value::String(self.canvas.id.clone()));
         }
         state
@@ -73,19 +72,17 @@ const COLUMNS: &str =
     "id, agent_id, user_id, name, source, version_title, state, canvas_id, create_time, update_time";
 
 impl Store {
-    /// A session row in the form turns work with (its DSL whole).
+    /// A session row in the form turns work with.
     async fn session_record(&self, row: &AnyRow) -> Result<SessionRecord, StoreError> {
         let id = text(row, "id")?;
-        let canvas_id = opt_text(row, "canvas_id")?;
-        let canvas = match &canvas_id {
-            Some(canvas_id) => Some(self.canvas(canvas_id).await?),
-            None => None,
-        };
-        let state = session_state::working(
-            &id,
-            &text(row, "state")?,
-            canvas_id.as_deref().zip(canvas.as_deref()),
-        )?;
+        let mut state: Value = serde_json::from_str(&text(row, "state")?).unwrap_or(Value::Null);
+        if let Some(canvas_id) = opt_text(row, "canvas_id")? {
+            let base = match session_state::is_patch(&state) {
+                true => Some(self.canvas(&canvas_id).await?),
+                false => None,
+            };
+            session_state::working(&id, &mut state, &canvas_id, base.as_deref())?;
+        }
         Ok(SessionRecord {
             id,
             agent_id: text(row, "agent_id")?,
@@ -99,11 +96,11 @@ impl Store {
         })
     }
 
-    /// The document `state` (working form) is stored as, with the canvas it names.
+    /// The document `state` (working form) is stored as.
     pub(super) async fn stored_state(&self, state: &Value) -> Result<String, StoreError> {
         let base = match session_state::canvas_of(state) {
-            Some(id) => Some(self.canvas(id).await?),
-            None => None,
+            Some(id) if session_state::stored_as_patch(state) => Some(self.canvas(id).await?),
+            _ => None,
         };
         Ok(session_state::stored(state, base.as_deref()))
     }
@@ -134,7 +131,7 @@ impl Store {
     ) -> Result<(), StoreError> {
         let store = self.clone();
         // Owned for the writer; the state is written as text once, never copied as a tree.
-        let state = session_state::stored(&session.state, Some(&session.canvas.dsl));
+        let state = session_state::stored(&session.state, None);
         let (session, fence) = (session.clone(), fence.to_string());
         self.write(job(move |conn| {
             Box::pin(async move {

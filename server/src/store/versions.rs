@@ -150,16 +150,41 @@ impl Store {
     }
 
     pub async fn version(&self, agent_id: &str, id: &str) -> Result<Option<Version>, StoreError> {
+        let row = self.version_row(agent_id, Some(id)).await?;
+        row.as_ref().map(Version::from_row).transpose()
+    }
+
+    /// Version `id` of `agent_id` (the newest released one without an id): its summary and
+    /// its DSL as stored, for a caller that parses it only to build from it.
+    pub async fn version_text(
+        &self,
+        agent_id: &str,
+        id: Option<&str>,
+    ) -> Result<Option<(VersionSummary, String)>, StoreError> {
+        let row = self.version_row(agent_id, id).await?;
+        row.map(|row| Ok((VersionSummary::from_row(&row)?, text(&row, "dsl")?)))
+            .transpose()
+    }
+
+    /// Version `id`'s row, or the newest released one's.
+    async fn version_row(
+        &self,
+        agent_id: &str,
+        id: Option<&str>,
+    ) -> Result<Option<AnyRow>, StoreError> {
+        let which = match id {
+            Some(_) => "AND id = ?",
+            None => "AND released = 1 ORDER BY create_time DESC, id DESC LIMIT 1",
+        };
         let q = format!(
-            "SELECT {COLUMNS}, description, dsl FROM agent_versions WHERE agent_id = ? AND id = ?"
+            "SELECT {COLUMNS}, description, dsl FROM agent_versions WHERE agent_id = ? {which}"
         );
         let q = self.sql(&q);
-        let row = sqlx::query(&q)
-            .bind(agent_id)
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(Version::from_row).transpose()
+        let mut query = sqlx::query(&q).bind(agent_id);
+        if let Some(id) = id {
+            query = query.bind(id);
+        }
+        Ok(query.fetch_optional(&self.pool).await?)
     }
 
     /// Deletes version `id` of `agent_id`; false when it has no such version.
@@ -176,15 +201,7 @@ impl Store {
 
     /// The newest released version of `agent_id`: what `release: true` runs.
     pub async fn newest_release(&self, agent_id: &str) -> Result<Option<Version>, StoreError> {
-        let q = format!(
-            "SELECT {COLUMNS}, description, dsl FROM agent_versions \
-             WHERE agent_id = ? AND released = 1 ORDER BY create_time DESC, id DESC LIMIT 1"
-        );
-        let q = self.sql(&q);
-        let row = sqlx::query(&q)
-            .bind(agent_id)
-            .fetch_optional(&self.pool)
-            .await?;
+        let row = self.version_row(agent_id, None).await?;
         row.as_ref().map(Version::from_row).transpose()
     }
 }

@@ -139,3 +139,155 @@ async fn sessions_store_their_canvas_once_and_answer_it_whole() {
     t.api.delete(&format!("/agents/{agent_id}")).await.expect(0);
     assert_eq!(stored(&pool, &agent_id).await.0, 0);
 }
+
+/// Sets a session's stored row, binding `state` (each database's placeholder syntax).
+async fn set_row(pool: &sqlx::AnyPool, session_id: &str, state: &Value, canvas_id: Option<&str>) {
+    let postgres = server().database_url.starts_with("postgres");
+    let sql = match postgres {
+        true => "UPDATE agent_sessions SET state = $1, canvas_id = $2 WHERE id = $3",
+        false => "UPDATE agent_sessions SET state = ?, canvas_id = ? WHERE id = ?",
+    };
+    sqlx::query(sql)
+        .bind(state.to_string())
+        .bind(canvas_id.map(str::to_string))
+        .bind(session_id.to_string())
+        .execute(pool)
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+}
+
+/// A session's stored row: its state document and canvas id.
+async fn row(pool: &sqlx::AnyPool, session_id: &str) -> (Value, Option<String>) {
+    use sqlx::Row;
+    assert!(session_id.chars().all(|c| c.is_ascii_alphanumeric()));
+    let sql = format!("SELECT state, canvas_id FROM agent_sessions WHERE id = '{session_id}'");
+    let row = sqlx::query(&sql)
+        .fetch_one(pool)
+        .await
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    let text = match row.try_get::<String, _>("state") {
+        Ok(text) => text,
+        Err(_) => String::from_utf8(row.get::<Vec<u8>, _>("state")).expect("UTF-8"),
+    };
+    let canvas_id = match row.try_get::<Option<String>, _>("canvas_id") {
+        Ok(id) => id,
+        Err(_) => row
+            .get::<Option<Vec<u8>>, _>("canvas_id")
+            .map(|b| String::from_utf8(b).expect("UTF-8")),
+    };
+    (serde_json::from_str(&text).expect("JSON"), canvas_id)
+}
+
+/// The history of a session's DSL as the API shows it: `(role, text)` per entry.
+fn history_of(session: &Value) -> Vec<(Value, Value)> {
+    session["dsl"]["history"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|turn| {
+            let said = &turn[1];
+            (turn[0].clone(), said.get("content").unwrap_or(said).clone())
+        })
+        .collect()
+}
+
+/// Rows written by earlier versions of the server hold the session's whole DSL: with no
+/// canvas (before canvases were stored apart), or as a patch against the canvas. Both go on
+/// with their next turn as they would have, and are then stored in the current form where
+/// they have a canvas.
+#[tokio::test]
+async fn sessions_stored_by_earlier_versions_go_on() {
+    let t = tenant().await;
+    let created = t
+        .api
+        .post(
+            "/agents",
+            json!({"title": unique("legacy"), "dsl": minimal_dsl()}),
+        )
+        .await;
+    let agent_id = created.expect(0)["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let pool = pool().await;
+    for form in ["whole", "patch"] {
+        let first = t
+            .api
+            .post(
+                "/agents/chat/completions",
+                json!({"agent_id": agent_id, "query": "one", "stream": false}),
+            )
+            .await;
+        let session_id = first.expect(0)["session_id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let shown = t
+            .api
+            .get(&format!("/agents/{agent_id}/sessions/{session_id}"))
+            .await
+            .expect(0)
+            .clone();
+        let (mut state, canvas_id) = row(&pool, &session_id).await;
+        let object = state.as_object_mut().expect("an object");
+        assert!(object.remove("run_state").is_some(), "{form}: {object:?}");
+        let canvas_id = match form {
+            "whole" => {
+                object.insert("dsl".into(), shown["dsl"].clone());
+                None
+            }
+            _ => {
+                let ops: Vec<Value> = shown["dsl"]
+                    .as_object()
+                    .expect("a DSL")
+                    .iter()
+                    .map(|(key, value)| json!({"op": "add", "path": format!("/{key}"), "value": value}))
+                    .collect();
+                object.insert("dsl_patch".into(), Value::from(ops));
+                canvas_id
+            }
+        };
+        set_row(&pool, &session_id, &state, canvas_id.as_deref()).await;
+        let again = t
+            .api
+            .get(&format!("/agents/{agent_id}/sessions/{session_id}"))
+            .await
+            .expect(0)
+            .clone();
+        assert_eq!(again["dsl"], shown["dsl"], "{form}: read back as it was");
+
+        let next = t
+            .api
+            .post(
+                "/agents/chat/completions",
+                json!({"agent_id": agent_id, "session_id": session_id, "query": "two", "stream": false}),
+            )
+            .await;
+        assert_eq!(next.expect(0)["data"]["content"], "two", "{form}");
+        let session = t
+            .api
+            .get(&format!("/agents/{agent_id}/sessions/{session_id}"))
+            .await
+            .expect(0)
+            .clone();
+        assert_eq!(
+            history_of(&session),
+            [
+                (json!("user"), json!("one")),
+                (json!("assistant"), json!("one")),
+                (json!("user"), json!("two")),
+                (json!("assistant"), json!("two"))
+            ],
+            "{form}"
+        );
+        assert_eq!(session["round"], 2, "{form}");
+        let (stored, _) = row(&pool, &session_id).await;
+        match form {
+            "whole" => assert!(stored.get("dsl").is_some(), "{stored}"),
+            _ => assert!(
+                stored.get("run_state").is_some() && stored.get("dsl_patch").is_none(),
+                "{stored}"
+            ),
+        }
+    }
+}

@@ -34,6 +34,9 @@ pub(super) async fn serve(programs: Programs) -> Result<(), String> {
     let (messages, mut incoming) = mpsc::unbounded_channel::<Result<ToWorker, String>>();
     std::thread::spawn(move || read_messages(&messages));
     let running: Arc<Mutex<HashMap<u64, Running>>> = Arc::default();
+    // Every canvas the server sent, by id: it sends each once (the worker lives as long as
+    // its bundle is served, and the canvases it runs are those of the versions it carries).
+    let mut canvases: HashMap<String, Arc<Json>> = HashMap::new();
     let mut turns = tokio::task::JoinSet::new();
     let read = loop {
         let message = match incoming.recv().await {
@@ -48,7 +51,7 @@ pub(super) async fn serve(programs: Programs) -> Result<(), String> {
                     (turn.cancel)();
                 }
             }
-            ToWorker::Start { id, turn } => {
+            ToWorker::Start { id, mut turn } => {
                 let (checkpoints, last_checkpoint) = match turn.checkpoints {
                     true => {
                         let (writer, last) = checkpoint_writer(id, out.clone());
@@ -56,7 +59,22 @@ pub(super) async fn serve(programs: Programs) -> Result<(), String> {
                     }
                     false => (None, None),
                 };
-                let started = match programs.start(turn.into_request(checkpoints)) {
+                let canvas = match turn.canvas.take() {
+                    Some(canvas) => {
+                        let canvas = Arc::new(canvas);
+                        if !turn.canvas_id.is_empty() {
+                            canvases.insert(turn.canvas_id.clone(), Arc::clone(&canvas));
+                        }
+                        Some(canvas)
+                    }
+                    None => canvases.get(&turn.canvas_id).cloned(),
+                };
+                let Some(canvas) = canvas else {
+                    let error = format!("the worker was never sent the canvas {}", turn.canvas_id);
+                    send(&out, &FromWorker::Refused { id, error });
+                    continue;
+                };
+                let started = match programs.start(turn.into_request(canvas, checkpoints)) {
                     Ok(started) => started,
                     Err(error) => {
                         send(&out, &FromWorker::Refused { id, error });
@@ -139,14 +157,14 @@ async fn forward(
     while let Some(event) = events.next().await {
         match event {
             TurnEvent::Event { event, data } => send(out, &FromWorker::Event { id, event, data }),
-            TurnEvent::Ended { end, dsl } => {
-                ended = Some((end, dsl));
+            TurnEvent::Ended { end, state } => {
+                ended = Some((end, state));
                 break;
             }
         }
     }
     drop(events);
-    let (end, dsl) = ended.unwrap_or_else(|| {
+    let (end, state) = ended.unwrap_or_else(|| {
         let why = "the compiled program panicked".to_string();
         (TurnEnd::Aborted(why), Json::Null)
     });
@@ -155,7 +173,7 @@ async fn forward(
             .await;
     }
     let end = WireEnd::from(end);
-    send(out, &FromWorker::Ended { id, end, dsl });
+    send(out, &FromWorker::Ended { id, end, state });
 }
 
 /// Whether the server keeps a run ended so as a checkpoint to resume from (it drops the
