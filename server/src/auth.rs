@@ -52,10 +52,7 @@ impl FromRequestParts<AppRef> for BetaTenant {
 /// RAGFlow's order: a login token (unexpired), then an API key.
 async fn user_of(app: &AppRef, hash: &str) -> Result<Option<String>, ApiError> {
     let issued_after = login_tokens_issued_after(app);
-    if let Some(user) = app.store.user_of_login_token(hash, issued_after).await? {
-        return Ok(Some(user));
-    }
-    Ok(app.store.user_of_api_key(hash).await?)
+    Ok(app.store.user_of_credential(hash, issued_after).await?)
 }
 
 /// Login tokens issued at or before this (ms) have expired.

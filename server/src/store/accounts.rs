@@ -168,16 +168,22 @@ impl Store {
     /// The user of a login token created after `issued_after` (ms): older ones have expired.
     /// The lifetime is applied when a token is read, so an operator who shortens it shortens
     /// the life of the tokens already issued too.
-    pub async fn user_of_login_token(
+    /// The user a credential (its hash) names: an unexpired login token (issued after
+    /// `issued_after`) first, then an API key, as RAGFlow looks them up; one statement.
+    pub async fn user_of_credential(
         &self,
         token_hash: &str,
         issued_after: i64,
     ) -> Result<Option<String>, StoreError> {
-        let q =
-            self.sql("SELECT user_id FROM login_tokens WHERE token_hash = ? AND create_time > ?");
+        let q = self.sql(
+            "SELECT user_id, 0 AS kind FROM login_tokens WHERE token_hash = ? AND create_time > ? \
+             UNION ALL SELECT user_id, 1 AS kind FROM api_keys WHERE token_hash = ? \
+             ORDER BY kind LIMIT 1",
+        );
         let row = sqlx::query(&q)
             .bind(token_hash)
             .bind(issued_after)
+            .bind(token_hash)
             .fetch_optional(&self.pool)
             .await?;
         row.as_ref().map(|row| text(row, "user_id")).transpose()
@@ -204,14 +210,6 @@ impl Store {
             .execute(&self.pool)
             .await?;
         Ok(())
-    }
-
-    pub async fn user_of_api_key(&self, token_hash: &str) -> Result<Option<String>, StoreError> {
-        self.owner_of(
-            "SELECT user_id FROM api_keys WHERE token_hash = ?",
-            token_hash,
-        )
-        .await
     }
 
     pub async fn user_of_beta_token(&self, beta_hash: &str) -> Result<Option<String>, StoreError> {

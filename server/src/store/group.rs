@@ -7,10 +7,13 @@
 //! One writer holds one connection, a transaction costs one lock and one WAL append however
 //! many writes it carries, and the queue in front of it is the back-pressure: a save waits for
 //! its turn and is never refused for being late. Each write runs under its own savepoint, so
-//! one that fails (a fenced turn) rolls back alone.
+//! one that fails (a fenced turn) rolls back alone. The writer keeps its connection: each
+//! statement is a round trip to the connection's thread, and so is taking a connection from
+//! the pool and giving it back.
 
 use futures::future::BoxFuture;
-use sqlx::{AnyConnection, AnyPool};
+use sqlx::pool::PoolConnection;
+use sqlx::{Any, AnyConnection, AnyPool};
 use tokio::sync::{mpsc, oneshot};
 
 use super::StoreError;
@@ -46,10 +49,13 @@ pub(crate) struct GroupWriter {
 }
 
 impl GroupWriter {
-    /// Starts the writer on `pool` (it takes a connection per group).
+    /// Starts the writer on `pool` (it keeps one connection of it).
     pub(crate) fn start(pool: AnyPool) -> GroupWriter {
         let (queue, mut queued) = mpsc::channel::<Queued>(QUEUE);
         tokio::spawn(async move {
+            // The writer's connection, kept between groups (taking one from the pool and giving
+            // it back costs a round trip to its thread each way); taken again once one fails.
+            let mut held: Option<PoolConnection<Any>> = None;
             while let Some(first) = queued.recv().await {
                 let mut group = vec![first];
                 while group.len() < GROUP {
@@ -58,7 +64,19 @@ impl GroupWriter {
                         Err(_) => break,
                     }
                 }
-                commit(&pool, group).await;
+                let mut conn = match held.take() {
+                    Some(conn) => conn,
+                    None => match connection(&pool).await {
+                        Ok(conn) => conn,
+                        Err(e) => {
+                            fail(group, &e);
+                            continue;
+                        }
+                    },
+                };
+                if commit(&mut conn, group).await {
+                    held = Some(conn);
+                }
             }
         });
         GroupWriter { queue }
@@ -76,19 +94,17 @@ impl GroupWriter {
     }
 }
 
-/// Commits one group: each job under its own savepoint; a job's own failure rolls back only
-/// its writes, while a failure of the transaction itself fails every job of the group.
-async fn commit(pool: &AnyPool, group: Vec<Queued>) {
-    let mut conn = loop {
-        match pool.acquire().await {
-            Ok(conn) => break conn,
-            // Readers hold every connection: wait for one rather than refuse the writes.
-            Err(sqlx::Error::PoolTimedOut) => continue,
-            Err(e) => return fail(group, &e.into()),
-        }
-    };
-    if let Err(e) = exec(&mut conn, "BEGIN IMMEDIATE").await {
-        return fail(group, &e);
+/// Commits one group: each job under its own savepoint (a group of one needs none: its
+/// transaction is its savepoint); a job's own failure rolls back only its writes, while a
+/// failure of the transaction itself fails every job of the group. Whether the connection
+/// ended the group cleanly (it may serve the next one).
+async fn commit(conn: &mut AnyConnection, group: Vec<Queued>) -> bool {
+    if let [_] = group.as_slice() {
+        return commit_one(conn, group).await;
+    }
+    if let Err(e) = exec(conn, "BEGIN IMMEDIATE").await {
+        fail(group, &e);
+        return false;
     }
     let mut results = Vec::with_capacity(group.len());
     let mut broken = None;
@@ -97,7 +113,7 @@ async fn commit(pool: &AnyPool, group: Vec<Queued>) {
             results.push((done, Ok(())));
             continue;
         }
-        match one(&mut conn, job).await {
+        match one(conn, job).await {
             Ok(result) => results.push((done, result)),
             Err(e) => {
                 broken = Some(e);
@@ -105,18 +121,56 @@ async fn commit(pool: &AnyPool, group: Vec<Queued>) {
             }
         }
     }
-    let outcome = match broken {
-        Some(e) => {
-            let _ = exec(&mut conn, "ROLLBACK").await;
-            Err(e)
+    let (outcome, clean) = match broken {
+        Some(e) => (Err(e), false),
+        None => {
+            let committed = exec(conn, "COMMIT").await;
+            let clean = committed.is_ok();
+            (committed, clean)
         }
-        None => exec(&mut conn, "COMMIT").await,
     };
+    if !clean {
+        let _ = exec(conn, "ROLLBACK").await;
+    }
     for (done, result) in results {
         let _ = done.send(match &outcome {
             Ok(()) => result,
             Err(e) => Err(e.same()),
         });
+    }
+    clean
+}
+
+/// A group of one job: its transaction, rolled back when the job fails. Whether the
+/// connection ended it cleanly.
+async fn commit_one(conn: &mut AnyConnection, group: Vec<Queued>) -> bool {
+    let Some(Queued { job, done }) = group.into_iter().next() else {
+        return true;
+    };
+    if let Err(e) = exec(conn, "BEGIN IMMEDIATE").await {
+        let _ = done.send(Err(e));
+        return false;
+    }
+    let (result, clean) = match job(conn).await {
+        Ok(()) => match exec(conn, "COMMIT").await {
+            Ok(()) => (Ok(()), true),
+            Err(e) => (Err(e), exec(conn, "ROLLBACK").await.is_ok()),
+        },
+        Err(e) => (Err(e), exec(conn, "ROLLBACK").await.is_ok()),
+    };
+    let _ = done.send(result);
+    clean
+}
+
+/// A connection for the writer: readers may hold every one, so it waits rather than refuse
+/// the writes.
+async fn connection(pool: &AnyPool) -> Result<PoolConnection<Any>, StoreError> {
+    loop {
+        match pool.acquire().await {
+            Ok(conn) => return Ok(conn),
+            Err(sqlx::Error::PoolTimedOut) => continue,
+            Err(e) => return Err(e.into()),
+        }
     }
 }
 
