@@ -101,8 +101,6 @@ enum Begin {
     Document(Map<String, Json>),
     /// A whole session DSL holding its state (it is then the DSL the session saves into).
     Dsl(Map<String, Json>),
-    /// A checkpoint's canvas, loaded (the checkpoint then holds the state).
-    Checkpoint(canvasc_frontend::Loaded),
 }
 
 /// What a turn needs besides its program; handed to the compiled program's registry, which
@@ -129,7 +127,7 @@ impl ProgramVisitor for TurnStart {
 }
 
 impl TurnRunner for Programs {
-    fn start(&self, turn: TurnRequest) -> Result<RunningTurn, String> {
+    fn start(&self, mut turn: TurnRequest) -> Result<RunningTurn, String> {
         // A resumed run goes on with the canvas its checkpoint holds, not with the session's:
         // the checkpoint is that canvas and its state in one document, while the session's
         // state may have been saved by the very run being resumed (a cancelled turn is
@@ -139,7 +137,7 @@ impl TurnRunner for Programs {
             bundles.watch();
         }
         let bundled = self.bundles.as_ref().filter(|b| !b.is_empty());
-        let (begin, fp, canvas) = match &resume {
+        let (checkpoint, fp, canvas) = match &resume {
             Some(resume) => {
                 let loaded = load_value(resume.checkpoint.dsl.clone())
                     .map_err(|e| format!("the checkpoint's DSL: {e}"))?;
@@ -149,26 +147,11 @@ impl TurnRunner for Programs {
                     Some(fp) => fp.clone(),
                     None => fingerprint(&loaded.document),
                 };
-                (Begin::Checkpoint(loaded), fp, None)
+                (Some(loaded), fp, None)
             }
             None => {
                 let prepared = self.canvases.prepared(&turn.canvas, &self.interpreted)?;
-                let begin = match &turn.state {
-                    SessionState::Canvas => Begin::Canvas,
-                    SessionState::Document(Json::Object(document)) => {
-                        Begin::Document(document.clone())
-                    }
-                    SessionState::Document(other) => {
-                        return Err(format!("the session's run state is not an object: {other}"))
-                    }
-                    SessionState::Dsl(dsl) => Begin::Dsl(
-                        load_value(dsl.clone())
-                            .map_err(|e| format!("the session's DSL: {e}"))?
-                            .document
-                            .dsl,
-                    ),
-                };
-                (begin, prepared.fingerprint.clone(), Some(prepared))
+                (None, prepared.fingerprint.clone(), Some(prepared))
             }
         };
         let compiled_wanted = match &resume {
@@ -230,18 +213,30 @@ impl TurnRunner for Programs {
         let resume = resume.map(|r| r.checkpoint);
         // A resumed run's canvas is the checkpoint's, named by the fingerprint its run
         // started with: it is built as it is, never taken for another canvas's program.
-        let (interpreter, dsl, begin) = match (begin, canvas) {
-            (Begin::Checkpoint(loaded), _) => {
+        let (interpreter, dsl, begin) = match (checkpoint, canvas) {
+            (Some(loaded), _) => {
                 let analysis = analyze_loaded(loaded);
                 let program = Arc::new(Interpreter::from_analysis(&analysis));
                 (program, Arc::new(analysis.document.dsl), Begin::Canvas)
             }
-            (begin, Some(prepared)) => (
-                Arc::clone(&prepared.interpreter),
-                Arc::clone(&prepared.dsl),
-                begin,
-            ),
-            (_, None) => return Err("the session's canvas was not prepared".into()),
+            (None, Some(prepared)) => {
+                let begin = match std::mem::replace(&mut turn.state, SessionState::Canvas) {
+                    SessionState::Canvas => Begin::Canvas,
+                    SessionState::Document(Json::Object(document)) => Begin::Document(document),
+                    SessionState::Document(other) => {
+                        return Err(format!("the session's run state is not an object: {other}"))
+                    }
+                    SessionState::Dsl(dsl) => Begin::Dsl(
+                        load_value(dsl)
+                            .map_err(|e| format!("the session's DSL: {e}"))?
+                            .document
+                            .dsl,
+                    ),
+                };
+                let dsl = Arc::clone(&prepared.dsl);
+                (Arc::clone(&prepared.interpreter), dsl, begin)
+            }
+            (None, None) => return Err("the session's canvas was not prepared".into()),
         };
         let start_with = TurnStart {
             dsl,
@@ -365,7 +360,7 @@ fn start<P: Program>(program: Arc<P>, turn: TurnStart, kind: ProgramKind) -> Run
             (session, None)
         }
         (None, Begin::Dsl(dsl)) => (Session::new(program, dsl, services, rng, false), None),
-        (None, Begin::Canvas | Begin::Checkpoint(_)) => {
+        (None, Begin::Canvas) => {
             let session = Session::new(program, turn.dsl, services, rng, turn.fresh);
             (session, None)
         }
