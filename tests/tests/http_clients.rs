@@ -22,6 +22,7 @@ const SERVER_CLIENTS: &[&str] = &[
     "bench/src/bin/long_chain.rs",
     "bench/src/bin/abuse_memory.rs",
     "bench/src/bin/publish.rs",
+    "bench/src/bin/session_bytes.rs",
 ];
 
 /// What building a client or an rmcp client transport looks like in source.

@@ -25,9 +25,6 @@ use canvasc_bench::proc_tree::cpu_seconds;
 use canvasc_bench::serve_child::{account, json_answer};
 use serde_json::{json, Value};
 
-/// Corpus templates RAGFlow's checks refuse to release (a Bing tool, an empty API key).
-const UNRELEASABLE: &[&str] = &["text2sql_data_expert.json", "web_search_assistant.json"];
-
 struct Server {
     child: Child,
     base: String,
@@ -152,27 +149,7 @@ fn generated_lines(data: &Path) -> usize {
 async fn main() -> Result<(), String> {
     canvasc_engine::http::install_tls_provider();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let shared = std::env::var("CANVASC_SHARED")
-        .map(PathBuf::from)
-        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"));
-    let templates: Vec<PathBuf> = match args.is_empty() {
-        true => {
-            let dir = shared.join("corpus/ragflow/templates");
-            let mut all: Vec<PathBuf> = std::fs::read_dir(&dir)
-                .map_err(|e| format!("{}: {e}", dir.display()))?
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "json"))
-                .filter(|p| {
-                    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-                    !UNRELEASABLE.contains(&name)
-                })
-                .collect();
-            all.sort();
-            all
-        }
-        false => args.iter().map(PathBuf::from).collect(),
-    };
+    let templates = canvasc_bench::templates::releasable(&args)?;
     let scratch = std::env::temp_dir().join(format!("canvasc-publish-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&scratch).map_err(|e| e.to_string())?;
@@ -196,11 +173,8 @@ async fn main() -> Result<(), String> {
     // (template, released agent, draft agent) of the templates quick enough to repeat.
     let mut repeatable = Vec::new();
     for (i, path) in templates.iter().enumerate() {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let template: Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-        let dsl = template.get("dsl").cloned().unwrap_or(template);
+        let (name, dsl) = canvasc_bench::templates::read(path)?;
         let components = dsl["components"].as_object().map_or(0, |c| c.len());
-        let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
         let published = Instant::now();
         let created = json_answer(
             client
