@@ -1,5 +1,6 @@
 //! `canvasc build FILE... --out DIR`: check, lower each canvas to Rust, write a Cargo crate
 //! (the compiled canvases, a registry by fingerprint, a `main` with `run`), and build it.
+//! `canvasc build --published --out DIR` takes a deployment's released versions instead.
 
 use super::progress;
 use crate::codegen::{self, UniqueNames};
@@ -13,8 +14,16 @@ use std::process::ExitCode;
 #[derive(ClapArgs)]
 pub struct Args {
     /// Canvas files (v1, template, editor graph or v2 JSON).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "published")]
     files: Vec<PathBuf>,
+    /// Build every released version a deployment stores instead of files (the CI/CD path:
+    /// the binary then serves them with `serve --compiled-only`). The database is
+    /// `DATABASE_URL`, else the SQLite file under `--data-dir`.
+    #[arg(long, conflicts_with = "files")]
+    published: bool,
+    /// With `--published`: the data directory of `canvasc serve`.
+    #[arg(long, env = "CANVASC_DATA_DIR", default_value = "canvasc-data")]
+    data_dir: PathBuf,
     /// Directory of the crate to write (created if missing).
     #[arg(long)]
     out: PathBuf,
@@ -40,23 +49,93 @@ pub struct Args {
     canvasc_source: Option<PathBuf>,
 }
 
+/// A canvas to compile: what reports call it, the name its module is made from, and where
+/// its DSL comes from.
+struct Source {
+    name: String,
+    stem: String,
+    text: Text,
+}
+
+enum Text {
+    File(PathBuf),
+    Stored(String),
+}
+
+/// The canvases `args` names: its files, or a deployment's released versions.
+fn sources(args: &Args) -> Result<Vec<Source>, String> {
+    if !args.published {
+        return Ok(args
+            .files
+            .iter()
+            .map(|path| Source {
+                name: path.display().to_string(),
+                stem: path.display().to_string(),
+                text: Text::File(path.clone()),
+            })
+            .collect());
+    }
+    let url = match std::env::var("DATABASE_URL") {
+        Ok(url) if !url.trim().is_empty() => url,
+        _ => {
+            let file = args.data_dir.join("canvasc.db");
+            if !file.is_file() {
+                return Err(format!(
+                    "--published: {} holds no database (set DATABASE_URL or --data-dir)",
+                    file.display()
+                ));
+            }
+            canvasc_server::Store::sqlite_url(&args.data_dir)
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let versions = runtime.block_on(async {
+        let store = canvasc_server::Store::open(&url).await?;
+        store.released_versions().await
+    });
+    let versions = versions.map_err(|e| format!("--published: {e}"))?;
+    if versions.is_empty() {
+        return Err("--published: the deployment has no released version".into());
+    }
+    Ok(versions
+        .into_iter()
+        .map(|(version, dsl)| Source {
+            name: format!(
+                "agent {} version {} ({})",
+                version.agent_id, version.id, version.title
+            ),
+            stem: format!("agent_{}_{}", version.agent_id, version.id),
+            text: Text::Stored(dsl),
+        })
+        .collect())
+}
+
 pub fn run(args: Args) -> ExitCode {
     let color = std::io::stderr().is_terminal();
     let mut modules: Vec<(String, String)> = Vec::new();
     let mut seen_fingerprints: Vec<String> = Vec::new();
     let mut taken = UniqueNames::default();
     let mut failed = false;
-    let bar = progress::bar(args.files.len(), "generating");
-    for path in &args.files {
-        let name = path.display().to_string();
+    let sources = match sources(&args) {
+        Ok(sources) => sources,
+        Err(e) => return usage(e),
+    };
+    let bar = progress::bar(sources.len(), "generating");
+    for Source { name, stem, text } in sources {
         bar.set_message(name.clone());
         bar.inc(1);
-        let text = match super::read_file(path) {
-            Ok(t) => t,
-            Err(e) => {
-                bar.finish_and_clear();
-                return usage(e);
-            }
+        let text = match text {
+            Text::Stored(text) => text,
+            Text::File(path) => match super::read_file(&path) {
+                Ok(t) => t,
+                Err(e) => {
+                    bar.finish_and_clear();
+                    return usage(e);
+                }
+            },
         };
         let analysis = match analyze(&text) {
             Ok(a) => a,
@@ -99,12 +178,12 @@ pub fn run(args: Args) -> ExitCode {
         let fp = canvasc_frontend::fingerprint::fingerprint(&analysis.document);
         if seen_fingerprints.contains(&fp) {
             bar.suspend(|| {
-                errln!("note: {name} is the same canvas as an earlier file; compiled once")
+                errln!("note: {name} is the same canvas as an earlier one; compiled once")
             });
             continue;
         }
         seen_fingerprints.push(fp);
-        let module = codegen::module_name(&name, &mut taken);
+        let module = codegen::module_name(&stem, &mut taken);
         let tokens = codegen::canvas_module(&name, &analysis);
         match codegen::format(tokens) {
             Ok(code) => modules.push((module, code)),

@@ -166,6 +166,19 @@ impl Store {
             .transpose()
     }
 
+    /// Every released version of every agent (a deployment's released programs): its summary
+    /// and its DSL as stored, oldest first per agent.
+    pub async fn released_versions(&self) -> Result<Vec<(VersionSummary, String)>, StoreError> {
+        let q = format!(
+            "SELECT {COLUMNS}, dsl FROM agent_versions WHERE released = 1 \
+             ORDER BY agent_id, create_time, id"
+        );
+        let rows = sqlx::query(&q).fetch_all(&self.pool).await?;
+        rows.iter()
+            .map(|row| Ok((VersionSummary::from_row(row)?, text(row, "dsl")?)))
+            .collect()
+    }
+
     /// Version `id`'s row, or the newest released one's.
     async fn version_row(
         &self,
