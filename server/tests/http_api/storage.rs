@@ -105,18 +105,8 @@ async fn sessions_store_their_canvas_once_and_answer_it_whole() {
     let session = session.expect(0);
     let dsl = &session["dsl"];
     assert!(dsl["components"]["begin"]["obj"]["params"]["prologue"] == json!(padding));
-    // RAGFlow's history: the user's text, then the Message's outputs.
-    let history: Vec<(Value, Value)> = dsl["history"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|turn| {
-            let said = &turn[1];
-            (turn[0].clone(), said.get("content").unwrap_or(said).clone())
-        })
-        .collect();
     assert_eq!(
-        history,
+        history_of(session),
         [
             (json!("user"), json!("one")),
             (json!("assistant"), json!("one")),
@@ -178,7 +168,8 @@ async fn row(pool: &sqlx::AnyPool, session_id: &str) -> (Value, Option<String>) 
     (serde_json::from_str(&text).expect("JSON"), canvas_id)
 }
 
-/// The history of a session's DSL as the API shows it: `(role, text)` per entry.
+/// The history of a session's DSL as the API shows it (RAGFlow's: the user's text, then the
+/// Message's outputs): `(role, text)` per entry.
 fn history_of(session: &Value) -> Vec<(Value, Value)> {
     session["dsl"]["history"]
         .as_array()
