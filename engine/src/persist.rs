@@ -67,7 +67,7 @@ fn canvas_params<'a>(
     }
 }
 
-/// The session state from where it is saved: each component's saved params (`params(id)`:
+/// The session state from where it is saved: each component's saved params (`params_of(id)`:
 /// its run-time tables and edits) and the session's top-level keys (`top(key)`).
 fn state_from_parts<'a>(
     meta: &CanvasMeta,
