@@ -193,11 +193,19 @@ async fn run_build(
         Err(e) => eprintln!("canvasc serve: the build of {key} failed: {e}"),
     }
     metrics.build_ended(ok, started.elapsed());
-    if let Err(e) = store
+    match store
         .finish_build(&key, owner, outcome.result, log, now_ms())
         .await
     {
-        eprintln!("canvasc serve: the end of the build of {key} could not be recorded: {e}");
+        Ok(true) => {}
+        // Its lease lapsed (this replica stalled past it) and another replica took the build
+        // over: that one's end is the build's; this one's is left out, and said so.
+        Ok(false) => eprintln!(
+            "canvasc serve: the build of {key} was taken over by another replica while this one ran; its end here is not recorded"
+        ),
+        Err(e) => {
+            eprintln!("canvasc serve: the end of the build of {key} could not be recorded: {e}")
+        }
     }
 }
 
