@@ -12,6 +12,7 @@ use crate::clock::{date_bound, new_id, now_ms};
 use crate::envelope::{Answer, ApiError, Reply};
 use crate::request::{flag, paging, string, truthy, type_name, Body, Params};
 use crate::shared::AppRef;
+use crate::store::session_state;
 use crate::store::{NewSession, SessionFilter, SessionRecord};
 use crate::turn::SessionState;
 
@@ -133,7 +134,18 @@ fn session_json(record: &SessionRecord, dsl: Option<Value>) -> Map<String, Value
 
 /// The session's `dsl` as RAGFlow stores it: rebuilt from its canvas and run state.
 async fn session_dsl(app: &AppRef, record: &SessionRecord) -> Result<Value, ApiError> {
-    let mut state = record.state.clone();
+    // Only what names the canvas and the run state, not the transcript.
+    let mut state = Map::new();
+    for key in [
+        session_state::CANVAS_KEY,
+        session_state::RUN_STATE_KEY,
+        "dsl",
+    ] {
+        if let Some(value) = record.state.get(key) {
+            state.insert(key.into(), value.clone());
+        }
+    }
+    let mut state = Value::Object(state);
     let (canvas, run_state) = session_canvas(app, &mut state).await?;
     match run_state {
         SessionState::Dsl(dsl) => Ok(dsl),

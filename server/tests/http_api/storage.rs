@@ -201,6 +201,11 @@ async fn sessions_stored_by_earlier_versions_go_on() {
         .unwrap_or_default()
         .to_string();
     let pool = pool().await;
+    let shown_session = |session_id: &str| {
+        let path = format!("/agents/{agent_id}/sessions/{session_id}");
+        let api = &t.api;
+        async move { api.get(&path).await.expect(0).clone() }
+    };
     for form in ["whole", "patch"] {
         let first = t
             .api
@@ -213,12 +218,7 @@ async fn sessions_stored_by_earlier_versions_go_on() {
             .as_str()
             .unwrap_or_default()
             .to_string();
-        let shown = t
-            .api
-            .get(&format!("/agents/{agent_id}/sessions/{session_id}"))
-            .await
-            .expect(0)
-            .clone();
+        let shown = shown_session(&session_id).await;
         let (mut state, canvas_id) = row(&pool, &session_id).await;
         let object = state.as_object_mut().expect("an object");
         assert!(object.remove("run_state").is_some(), "{form}: {object:?}");
@@ -239,12 +239,7 @@ async fn sessions_stored_by_earlier_versions_go_on() {
             }
         };
         set_row(&pool, &session_id, &state, canvas_id.as_deref()).await;
-        let again = t
-            .api
-            .get(&format!("/agents/{agent_id}/sessions/{session_id}"))
-            .await
-            .expect(0)
-            .clone();
+        let again = shown_session(&session_id).await;
         assert_eq!(again["dsl"], shown["dsl"], "{form}: read back as it was");
 
         let next = t
@@ -255,12 +250,7 @@ async fn sessions_stored_by_earlier_versions_go_on() {
             )
             .await;
         assert_eq!(next.expect(0)["data"]["content"], "two", "{form}");
-        let session = t
-            .api
-            .get(&format!("/agents/{agent_id}/sessions/{session_id}"))
-            .await
-            .expect(0)
-            .clone();
+        let session = shown_session(&session_id).await;
         assert_eq!(
             history_of(&session),
             [
