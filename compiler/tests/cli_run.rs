@@ -353,3 +353,94 @@ fn a_failing_component_exits_one_after_its_events() {
         stderr(&o)
     );
 }
+
+/// The webhook golden of `case` (`tests/golden/webhook/expected.json`, RAGFlow's own run).
+fn webhook_golden(case: &str) -> Value {
+    let path = format!(
+        "{}/../tests/golden/webhook/expected.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let all: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("readable")).expect("JSON");
+    all["cases"]
+        .as_array()
+        .and_then(|cases| cases.iter().find(|c| c["name"] == case))
+        .map(|c| c["results"][0].clone())
+        .unwrap_or_else(|| panic!("no golden {case}"))
+}
+
+/// Each `node_finished`'s component and outputs, without the timings.
+fn finished_outputs(events: &[Value]) -> Vec<(String, Value)> {
+    events
+        .iter()
+        .filter(|e| e["event"] == "node_finished")
+        .map(|e| {
+            let mut outputs = e["data"]["outputs"].clone();
+            if let Some(o) = outputs.as_object_mut() {
+                o.remove("_created_time");
+                o.remove("_elapsed_time");
+            }
+            (
+                e["data"]["component_id"].as_str().unwrap_or("").to_string(),
+                outputs,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_webhook_payload_file_runs_the_canvas_as_the_server_would() {
+    let golden = webhook_golden("json-valid");
+    let input = &golden["webhook_payload"]["input"];
+    let dir = temp_dir("webhook");
+    let request = dir.join("request.json");
+    let file = serde_json::json!({"query": input["query"], "headers": input["headers"], "body": input["body"]});
+    std::fs::write(&request, file.to_string()).expect("write");
+    let canvas = format!(
+        "{}/../fixtures/webhook/json-streaming.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let request_arg = request.to_str().expect("utf8");
+    let o = canvasc(&["run", &canvas, "--webhook-payload", request_arg]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let ours = events(&o);
+    let theirs = golden["events"].as_array().cloned().unwrap_or_default();
+    assert_eq!(names(&ours), names(&theirs));
+    assert_eq!(finished_outputs(&ours), finished_outputs(&theirs));
+    assert_eq!(
+        ours[0]["data"]["inputs"],
+        Value::Null,
+        "a webhook run has no form inputs"
+    );
+
+    // The Begin's schema refuses a request as the server would, naming the field.
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, r#"{"headers": {"x-trace": "t"}, "body": {"age": 3}}"#).expect("write");
+    let o = canvasc(&[
+        "run",
+        &canvas,
+        "--webhook-payload",
+        bad.to_str().expect("utf8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the webhook refuses it: body missing required field: name"),
+        "{}",
+        stderr(&o)
+    );
+    // A canvas whose Begin is not a webhook has nothing to take the payload.
+    let echo = dir.join("echo.json");
+    std::fs::write(&echo, ECHO).expect("write");
+    let o = canvasc(&[
+        "run",
+        echo.to_str().expect("utf8"),
+        "--webhook-payload",
+        request_arg,
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("Begin is in Webhook mode"),
+        "{}",
+        stderr(&o)
+    );
+}

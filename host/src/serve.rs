@@ -196,13 +196,20 @@ impl TurnRunner for Programs {
             services.llm =
                 (services.llm.take()).map(|llm| crate::tenant_model::with_default(llm, default));
         }
+        // A webhook's run has no form inputs (`workflow_started` says `null`); a chat turn
+        // without any sends an empty form.
+        let inputs = match (turn.inputs, &turn.webhook_payload) {
+            (Some(inputs), _) => Some(inputs),
+            (None, Some(_)) => None,
+            (None, None) => Some(Json::Object(Map::new())),
+        };
         let input = RunInput {
             query: Some(Json::String(turn.query)),
             user_id: Some(Json::String(turn.user_id)),
             files: turn.files,
-            inputs: Some(turn.inputs.unwrap_or_else(|| Json::Object(Map::new()))),
+            inputs,
             chat_template_kwargs: turn.chat_template_kwargs,
-            webhook_payload: None,
+            webhook_payload: turn.webhook_payload,
         };
         services.run_labels = RunLabels {
             canvas_id: Some(turn.agent_id.as_str().into()),

@@ -94,6 +94,7 @@ pub(crate) fn router(app: AppRef) -> Router {
             get(run_logs::get),
         )
         .merge(editor::routes())
+        .merge(crate::webhook::routes())
         .merge(attachments::routes())
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)

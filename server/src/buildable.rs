@@ -12,20 +12,32 @@ use crate::envelope::ApiError;
 /// at all passes: the step that reads it reports that.
 pub(crate) async fn refuse_unbuildable(dsl: &Value) -> Result<(), ApiError> {
     match unbuildable(dsl).await? {
-        Some(repr) => Err(ApiError::exception(repr)),
+        Some(why) => Err(ApiError::exception(why.repr)),
         None => Ok(()),
     }
 }
 
-/// Why RAGFlow cannot build `dsl` (the exception's `repr`), or `None` when it can.
-pub(crate) async fn unbuildable(dsl: &Value) -> Result<Option<String>, ApiError> {
+/// Why RAGFlow cannot build a DSL: its exception.
+#[derive(Clone, Debug)]
+pub(crate) struct Unbuildable {
+    /// `repr(e)`, which `server_error_response` answers.
+    pub repr: String,
+    /// `str(e)`, which the webhook answers.
+    pub message: String,
+}
+
+/// Why RAGFlow cannot build `dsl`, or `None` when it can.
+pub(crate) async fn unbuildable(dsl: &Value) -> Result<Option<Unbuildable>, ApiError> {
     let dsl = dsl.clone();
     // Loading is CPU work on client data: off the async workers.
     tokio::task::spawn_blocking(move || {
         canvasc_frontend::load_value(dsl)
             .ok()
             .and_then(|loaded| canvasc_frontend::construct::construction_error(&loaded.document))
-            .map(|e| e.repr())
+            .map(|e| Unbuildable {
+                repr: e.repr(),
+                message: e.message,
+            })
     })
     .await
     .map_err(|e| ApiError::exception(format!("checking the DSL failed: {e}")))

@@ -32,6 +32,7 @@ pub mod store;
 pub mod telemetry;
 pub mod turn;
 mod upload_sweep;
+pub mod webhook;
 
 use std::fmt;
 use std::net::SocketAddr;

@@ -7,6 +7,7 @@
 
 use std::sync::Arc;
 
+use crate::buildable::Unbuildable;
 use crate::byte_lru::ByteLru;
 use crate::envelope::ApiError;
 use crate::store::{content_id, StartingCanvas};
@@ -25,8 +26,8 @@ impl Default for StartingCanvases {
 
 struct Prepared {
     canvas: StartingCanvas,
-    /// Why RAGFlow cannot build the DSL (the exception's `repr`), if it cannot.
-    unbuildable: Option<String>,
+    /// Why RAGFlow cannot build the DSL, if it cannot.
+    unbuildable: Option<Unbuildable>,
 }
 
 impl StartingCanvases {
@@ -39,25 +40,41 @@ impl StartingCanvases {
         text: &str,
         refuse_unbuildable: bool,
     ) -> Result<StartingCanvas, ApiError> {
-        let key = content_id(agent_id, text);
-        let prepared = match self.0.get(&key) {
-            Some(prepared) => prepared,
-            None => {
-                let dsl = crate::store::parsed(text);
-                let unbuildable = crate::buildable::unbuildable(&dsl).await?;
-                let mut dsl = dsl;
-                canvasc_frontend::reset::reset(&mut dsl);
-                let prepared = Arc::new(Prepared {
-                    canvas: StartingCanvas::new(agent_id, dsl),
-                    unbuildable,
-                });
-                self.0.put(&key, Arc::clone(&prepared), text.len());
-                prepared
-            }
-        };
+        let prepared = self.prepared(agent_id, text).await?;
         match (&prepared.unbuildable, refuse_unbuildable) {
-            (Some(repr), true) => Err(ApiError::exception(repr.clone())),
+            (Some(why), true) => Err(ApiError::exception(why.repr.clone())),
             _ => Ok(prepared.canvas.clone()),
         }
+    }
+
+    /// The canvas a webhook runs, or why RAGFlow cannot build it (`str(e)`, which the
+    /// webhook answers).
+    pub(crate) async fn webhook_canvas(
+        &self,
+        agent_id: &str,
+        text: &str,
+    ) -> Result<Result<StartingCanvas, String>, ApiError> {
+        let prepared = self.prepared(agent_id, text).await?;
+        Ok(match &prepared.unbuildable {
+            Some(why) => Err(why.message.clone()),
+            None => Ok(prepared.canvas.clone()),
+        })
+    }
+
+    async fn prepared(&self, agent_id: &str, text: &str) -> Result<Arc<Prepared>, ApiError> {
+        let key = content_id(agent_id, text);
+        if let Some(prepared) = self.0.get(&key) {
+            return Ok(prepared);
+        }
+        let dsl = crate::store::parsed(text);
+        let unbuildable = crate::buildable::unbuildable(&dsl).await?;
+        let mut dsl = dsl;
+        canvasc_frontend::reset::reset(&mut dsl);
+        let prepared = Arc::new(Prepared {
+            canvas: StartingCanvas::new(agent_id, dsl),
+            unbuildable,
+        });
+        self.0.put(&key, Arc::clone(&prepared), text.len());
+        Ok(prepared)
     }
 }

@@ -45,6 +45,10 @@ pub struct TurnRequest {
     /// The tenant's default chat model (`PATCH /models/default`): what an LLM that names no
     /// model (an empty `llm_id`) runs with; `None`: the configuration's `[llm] default`.
     pub default_llm: Option<String>,
+    /// A webhook's request as Begin receives it in `Webhook` mode (`{"query", "headers",
+    /// "body"}` validated by the webhook's schema, and the raw request under `input`); the run
+    /// then has no `inputs` (RAGFlow's `canvas.run(query="", webhook_payload=…)`).
+    pub webhook_payload: Option<Map<String, Value>>,
 }
 
 /// A session's canvas as a turn gets it: shared, and named by its content, so that a runner

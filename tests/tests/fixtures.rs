@@ -173,6 +173,34 @@ fn main() -> ExitCode {
             Err(unbuildable.join("\n"))
         }
     });
+    // Webhook canvases read the request through Begin's `query`, `headers` and `body`
+    // (`failing.json` refers to a missing component on purpose: its run fails in RAGFlow).
+    for path in fixture_files("webhook") {
+        if !path.ends_with("failing.json") {
+            suite.case(&display_path(&path), move || has_no_errors(&path));
+        }
+    }
+    suite.case("webhook_outputs_are_begins_only_in_webhook_mode", || {
+        let path = canvasc_tests::workspace_root().join("fixtures/webhook/json-streaming.json");
+        let text = std::fs::read_to_string(&path).expect("readable");
+        let conversational = text.replace("\"mode\": \"Webhook\"", "\"mode\": \"conversational\"");
+        if conversational == text {
+            return Err("the fixture's Begin is not in Webhook mode".into());
+        }
+        let analysis = analyze(&conversational).expect("a canvas");
+        let unknown = analysis
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == Code::UnknownOutput && d.message.contains("has no output `body`"))
+            .count();
+        match unknown {
+            0 => Err(format!(
+                "no unknown-output for `body`: {:#?}",
+                analysis.diagnostics
+            )),
+            _ => Ok(()),
+        }
+    });
     suite.case("broken_fixtures_trigger_every_code", move || {
         every_code_is_triggered(&broken)
     });

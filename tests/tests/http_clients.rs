@@ -23,6 +23,7 @@ const SERVER_CLIENTS: &[&str] = &[
     "bench/src/bin/abuse_memory.rs",
     "bench/src/bin/publish.rs",
     "bench/src/bin/session_bytes.rs",
+    "bench/src/bin/webhook_latency.rs",
 ];
 
 /// What building a client or an rmcp client transport looks like in source.

@@ -136,6 +136,7 @@ fn request(file: &str, released: bool, query: &str) -> TurnRequest {
         checkpoints: None,
         resume: None,
         default_llm: None,
+        webhook_payload: None,
     }
 }
 

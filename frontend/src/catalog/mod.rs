@@ -26,6 +26,9 @@ pub const SHARED_OUTPUTS: &[(&str, &str)] = &[
     ("_ERROR", "string"),
 ];
 
+/// The outputs a Begin in `Webhook` mode gets from the request that triggers it.
+pub const WEBHOOK_OUTPUTS: [&str; 3] = ["query", "headers", "body"];
+
 /// The outputs a kind always has, independent of its parameters, with their types.
 ///
 /// Outputs that depend on parameters (Begin's form fields, Loop variables, aggregator groups,
@@ -121,6 +124,14 @@ pub fn declared_outputs(kind: Kind, params: &Map<String, Value>) -> Vec<Declared
             if let Some(Value::Object(fields)) = params.get("inputs") {
                 for (name, field) in fields {
                     push(name, form_field_type(field));
+                }
+            }
+            // A webhook's request, validated by its schema, is set as Begin's outputs before
+            // it runs (RAGFlow's `Canvas.run(webhook_payload=…)`).
+            if kind == Kind::Begin && params.get("mode").and_then(Value::as_str) == Some("Webhook")
+            {
+                for name in WEBHOOK_OUTPUTS {
+                    push(name, Ty::Object);
                 }
             }
         }

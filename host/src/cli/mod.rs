@@ -33,6 +33,7 @@ pub mod run_log;
 pub mod serve;
 mod state_file;
 pub mod timeline;
+mod webhook_payload;
 pub mod worker;
 
 /// Exit code for usage, I/O and not-a-canvas errors.

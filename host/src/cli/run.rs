@@ -67,6 +67,11 @@ pub struct Args {
     /// canvas that cycles without a Loop stops; RAGFlow has no such limit.
     #[arg(long, env = "CANVASC_MAX_STEPS", default_value_t = DEFAULT_MAX_STEPS)]
     pub max_steps: usize,
+    /// Run a Webhook-mode canvas on this request, as `canvasc serve` runs it for an HTTP
+    /// request to its webhook: a JSON file `{"query": {…}, "headers": {…}, "body": …}`,
+    /// validated by the Begin's schema into its `query`, `headers` and `body` outputs.
+    #[arg(long, value_name = "FILE")]
+    pub webhook_payload: Option<PathBuf>,
     /// Draw the run as an SVG timeline into this file: one lane per component, batches,
     /// durations, the path taken, failures and pauses.
     #[arg(long, value_name = "FILE.svg")]
@@ -193,9 +198,20 @@ pub(crate) fn warn_draft(args: &Args, errors: usize) {
 pub fn execute<P: Program>(
     program: Arc<P>,
     dsl: Map<String, Json>,
-    prepared: Prepared,
+    mut prepared: Prepared,
     args: &Args,
 ) -> ExitCode {
+    if let Some(path) = &args.webhook_payload {
+        match super::webhook_payload::from_file(path, &args.file) {
+            // A webhook's run has no form inputs, as the server runs it.
+            Ok(payload) => {
+                prepared.input.webhook_payload = Some(payload);
+                prepared.input.inputs = None;
+                prepared.input.query = Some(Json::String(String::new()));
+            }
+            Err(e) => return fail(e),
+        }
+    }
     // Flushed when this function returns (every path), or by `flush` on a second Ctrl-C.
     let _telemetry = crate::telemetry::init_from(args.config.as_deref());
     let runtime = match tokio::runtime::Builder::new_multi_thread()

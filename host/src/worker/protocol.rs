@@ -70,6 +70,8 @@ pub struct WireTurn {
     pub checkpoints: bool,
     pub resume: Option<Json>,
     pub default_llm: Option<String>,
+    #[serde(default)]
+    pub webhook_payload: Option<Map<String, Json>>,
 }
 
 impl WireTurn {
@@ -92,6 +94,7 @@ impl WireTurn {
             checkpoints: turn.checkpoints.is_some(),
             resume: turn.resume,
             default_llm: turn.default_llm,
+            webhook_payload: turn.webhook_payload,
         }
     }
 
@@ -122,6 +125,7 @@ impl WireTurn {
             checkpoints,
             resume: self.resume,
             default_llm: self.default_llm,
+            webhook_payload: self.webhook_payload,
         }
     }
 }

@@ -1,17 +1,17 @@
 //! The agent editor's support endpoints (`http-api.md` §12–§13): default prompts, templates,
-//! the webhook test-run poll, the database connection test and the pipeline re-run.
+//! the database connection test and the pipeline re-run.
 //!
 //! `test_db_connection` and `rerun` validate their body before they authenticate, as
 //! RAGFlow's `@validate_request` wraps its `@login_required`.
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::routing::{get, post};
 use axum::Router;
 use serde_json::{json, Map, Value};
 
 use crate::auth::Tenant;
 use crate::envelope::{Answer, ApiError, Reply};
-use crate::request::{type_name, Body, Params};
+use crate::request::{type_name, Body};
 use crate::shared::AppRef;
 use crate::turn::{DbConnection, DbTestFailure};
 
@@ -25,7 +25,6 @@ pub(crate) fn routes() -> Router<AppRef> {
             post(test_db_connection),
         )
         .route("/api/v1/agents/rerun", post(rerun))
-        .route("/api/v1/agents/{agent_id}/webhook/logs", get(webhook_logs))
 }
 
 /// `GET /agents/prompts`: the host's prompt texts, unrendered.
@@ -118,35 +117,6 @@ async fn rerun(tenant: Result<Tenant, ApiError>, body: Body) -> Answer {
     require(&body.0, &["id", "dsl", "component_id"])?;
     tenant?;
     Err(ApiError::data("Document not found."))
-}
-
-/// `GET /agents/{agent_id}/webhook/logs` (owner only): polls the recorded webhook test runs.
-/// canvasc does not serve `/webhook/test`, so nothing is ever recorded and every poll answers
-/// as RAGFlow does for an agent with no recorded run.
-async fn webhook_logs(
-    State(app): State<AppRef>,
-    Tenant(tenant): Tenant,
-    Path(agent_id): Path<String>,
-    params: Params,
-) -> Answer {
-    if app.store.agent(&tenant, &agent_id).await?.is_none() {
-        return Err(ApiError::data("Canvas not found."));
-    }
-    // `request.args.get("since_ts", type=float)`: absent or not a number is `None`.
-    let since_ts = params
-        .get("since_ts")
-        .and_then(|v| v.trim().parse::<f64>().ok());
-    let webhook_id = params.get("webhook_id");
-    let data = match (since_ts, webhook_id) {
-        (None, _) => json!({"webhook_id": null, "events": [], "finished": false,
-            "next_since_ts": crate::clock::now_ms() as f64 / 1000.0}),
-        (Some(since), None) => json!({"webhook_id": null, "events": [],
-            "next_since_ts": since, "finished": false}),
-        // An id that names no recorded run is a finished one with no events.
-        (Some(since), Some(id)) => json!({"webhook_id": id, "events": [],
-            "next_since_ts": since, "finished": true}),
-    };
-    Ok(Reply::success(data))
 }
 
 /// RAGFlow's `CanvasTemplate` rows from a directory of template files (`agent/templates/` of

@@ -14,7 +14,7 @@ pub(crate) mod run_logs;
 pub(crate) mod sessions;
 pub(crate) mod system;
 pub(crate) mod tasks;
-mod turn_start;
+pub(crate) mod turn_start;
 pub(crate) mod versions;
 
 use serde_json::{Map, Value};

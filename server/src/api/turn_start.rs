@@ -346,19 +346,11 @@ async fn start_turn(
     let (checkpoints, checkpoints_written, recorded) =
         run::resume::writer(app, &message_id, session_id, &user);
     let round = state.get("round").and_then(Value::as_i64).unwrap_or(0);
-    // A tenant's default is one of the configured models: without any (a scripted model),
-    // there is none to look up.
-    let defaults = match app.models.is_empty() {
-        true => Ok(Vec::new()),
-        false => app.store.default_models(tenant).await,
-    };
-    let default_llm = match defaults {
-        Ok(defaults) => defaults
-            .into_iter()
-            .find_map(|(kind, llm_id)| (kind == "chat").then_some(llm_id)),
+    let default_llm = match default_chat_model(app, tenant).await {
+        Ok(model) => model,
         Err(e) => {
             app.coord.give_back(&lease).await;
-            return Err(e.into());
+            return Err(e);
         }
     };
     let request = TurnRequest {
@@ -380,6 +372,7 @@ async fn start_turn(
         checkpoints: Some(checkpoints),
         resume: turn.resume,
         default_llm,
+        webhook_payload: None,
     };
     // The run's record is written before it starts: its checkpoints go with it, and a crash
     // from here on leaves its trace. The program that will run it is named by the runner.
@@ -455,6 +448,24 @@ pub(crate) async fn session_canvas(
         },
     };
     Ok((canvas, run_state))
+}
+
+/// The tenant's default chat model (`PATCH /models/default`), if it set one. A tenant's
+/// default is one of the configured models: without any (a scripted model), there is none to
+/// look up.
+pub(crate) async fn default_chat_model(
+    app: &AppRef,
+    tenant: &str,
+) -> Result<Option<String>, ApiError> {
+    if app.models.is_empty() {
+        return Ok(None);
+    }
+    Ok(app
+        .store
+        .default_models(tenant)
+        .await?
+        .into_iter()
+        .find_map(|(kind, llm_id)| (kind == "chat").then_some(llm_id)))
 }
 
 /// Finishes a run whose replica died before the session's next question runs: it goes on

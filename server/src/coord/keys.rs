@@ -58,4 +58,16 @@ impl Keys {
     pub fn quota_tokens(&self, tenant: &str, day: &str) -> String {
         format!("{}agent:quota:tokens:{tenant}:{day}", self.prefix)
     }
+
+    /// RAGFlow's webhook rate limit bucket of a canvas (`rl:tb:{canvas_id}`).
+    pub fn webhook_bucket(&self, canvas_id: &str) -> String {
+        format!("{}rl:tb:{canvas_id}", self.prefix)
+    }
+
+    /// The webhook test runs of an agent that its editor polls (RAGFlow's
+    /// `webhook-trace-{agent_id}-logs`; here a hash of runs by start time, so two runs never
+    /// write the same value).
+    pub fn webhook_trace(&self, agent_id: &str) -> String {
+        format!("{}webhook-trace-{agent_id}-logs", self.prefix)
+    }
 }

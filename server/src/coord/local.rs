@@ -12,6 +12,7 @@ use futures::FutureExt;
 
 use super::local_runs::LocalRuns;
 use super::quota::QuotaMaps;
+use super::webhook_maps::WebhookMaps;
 use super::{
     Backend, CoordError, CoordResult, QuotaAsk, QuotaVerdict, RunRecord, CANCEL_TTL, LEASE_TTL,
 };
@@ -57,6 +58,8 @@ pub(crate) struct Local {
     maps: Mutex<Maps>,
     /// Per-tenant quota counters (their own lock: a run's admission never waits on a lease).
     quotas: Mutex<QuotaMaps>,
+    /// Webhook rate limits and test-run traces.
+    webhooks: Mutex<WebhookMaps>,
     runs: Arc<LocalRuns>,
     store: Store,
 }
@@ -77,6 +80,7 @@ impl Local {
         Local {
             maps: Mutex::default(),
             quotas: Mutex::default(),
+            webhooks: Mutex::default(),
             runs,
             store,
         }
@@ -88,6 +92,10 @@ impl Local {
 
     fn quotas(&self) -> MutexGuard<'_, QuotaMaps> {
         self.quotas.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn webhooks(&self) -> MutexGuard<'_, WebhookMaps> {
+        self.webhooks.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -244,6 +252,34 @@ impl Backend for Local {
     ) -> BoxFuture<'a, CoordResult<()>> {
         self.quotas().spend(tenant, day, tokens);
         futures::future::ready(Ok(())).boxed()
+    }
+
+    fn take_webhook_token<'a>(
+        &'a self,
+        canvas_id: &'a str,
+        capacity: f64,
+        rate: f64,
+        now_s: f64,
+    ) -> BoxFuture<'a, CoordResult<bool>> {
+        let taken = self.webhooks().take(canvas_id, capacity, rate, now_s);
+        futures::future::ready(Ok(taken)).boxed()
+    }
+
+    fn put_webhook_trace<'a>(
+        &'a self,
+        agent_id: &'a str,
+        start: &'a str,
+        run: &'a str,
+    ) -> BoxFuture<'a, CoordResult<()>> {
+        self.webhooks().put_trace(agent_id, start, run.to_string());
+        futures::future::ready(Ok(())).boxed()
+    }
+
+    fn webhook_traces<'a>(
+        &'a self,
+        agent_id: &'a str,
+    ) -> BoxFuture<'a, CoordResult<Vec<(String, String)>>> {
+        futures::future::ready(Ok(self.webhooks().traces(agent_id))).boxed()
     }
 
     fn name(&self) -> &'static str {

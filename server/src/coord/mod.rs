@@ -14,6 +14,7 @@ mod record;
 mod redis_backend;
 pub mod scripts;
 mod watch;
+pub(crate) mod webhook_maps;
 
 use std::fmt;
 use std::sync::Arc;
@@ -134,6 +135,29 @@ pub trait Backend: Send + Sync + 'static {
         day: &'a str,
         tokens: u64,
     ) -> BoxFuture<'a, CoordResult<()>>;
+    /// Takes a token from the canvas's webhook bucket (RAGFlow's `rl:tb:{canvas_id}` token
+    /// bucket: `capacity` tokens, refilled at `rate` a second); `false` when it has none.
+    fn take_webhook_token<'a>(
+        &'a self,
+        canvas_id: &'a str,
+        capacity: f64,
+        rate: f64,
+        now_s: f64,
+    ) -> BoxFuture<'a, CoordResult<bool>>;
+    /// Stores the trace of the webhook test run of `agent_id` that started at `start` (its
+    /// JSON), replacing the one stored before; the agent's runs expire together, ten minutes
+    /// after the last write.
+    fn put_webhook_trace<'a>(
+        &'a self,
+        agent_id: &'a str,
+        start: &'a str,
+        run: &'a str,
+    ) -> BoxFuture<'a, CoordResult<()>>;
+    /// The agent's recorded webhook test runs: `(start, trace JSON)`.
+    fn webhook_traces<'a>(
+        &'a self,
+        agent_id: &'a str,
+    ) -> BoxFuture<'a, CoordResult<Vec<(String, String)>>>;
     /// `in-process` or `redis`, for the start-up line.
     fn name(&self) -> &'static str;
 }
@@ -284,6 +308,34 @@ impl Coordinator {
         self.backend
             .quota_release(tenant, slot, unstarted_minute)
             .await
+    }
+
+    /// Takes a token from a canvas's webhook rate-limit bucket.
+    pub async fn take_webhook_token(
+        &self,
+        canvas_id: &str,
+        capacity: f64,
+        rate: f64,
+        now_s: f64,
+    ) -> CoordResult<bool> {
+        self.backend
+            .take_webhook_token(canvas_id, capacity, rate, now_s)
+            .await
+    }
+
+    /// Stores a webhook test run's trace.
+    pub async fn put_webhook_trace(
+        &self,
+        agent_id: &str,
+        start: &str,
+        run: &str,
+    ) -> CoordResult<()> {
+        self.backend.put_webhook_trace(agent_id, start, run).await
+    }
+
+    /// An agent's recorded webhook test runs.
+    pub async fn webhook_traces(&self, agent_id: &str) -> CoordResult<Vec<(String, String)>> {
+        self.backend.webhook_traces(agent_id).await
     }
 
     /// Counts the model tokens a run used on `day`.

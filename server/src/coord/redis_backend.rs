@@ -14,6 +14,7 @@ use redis::{AsyncCommands, Client, Script};
 
 use super::local_runs::LocalRuns;
 use super::quota::{DAY_KEY_TTL, MINUTE_KEY_TTL, SLOT_TTL};
+use super::webhook_maps::TRACE_TTL;
 use super::{
     scripts, Backend, CoordError, CoordResult, Keys, QuotaAsk, QuotaVerdict, RunRecord, CANCEL_TTL,
     CHECKPOINT_TTL, LEASE_TTL, RUN_RECORD_TTL,
@@ -41,6 +42,7 @@ pub(crate) struct RedisBackend {
     finish: Script,
     quota_admit: Script,
     quota_release: Script,
+    token_bucket: Script,
 }
 
 impl RedisBackend {
@@ -72,6 +74,7 @@ impl RedisBackend {
             finish: Script::new(scripts::FINISH),
             quota_admit: Script::new(scripts::QUOTA_ADMIT),
             quota_release: Script::new(scripts::QUOTA_RELEASE),
+            token_bucket: Script::new(scripts::TOKEN_BUCKET),
         })
     }
 
@@ -394,6 +397,67 @@ impl Backend for RedisBackend {
                 .await
                 .map_err(failed)?;
             Ok(())
+        }
+        .boxed()
+    }
+
+    fn take_webhook_token<'a>(
+        &'a self,
+        canvas_id: &'a str,
+        capacity: f64,
+        rate: f64,
+        now_s: f64,
+    ) -> BoxFuture<'a, CoordResult<bool>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let (taken, _tokens): (i64, String) = self
+                .token_bucket
+                .key(self.keys.webhook_bucket(canvas_id))
+                .arg(capacity)
+                .arg(rate)
+                .arg(now_s)
+                .arg(1)
+                .invoke_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(taken == 1)
+        }
+        .boxed()
+    }
+
+    fn put_webhook_trace<'a>(
+        &'a self,
+        agent_id: &'a str,
+        start: &'a str,
+        run: &'a str,
+    ) -> BoxFuture<'a, CoordResult<()>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let key = self.keys.webhook_trace(agent_id);
+            redis::pipe()
+                .atomic()
+                .hset(&key, start, run)
+                .ignore()
+                .expire(&key, TRACE_TTL.as_secs() as i64)
+                .ignore()
+                .query_async::<()>(&mut conn)
+                .await
+                .map_err(failed)
+        }
+        .boxed()
+    }
+
+    fn webhook_traces<'a>(
+        &'a self,
+        agent_id: &'a str,
+    ) -> BoxFuture<'a, CoordResult<Vec<(String, String)>>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let runs: Vec<(String, String)> = conn
+                .hgetall(self.keys.webhook_trace(agent_id))
+                .await
+                .map_err(failed)?;
+            Ok(runs)
         }
         .boxed()
     }

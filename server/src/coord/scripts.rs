@@ -95,3 +95,26 @@ if ARGV[2] == '1' and tonumber(redis.call('GET', KEYS[2]) or '0') > 0 then
 end
 return 1
 ";
+
+/// A webhook's rate limit: a token bucket in a hash with RAGFlow's fields (`tokens`,
+/// `timestamp`), refilled for the time since the last take, so RAGFlow's replicas and these
+/// share one limit. KEYS: bucket. ARGV: capacity, tokens per second, now (s), cost. A refusal
+/// stores nothing. `{1, left}` taken, `{0, left}` refused (`left` as text: Redis would round a
+/// Lua number to an integer).
+pub const TOKEN_BUCKET: &str = r#"
+local capacity, per_second = tonumber(ARGV[1]), tonumber(ARGV[2])
+local now, cost = tonumber(ARGV[3]), tonumber(ARGV[4])
+local stored = redis.call("HMGET", KEYS[1], "tokens", "timestamp")
+local left, since = capacity, now
+if tonumber(stored[1]) ~= nil then
+    left, since = tonumber(stored[1]), tonumber(stored[2]) or now
+end
+left = math.min(capacity, left + math.max(0, now - since) * per_second)
+if left < cost then
+    return {0, tostring(left)}
+end
+left = left - cost
+redis.call("HSET", KEYS[1], "tokens", left, "timestamp", now)
+redis.call("EXPIRE", KEYS[1], math.ceil(2 * capacity / per_second))
+return {1, tostring(left)}
+"#;

@@ -177,6 +177,29 @@ mod tests {
         ) -> BoxFuture<'a, CoordResult<()>> {
             gone()
         }
+        fn take_webhook_token<'a>(
+            &'a self,
+            _: &'a str,
+            _: f64,
+            _: f64,
+            _: f64,
+        ) -> BoxFuture<'a, CoordResult<bool>> {
+            gone()
+        }
+        fn put_webhook_trace<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a str,
+            _: &'a str,
+        ) -> BoxFuture<'a, CoordResult<()>> {
+            gone()
+        }
+        fn webhook_traces<'a>(
+            &'a self,
+            _: &'a str,
+        ) -> BoxFuture<'a, CoordResult<Vec<(String, String)>>> {
+            gone()
+        }
         fn name(&self) -> &'static str {
             "unreachable"
         }

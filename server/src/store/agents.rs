@@ -152,16 +152,37 @@ impl Store {
         tenant_id: &str,
         id: &str,
     ) -> Result<Option<(AgentSummary, String)>, StoreError> {
+        self.agent_text_of(Some(tenant_id), id).await
+    }
+
+    /// The agent `id` whoever owns it, with its DSL as stored: for the routes that are not
+    /// a tenant's (a webhook authenticates by the agent's own security settings).
+    pub async fn any_agent_text(
+        &self,
+        id: &str,
+    ) -> Result<Option<(AgentSummary, String)>, StoreError> {
+        self.agent_text_of(None, id).await
+    }
+
+    async fn agent_text_of(
+        &self,
+        tenant_id: Option<&str>,
+        id: &str,
+    ) -> Result<Option<(AgentSummary, String)>, StoreError> {
+        let owner = match tenant_id {
+            Some(_) => " AND a.user_id = ?",
+            None => "",
+        };
         let q = format!(
             "SELECT {SUMMARY_COLUMNS}, a.dsl FROM agents a JOIN users u ON u.id = a.user_id \
-             WHERE a.id = ? AND a.user_id = ?"
+             WHERE a.id = ?{owner}"
         );
         let q = self.sql(&q);
-        let row = sqlx::query(&q)
-            .bind(id)
-            .bind(tenant_id)
-            .fetch_optional(&self.pool)
-            .await?;
+        let mut query = sqlx::query(&q).bind(id);
+        if let Some(tenant_id) = tenant_id {
+            query = query.bind(tenant_id);
+        }
+        let row = query.fetch_optional(&self.pool).await?;
         row.map(|row| Ok((AgentSummary::from_row(&row)?, text(&row, "dsl")?)))
             .transpose()
     }

@@ -119,6 +119,41 @@ pub async fn extra_server_running(
     base
 }
 
+/// Two replicas of one deployment: servers on one fresh database (the kind
+/// `CANVASC_SERVER_DB` picks), each configured by `configure` (which names their shared
+/// coordinator), serving on the calling test's runtime until that ends.
+pub async fn replica_pair(configure: impl Fn(&mut ServeConfig)) -> (String, String) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let dir = std::env::temp_dir()
+        .join(format!("canvasc-server-test-{}", std::process::id()))
+        .join(format!("pair-{}", N.fetch_add(1, Ordering::Relaxed)));
+    let url = match database_url().await.unwrap_or_else(|e| panic!("{e}")) {
+        Some(url) => url,
+        None => {
+            std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            Store::sqlite_url(&dir)
+        }
+    };
+    let mut bases = Vec::new();
+    for replica in ["a", "b"] {
+        let mut config = ServeConfig::new(([127, 0, 0, 1], 0).into(), dir.join(replica));
+        config.database_url = Some(url.clone());
+        config.max_body_bytes = 64 * 1024;
+        configure(&mut config);
+        // One after the other: the second finds the schema the first made.
+        let running = canvasc_server::start(config, crate::engine::engine())
+            .await
+            .unwrap_or_else(|e| panic!("replica {replica} did not start: {e}"));
+        bases.push(format!("http://{}", running.addr));
+        tokio::spawn(running.wait());
+    }
+    let b = bases.pop().unwrap_or_default();
+    let a = bases.pop().unwrap_or_default();
+    (a, b)
+}
+
 /// The database of this run: `None` for SQLite in a temporary directory, else a fresh
 /// database on the machine's PostgreSQL or MariaDB.
 async fn database_url() -> Result<Option<String>, String> {

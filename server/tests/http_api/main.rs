@@ -26,3 +26,4 @@ mod quotas;
 mod run_control;
 mod sessions;
 mod storage;
+mod webhooks;

@@ -22,7 +22,7 @@ enum Coordination {
     Redis,
 }
 
-fn redis_url() -> String {
+pub(crate) fn redis_url() -> String {
     std::env::var("REDIS_URL").unwrap_or_else(|_| "redis://127.0.0.1:6379".into())
 }
 
@@ -32,7 +32,7 @@ fn redis_required() -> bool {
 }
 
 /// Whether Redis answers (a skip is reported; where Redis is required, a failure).
-async fn redis_reachable() -> bool {
+pub(crate) async fn redis_reachable() -> bool {
     let url = redis_url();
     let attempt = async {
         let client = redis::Client::open(url.as_str())?;
