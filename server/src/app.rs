@@ -5,14 +5,14 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::HeaderValue;
 use axum::http::{StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, patch, post};
+use axum::routing::{delete, get, patch, post, put};
 use axum::Router;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
 use crate::api::{
-    account, admin, agents, attachments, completions, editor, files, models, reset, run_logs,
-    sessions, system, tasks, versions,
+    account, admin, agents, attachments, completions, editor, files, models, openai, reset,
+    run_logs, sessions, system, tags, tasks, versions,
 };
 use crate::envelope::{json_response, ApiError, EXCEPTION_ERROR};
 use crate::shared::AppRef;
@@ -49,13 +49,23 @@ pub(crate) fn router(app: AppRef) -> Router {
         )
         .route("/api/v1/agents", get(agents::list).post(agents::create))
         .route("/api/v1/agents/download", get(files::download))
+        .route("/api/v1/agents/tags", get(tags::list))
+        .route("/api/v1/agents/{agent_id}/tags", put(tags::set))
         .route(
             "/api/v1/agents/chat/completions",
             post(completions::completions),
         )
         .route(
+            "/api/v1/agents/{agent_id}/completions",
+            post(completions::by_path),
+        )
+        .route(
             "/api/v1/agents_openai/{agent_id}/chat/completions",
             post(completions::openai_alias),
+        )
+        .route(
+            "/api/v1/agents_openai/{agent_id}/models",
+            get(openai::models),
         )
         .route("/api/v1/agents/{agent_id}/reset", post(reset::reset))
         .route("/api/v1/tasks/{session_id}/cancel", post(tasks::cancel))

@@ -23,13 +23,32 @@ pub(crate) async fn completions(
     body: Body,
 ) -> Response {
     let body = body.0;
-    let openai = truthy(body.get("openai-compatible"));
     let agent_id = match string(&body, "agent_id") {
         Ok(Some(id)) if !id.is_empty() => id,
         Ok(_) => return ApiError::argument("`agent_id` is required.").into_response(),
         Err(e) => return e.into_response(),
     };
-    if openai {
+    either_mode(app, tenant, agent_id, body).await
+}
+
+/// `POST /api/v1/agents/{agent_id}/completions`: the deprecated path; the agent is the path's
+/// (a body's `agent_id` is ignored, as RAGFlow ignores it).
+pub(crate) async fn by_path(
+    State(app): State<AppRef>,
+    Tenant(tenant): Tenant,
+    Path(agent_id): Path<String>,
+    body: Body,
+) -> Response {
+    either_mode(app, tenant, agent_id, body.0).await
+}
+
+async fn either_mode(
+    app: AppRef,
+    tenant: String,
+    agent_id: String,
+    body: Map<String, Value>,
+) -> Response {
+    if truthy(body.get("openai-compatible")) {
         openai::answer(app, tenant, agent_id, body).await
     } else {
         native(app, tenant, agent_id, body).await

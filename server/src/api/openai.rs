@@ -1,14 +1,16 @@
 //! The OpenAI-compatible mode of chat completions (`http-api.md` §7.6): the question from
 //! `messages`, a bare `chat.completion` object or `chat.completion.chunk` frames (`data: ` with
 //! a space), only `message` and `message_end` events used, a final `stop` chunk with usage, and
-//! Go's `waiting_for_user` for a paused run. An aborted run and a turn that could not be saved
-//! answer `**ERROR**: <why>`, as `completion_openai` answers any exception.
+//! Go's `waiting_for_user` for a paused run. A failed or aborted run and a turn that could not
+//! be saved answer `**ERROR**: <why>` (§7.6), as `completion_openai` answers any exception.
 
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Map, Value};
 
 use super::turn_start::{begin, with_program, Mode};
+use crate::auth::Tenant;
 use crate::clock::now_ms;
 use crate::envelope::{json_response, ApiError};
 use crate::run::Ended;
@@ -72,6 +74,28 @@ pub(crate) async fn answer(
     with_program(framing.whole(&ended), program)
 }
 
+/// `GET /api/v1/agents_openai/{agent_id}/models`: the one model an agent's OpenAI-compatible
+/// base URL serves, the agent itself, so chat UIs that list models before chatting connect.
+pub(crate) async fn models(
+    State(app): State<AppRef>,
+    Tenant(tenant): Tenant,
+    Path(agent_id): Path<String>,
+) -> Response {
+    match app.store.agent_text(&tenant, &agent_id).await {
+        Ok(Some((agent, _))) => json_response(
+            StatusCode::OK,
+            &json!({"object": "list", "data": [{"id": agent.id, "object": "model",
+                "created": agent.create_time / 1000, "owned_by": agent.nickname}]}),
+        ),
+        Ok(None) => json_response(
+            StatusCode::NOT_FOUND,
+            &json!({"error": {"message": format!("The model `{agent_id}` does not exist or you do not have access to it."),
+                "type": "invalid_request_error", "param": null, "code": "model_not_found"}}),
+        ),
+        Err(e) => ApiError::from(e).into_response(),
+    }
+}
+
 /// The question: the content of the last `user` message (text parts joined).
 fn question(body: &Map<String, Value>) -> Result<String, ApiError> {
     let none = || ApiError::data("You must provide at least one message.");
@@ -132,7 +156,9 @@ impl OpenAiFraming {
     /// The non-streaming answer: a bare `chat.completion` object.
     fn whole(mut self, ended: &Ended) -> Response {
         let (content, finish) = match (&ended.end, &ended.unsaved) {
-            (TurnEnd::Aborted(e), _) | (_, Some(e)) => (format!("**ERROR**: {e}"), "stop"),
+            (TurnEnd::Aborted(e) | TurnEnd::Failed(e), _) | (_, Some(e)) => {
+                (format!("**ERROR**: {e}"), "stop")
+            }
             (TurnEnd::Paused, None) => {
                 let body = json!({"error": {"message": "Agent is waiting for user input. Continue the session with its inputs.",
                     "type": "invalid_request_error"}, "id": self.id});
@@ -184,7 +210,7 @@ impl Framing for OpenAiFraming {
 
     fn end(&mut self, ended: &Ended) -> String {
         let mut out = match (&ended.end, &ended.unsaved) {
-            (TurnEnd::Aborted(e), _) | (_, Some(e)) => {
+            (TurnEnd::Aborted(e) | TurnEnd::Failed(e), _) | (_, Some(e)) => {
                 let text = format!("**ERROR**: {e}");
                 self.completion_tokens += self.app.runner.count_tokens(&text);
                 let delta = json!({"role": "assistant", "content": text,

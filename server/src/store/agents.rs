@@ -134,6 +134,17 @@ impl Store {
         Ok(())
     }
 
+    /// Replaces an agent's tags (a comma-separated list, normalised by the caller).
+    pub async fn set_agent_tags(&self, id: &str, tags: &str) -> Result<(), StoreError> {
+        let q = self.sql("UPDATE agents SET tags = ? WHERE id = ?");
+        sqlx::query(&q)
+            .bind(tags)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// The agent `id` if it belongs to `tenant_id`: other tenants' agents do not exist here.
     pub async fn agent(&self, tenant_id: &str, id: &str) -> Result<Option<Agent>, StoreError> {
         Ok(self

@@ -12,6 +12,7 @@ mod bombs;
 mod builds;
 mod completions;
 mod editor;
+mod endpoints;
 mod engine;
 mod envelopes;
 #[path = "../../../tests/src/fault_rounds.rs"]
