@@ -11,8 +11,8 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
 use crate::api::{
-    account, admin, agents, attachments, completions, editor, files, models, openai, reset,
-    run_logs, sessions, system, tags, tasks, versions,
+    account, admin, agentbots, agents, attachments, completions, editor, files, models, openai,
+    reset, run_logs, sessions, system, tags, tasks, versions,
 };
 use crate::envelope::{json_response, ApiError, EXCEPTION_ERROR};
 use crate::shared::AppRef;
@@ -66,6 +66,18 @@ pub(crate) fn router(app: AppRef) -> Router {
         .route(
             "/api/v1/agents_openai/{agent_id}/models",
             get(openai::models),
+        )
+        .route(
+            "/api/v1/agentbots/{agent_id}/completions",
+            post(agentbots::completions),
+        )
+        .route(
+            "/api/v1/agentbots/{agent_id}/inputs",
+            get(agentbots::inputs),
+        )
+        .route(
+            "/api/v1/agentbots/{agent_id}/logs/{message_id}",
+            get(agentbots::logs),
         )
         .route("/api/v1/agents/{agent_id}/reset", post(reset::reset))
         .route("/api/v1/tasks/{session_id}/cancel", post(tasks::cancel))

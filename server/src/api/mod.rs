@@ -2,6 +2,7 @@
 
 pub(crate) mod account;
 pub(crate) mod admin;
+pub(crate) mod agentbots;
 pub(crate) mod agents;
 pub(crate) mod attachments;
 pub(crate) mod completions;

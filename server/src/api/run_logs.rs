@@ -18,16 +18,25 @@ pub(crate) async fn get(
     Path((agent_id, message_id)): Path<(String, String)>,
 ) -> Answer {
     agent_of(&app, &tenant, &agent_id, ApiError::no_access).await?;
-    let since = now_ms() - KEPT_MS;
-    match app
-        .store
-        .run_trace(&tenant, &agent_id, &message_id, since)
-        .await?
-    {
+    match trace(&app, &tenant, &agent_id, &message_id).await? {
         Some((program, trace)) => Ok(Reply::raw(
             json!({"code": 0, "message": "success", "data": trace, "program": program}),
         )),
         // RAGFlow answers an unknown run with an empty object, which its test checks.
         None => Ok(Reply::success(Value::Object(Default::default()))),
     }
+}
+
+/// The run's program and component trace, while it is kept.
+pub(crate) async fn trace(
+    app: &AppRef,
+    tenant: &str,
+    agent_id: &str,
+    message_id: &str,
+) -> Result<Option<(String, Value)>, ApiError> {
+    let since = now_ms() - KEPT_MS;
+    Ok(app
+        .store
+        .run_trace(tenant, agent_id, message_id, since)
+        .await?)
 }

@@ -38,6 +38,9 @@ pub(crate) enum Mode {
     Native { return_trace: bool },
     /// The OpenAI-compatible completions.
     OpenAi,
+    /// An embedded agent (`/agentbots/{id}/completions`, RAGFlow's `canvas_service.completion`:
+    /// its sessions are the `agent` source's).
+    Bot,
 }
 
 /// Validates the request against the session or the agent (§7.2), creates the session when
@@ -170,7 +173,11 @@ pub(crate) async fn begin(
                 tenant_id: tenant.to_string(),
                 user_id: user,
                 name,
-                source: "workflow".into(),
+                source: match mode {
+                    Mode::Bot => "agent",
+                    _ => "workflow",
+                }
+                .into(),
                 version_title,
                 state: new_session_state(release),
                 canvas,

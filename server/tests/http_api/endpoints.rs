@@ -181,3 +181,94 @@ async fn a_failed_run_answers_its_error_in_openai_mode_whole_and_streamed() {
     );
     assert!(text.ends_with("data: [DONE]\n\n"), "{text}");
 }
+
+#[tokio::test]
+async fn an_embedded_agent_answers_its_page_with_a_beta_token() {
+    let t = tenant().await;
+    let id = agent_with(&t, minimal_dsl()).await;
+    let bot = crate::harness::Client::anonymous().with_auth(&format!("Bearer {}", t.beta));
+    let inputs = bot.get(&format!("/agentbots/{id}/inputs")).await;
+    let data = inputs.expect(0);
+    assert_eq!(
+        (&data["inputs"], &data["mode"], &data["prologue"]),
+        (
+            &json!({}),
+            &json!("conversational"),
+            &json!("Hi! I'm your smart assistant. What can I do for you?")
+        ),
+        "{data}"
+    );
+    assert!(data["title"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("endpoints")));
+
+    // Not streamed: the last event with the whole answer.
+    let answer = bot
+        .post(
+            &format!("/agentbots/{id}/completions"),
+            json!({"query": "embedded hello", "stream": false}),
+        )
+        .await;
+    assert_eq!(answer.body.get("message"), None, "{}", answer.body);
+    let last = answer.expect(0).clone();
+    assert_eq!(last["data"]["content"], "embedded hello", "{last}");
+    let message_id = last["message_id"]
+        .as_str()
+        .expect("a message id")
+        .to_string();
+    let session_id = last["session_id"].as_str().expect("a session").to_string();
+    let session = t
+        .api
+        .get(&format!("/agents/{id}/sessions?id={session_id}"))
+        .await;
+    assert_eq!(session.expect(0)[0]["source"], "agent", "{}", session.body);
+    let logs = bot.get(&format!("/agentbots/{id}/logs/{message_id}")).await;
+    let trace = logs.expect(0);
+    assert!(
+        trace
+            .as_array()
+            .is_some_and(|t| t.iter().any(|c| c["component_id"] == "message")),
+        "{trace}"
+    );
+
+    // Streamed by default: RAGFlow's frames, without a terminator.
+    let response = reqwest::Client::new()
+        .post(format!(
+            "{}/api/v1/agentbots/{id}/completions",
+            server().base
+        ))
+        .header("Authorization", format!("Bearer {}", t.beta))
+        .json(&json!({"query": "streamed"}))
+        .send()
+        .await
+        .expect("the server answers");
+    let text = response.text().await.expect("a body");
+    assert!(
+        text.starts_with("data:{\"event\":\"workflow_started\""),
+        "{text}"
+    );
+    assert!(text.contains("\"content\":\"streamed\""), "{text}");
+    assert!(!text.contains("[DONE]"), "{text}");
+
+    // Another tenant's token reaches nothing.
+    let stranger = tenant().await;
+    let other = crate::harness::Client::anonymous().with_auth(&format!("Bearer {}", stranger.beta));
+    for path in [
+        format!("/agentbots/{id}/inputs"),
+        format!("/agentbots/{id}/logs/{message_id}"),
+    ] {
+        let refused = other.get(&path).await;
+        assert_eq!(
+            (refused.code(), refused.message().to_string()),
+            (102, format!("Can't find agent by ID: {id}")),
+            "{path}"
+        );
+    }
+    let refused = other
+        .post(
+            &format!("/agentbots/{id}/completions"),
+            json!({"query": "x"}),
+        )
+        .await;
+    assert_eq!(refused.code(), 102);
+}
