@@ -17,8 +17,8 @@ use canvasc_engine::{persist, Program, ProgramVisitor, RunInput, RunOutcome, Ser
 use canvasc_frontend::fingerprint::fingerprint;
 use canvasc_frontend::{analyze_loaded, load_value};
 use canvasc_server::turn::{
-    CheckpointWriter, ProgramKind, RunningTurn, SessionState, TurnCanvas, TurnEnd, TurnEvent,
-    TurnRequest, TurnRunner,
+    CheckpointWriter, Delivery, ProgramKind, RunningTurn, SessionState, TurnCanvas, TurnEnd,
+    TurnEvent, TurnRequest, TurnRunner,
 };
 use canvasc_value::{Json, Map};
 use futures::StreamExt;
@@ -310,6 +310,33 @@ impl TurnRunner for Programs {
                 return Ok(None);
             }
             files.get(&tenant, &id).await.map_err(|e| e.to_string())
+        })
+    }
+
+    fn deliver(
+        &self,
+        url: String,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+    ) -> futures::future::BoxFuture<'static, Result<u16, Delivery>> {
+        use canvasc_engine::outbound::{fetch, Error, Request};
+        let guard = self.services.guard();
+        Box::pin(async move {
+            let request = Request {
+                method: reqwest::Method::POST,
+                url,
+                headers,
+                body: Some(body),
+                timeout: std::time::Duration::from_secs(10),
+                max_bytes: 64 * 1024,
+                // A receiver answers where it is: a redirect is not followed.
+                max_redirects: 0,
+            };
+            match fetch(&guard, request).await {
+                Ok(response) => Ok(response.status),
+                Err(Error::Refused(why)) => Err(Delivery::Refused(why)),
+                Err(e) => Err(Delivery::Failed(e.to_string())),
+            }
         })
     }
 

@@ -12,7 +12,7 @@ use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
 use crate::api::{
     account, admin, agentbots, agents, attachments, completions, editor, files, models, openai,
-    reset, run_logs, sessions, system, tags, tasks, versions,
+    reset, run_logs, runs, sessions, system, tags, tasks, versions,
 };
 use crate::envelope::{json_response, ApiError, EXCEPTION_ERROR};
 use crate::shared::AppRef;
@@ -114,6 +114,10 @@ pub(crate) fn router(app: AppRef) -> Router {
         .route(
             "/api/v1/agents/{agent_id}/logs/{message_id}",
             get(run_logs::get),
+        )
+        .route(
+            "/api/v1/agents/{agent_id}/runs/{message_id}",
+            get(runs::get),
         )
         .merge(editor::routes())
         .merge(crate::webhook::routes())

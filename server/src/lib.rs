@@ -8,6 +8,7 @@
 mod api;
 mod app;
 mod auth;
+mod background;
 mod buildable;
 mod builds;
 mod byte_lru;

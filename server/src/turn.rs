@@ -192,6 +192,15 @@ pub struct DbConnection {
     pub password: String,
 }
 
+/// Why a webhook delivery got no answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Delivery {
+    /// The guard refused the URL: retrying cannot help.
+    Refused(String),
+    /// Connecting, sending or waiting failed: a later try may succeed.
+    Failed(String),
+}
+
 /// Why a database test failed, in RAGFlow's terms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DbTestFailure {
@@ -237,6 +246,23 @@ pub trait TurnRunner: Send + Sync + 'static {
     ) -> BoxFuture<'static, Result<Option<Vec<u8>>, String>> {
         let _ = (tenant, id);
         Box::pin(async { Ok(None) })
+    }
+
+    /// POSTs `body` to `url`, a URL a user gave (a background run's completion webhook),
+    /// through the SSRF guard every canvas-controlled URL passes: the answer's status, or why
+    /// there was none (`Refused:` when the guard refused the URL, which no retry changes).
+    fn deliver(
+        &self,
+        url: String,
+        headers: Vec<(String, String)>,
+        body: Vec<u8>,
+    ) -> BoxFuture<'static, Result<u16, Delivery>> {
+        let _ = (url, headers, body);
+        Box::pin(async {
+            Err(Delivery::Refused(
+                "this server sends no webhooks (built without the host)".into(),
+            ))
+        })
     }
 
     /// Connects to `db` as ExeSQL would and runs `SELECT 1`.

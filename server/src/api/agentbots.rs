@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 use super::turn_start::{begin, with_program, Mode};
 use crate::auth::BetaTenant;
 use crate::envelope::{Answer, ApiError, Reply};
-use crate::request::{string, truthy, Body};
+use crate::request::{truthy, Body};
 use crate::run::Ended;
 use crate::shared::AppRef;
 use crate::sse::{self, Framing};
@@ -39,13 +39,8 @@ pub(crate) async fn completions(
     if let Err(e) = accessible(&app, &tenant, &agent_id).await {
         return e.into_response();
     }
-    let query = match (string(&body, "query"), string(&body, "question")) {
-        (Ok(Some(q)), _) | (Ok(None), Ok(Some(q))) => q,
-        (Err(e), _) | (_, Err(e)) => return e.into_response(),
-        (Ok(None), Ok(None)) => String::new(),
-    };
-    let session_id = match string(&body, "session_id") {
-        Ok(id) => id.filter(|id| !id.is_empty()),
+    let (query, session_id) = match super::completions::query_and_session(&body) {
+        Ok(both) => both,
         Err(e) => return e.into_response(),
     };
     // RAGFlow streams unless told not to (`req.get("stream", True)`).

@@ -3,12 +3,14 @@
 //! answers, SSE (§7.3) and JSON (§7.4). OpenAI-compatible framing is `openai.rs`.
 
 use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Map, Value};
 
 use super::openai;
 use super::turn_start::{begin, with_program, Mode};
 use crate::auth::Tenant;
+use crate::background::{RunIds, Webhook};
 use crate::envelope::{json_response, ApiError};
 use crate::request::{string, truthy, Body};
 use crate::run::Ended;
@@ -20,6 +22,7 @@ use crate::turn::TurnEnd;
 pub(crate) async fn completions(
     State(app): State<AppRef>,
     Tenant(tenant): Tenant,
+    headers: HeaderMap,
     body: Body,
 ) -> Response {
     let body = body.0;
@@ -28,7 +31,7 @@ pub(crate) async fn completions(
         Ok(_) => return ApiError::argument("`agent_id` is required.").into_response(),
         Err(e) => return e.into_response(),
     };
-    either_mode(app, tenant, agent_id, body).await
+    either_mode(app, tenant, agent_id, body, &headers).await
 }
 
 /// `POST /api/v1/agents/{agent_id}/completions`: the deprecated path; the agent is the path's
@@ -37,9 +40,10 @@ pub(crate) async fn by_path(
     State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path(agent_id): Path<String>,
+    headers: HeaderMap,
     body: Body,
 ) -> Response {
-    either_mode(app, tenant, agent_id, body.0).await
+    either_mode(app, tenant, agent_id, body.0, &headers).await
 }
 
 async fn either_mode(
@@ -47,12 +51,79 @@ async fn either_mode(
     tenant: String,
     agent_id: String,
     body: Map<String, Value>,
+    headers: &HeaderMap,
 ) -> Response {
-    if truthy(body.get("openai-compatible")) {
+    let openai = truthy(body.get("openai-compatible"));
+    if truthy(body.get("background")) {
+        if openai {
+            return ApiError::argument(
+                "A background run answers in RAGFlow's native mode: drop `openai-compatible`.",
+            )
+            .into_response();
+        }
+        return background(app, tenant, agent_id, body, headers).await;
+    }
+    if body.get("webhook_url").is_some_and(|u| !u.is_null()) {
+        return ApiError::argument(
+            "`webhook_url` is for background runs: add `\"background\": true`.",
+        )
+        .into_response();
+    }
+    if openai {
         openai::answer(app, tenant, agent_id, body).await
     } else {
         native(app, tenant, agent_id, body).await
     }
+}
+
+/// `"background": true`: HTTP 202 with the run's `message_id` and session at once; the run
+/// goes on with nobody reading it (`background.rs`).
+async fn background(
+    app: AppRef,
+    tenant: String,
+    agent_id: String,
+    body: Map<String, Value>,
+    headers: &HeaderMap,
+) -> Response {
+    let webhook = match Webhook::from_request(&body, crate::auth::credential(headers)) {
+        Ok(webhook) => webhook,
+        Err(e) => return e.into_response(),
+    };
+    let (query, session_id) = match query_and_session(&body) {
+        Ok(both) => both,
+        Err(e) => return e.into_response(),
+    };
+    let mode = Mode::Native {
+        return_trace: false,
+    };
+    let (launched, session_id) =
+        match begin(&app, &tenant, &agent_id, session_id, query, &body, mode).await {
+            Ok(launched) => launched,
+            Err(e) => return e.into_response(),
+        };
+    let message_id = launched.message_id.clone();
+    let program = launched.program;
+    let ids = RunIds {
+        agent_id,
+        session_id: session_id.clone(),
+        message_id: message_id.clone(),
+    };
+    crate::background::detach(app, launched, ids, webhook);
+    let answer = json!({"code": 0, "message": "success", "data": {
+        "message_id": message_id, "session_id": session_id, "status": "running"}});
+    with_program(json_response(StatusCode::ACCEPTED, &answer), program)
+}
+
+/// The question (`query`, else `question`) and the session a request continues.
+pub(crate) fn query_and_session(
+    body: &Map<String, Value>,
+) -> Result<(String, Option<String>), ApiError> {
+    let query = match (string(body, "query")?, string(body, "question")?) {
+        (Some(q), _) | (None, Some(q)) => q,
+        (None, None) => String::new(),
+    };
+    let session_id = string(body, "session_id")?.filter(|id| !id.is_empty());
+    Ok((query, session_id))
 }
 
 /// `POST /api/v1/agents_openai/{agent_id}/chat/completions`: the deprecated OpenAI path.
@@ -71,13 +142,8 @@ async fn native(
     agent_id: String,
     body: Map<String, Value>,
 ) -> Response {
-    let query = match (string(&body, "query"), string(&body, "question")) {
-        (Ok(Some(q)), _) | (Ok(None), Ok(Some(q))) => q,
-        (Err(e), _) | (_, Err(e)) => return e.into_response(),
-        (Ok(None), Ok(None)) => String::new(),
-    };
-    let session_id = match string(&body, "session_id") {
-        Ok(id) => id.filter(|id| !id.is_empty()),
+    let (query, session_id) = match query_and_session(&body) {
+        Ok(both) => both,
         Err(e) => return e.into_response(),
     };
     let stream = truthy(body.get("stream"));
@@ -124,7 +190,11 @@ async fn native(
 
 /// §7.4's answer for a finished turn. A turn that could not be saved is RAGFlow's answer to
 /// an exception the save raised (`server_error_response`), not the run's answer.
-fn native_json(ended: &Ended, session_id: &str, return_trace: bool) -> Result<Value, ApiError> {
+pub(crate) fn native_json(
+    ended: &Ended,
+    session_id: &str,
+    return_trace: bool,
+) -> Result<Value, ApiError> {
     if let Some(unsaved) = &ended.unsaved {
         return Err(ApiError::exception(unsaved.clone()));
     }

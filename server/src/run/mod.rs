@@ -76,6 +76,8 @@ pub(crate) struct Ended {
 /// A turn the driver runs; dropping the receiver cancels the run.
 pub(crate) struct Launched {
     pub program: ProgramKind,
+    /// The run's id (`message_id` of its events, its record's key).
+    pub message_id: String,
     pub frames: mpsc::Receiver<Out>,
 }
 
@@ -83,9 +85,11 @@ pub(crate) struct Launched {
 pub(crate) fn launch(app: AppRef, ctx: TurnContext, turn: RunningTurn) -> Launched {
     let (tx, rx) = mpsc::channel(BUFFERED_FRAMES);
     let program = turn.program;
+    let message_id = ctx.message_id.clone();
     tokio::spawn(drive(app, ctx, turn, tx));
     Launched {
         program,
+        message_id,
         frames: rx,
     }
 }

@@ -81,6 +81,16 @@ pub fn engine_reporting_usage() -> Arc<Programs> {
     engine_with(script(true))
 }
 
+/// The engine whose outbound guard lets requests reach 127.0.0.1 (an operator's
+/// `CANVASC_OUTBOUND_ALLOW`): for a webhook receiver the test listens with.
+pub fn engine_reaching_loopback() -> Arc<Programs> {
+    let mut services = canvasc_host::services::assemble(Some(script(false)), None)
+        .expect("the scripted services assemble");
+    services.outbound_allow =
+        canvasc_engine::ssrf::AllowList::parse(&["127.0.0.1/32"]).expect("an allow-list");
+    Arc::new(Programs::new(services, compiled(), Some(find)))
+}
+
 fn engine_with(script: Script) -> Arc<Programs> {
     let services = canvasc_host::services::assemble(Some(script), None)
         .expect("the scripted services assemble");

@@ -8,6 +8,7 @@ mod access;
 mod accounts;
 mod agents;
 mod attachments;
+mod background;
 mod bombs;
 mod builds;
 mod completions;
