@@ -131,6 +131,7 @@ async fn measure(rate: u64, seconds: u64) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&dir);
     std::env::set_var("ALLOW_ANY_HOST", "1");
     let server = start_child("http://127.0.0.1:9/v1", &dir)?;
+    canvasc_engine::http::install_tls_provider();
     let client = reqwest::Client::new();
     let key = account(&client, &server.base).await?;
     let agent = create_agent(
