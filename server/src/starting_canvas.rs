@@ -7,6 +7,8 @@
 
 use std::sync::Arc;
 
+use serde_json::{Map, Value};
+
 use crate::buildable::Unbuildable;
 use crate::byte_lru::ByteLru;
 use crate::envelope::ApiError;
@@ -28,6 +30,28 @@ struct Prepared {
     canvas: StartingCanvas,
     /// Why RAGFlow cannot build the DSL, if it cannot.
     unbuildable: Option<Unbuildable>,
+    /// What a webhook request needs of the DSL, read with the rest.
+    webhook: WebhookFacts,
+}
+
+/// What a webhook request reads of an agent's stored DSL, kept with its prepared canvas so a
+/// request parses nothing.
+#[derive(Clone)]
+pub(crate) struct WebhookFacts {
+    /// The stored DSL is a JSON object (RAGFlow's `Invalid DSL format.` otherwise).
+    pub is_object: bool,
+    /// The Webhook-mode Begin's params, or the `KeyError` RAGFlow's lookup raises.
+    pub config: Result<Option<Map<String, Value>>, String>,
+    /// The stored DSL holds no run state (it is its own reset), so a run may start from the
+    /// prepared canvas instead of reading the stored DSL's state.
+    pub stateless: bool,
+}
+
+/// A webhook's canvas: the facts of its DSL, and the prepared canvas or why RAGFlow cannot
+/// build it (`str(e)`).
+pub(crate) struct WebhookCanvas {
+    pub facts: WebhookFacts,
+    pub canvas: Result<StartingCanvas, String>,
 }
 
 impl StartingCanvases {
@@ -47,17 +71,19 @@ impl StartingCanvases {
         }
     }
 
-    /// The canvas a webhook runs, or why RAGFlow cannot build it (`str(e)`, which the
-    /// webhook answers).
+    /// The canvas a webhook runs from `text`, the agent's DSL as stored.
     pub(crate) async fn webhook_canvas(
         &self,
         agent_id: &str,
         text: &str,
-    ) -> Result<Result<StartingCanvas, String>, ApiError> {
+    ) -> Result<WebhookCanvas, ApiError> {
         let prepared = self.prepared(agent_id, text).await?;
-        Ok(match &prepared.unbuildable {
-            Some(why) => Err(why.message.clone()),
-            None => Ok(prepared.canvas.clone()),
+        Ok(WebhookCanvas {
+            facts: prepared.webhook.clone(),
+            canvas: match &prepared.unbuildable {
+                Some(why) => Err(why.message.clone()),
+                None => Ok(prepared.canvas.clone()),
+            },
         })
     }
 
@@ -66,13 +92,19 @@ impl StartingCanvases {
         if let Some(prepared) = self.0.get(&key) {
             return Ok(prepared);
         }
-        let dsl = crate::store::parsed(text);
-        let unbuildable = crate::buildable::unbuildable(&dsl).await?;
-        let mut dsl = dsl;
+        let stored = crate::store::parsed(text);
+        let unbuildable = crate::buildable::unbuildable(&stored).await?;
+        let mut dsl = stored.clone();
         canvasc_frontend::reset::reset(&mut dsl);
+        let webhook = WebhookFacts {
+            is_object: stored.is_object(),
+            config: crate::webhook::webhook_params(&stored).map(|c| c.cloned()),
+            stateless: stored == dsl,
+        };
         let prepared = Arc::new(Prepared {
             canvas: StartingCanvas::new(agent_id, dsl),
             unbuildable,
+            webhook,
         });
         self.0.put(&key, Arc::clone(&prepared), text.len());
         Ok(prepared)

@@ -80,14 +80,18 @@ async fn trigger(app: AppRef, agent_id: String, request: Request, is_test: bool)
     if agent.canvas_category == "dataflow_canvas" {
         return rejected("Dataflow can not be triggered by webhook.");
     }
-    let stored = crate::store::parsed(&text);
-    if !stored.is_object() {
+    // The DSL's facts and its canvas are prepared once per DSL content.
+    let prepared = match app.starting_canvases.webhook_canvas(&agent_id, &text).await {
+        Ok(prepared) => prepared,
+        Err(e) => return e.into_response(),
+    };
+    if !prepared.facts.is_object {
         return rejected("Invalid DSL format.");
     }
-    let config = match super::webhook_params(&stored) {
-        Ok(Some(config)) => config.clone(),
+    let config = match &prepared.facts.config {
+        Ok(Some(config)) => config,
         Ok(None) => return rejected("Webhook not configured for this agent."),
-        Err(repr) => return ApiError::exception(repr).into_response(),
+        Err(repr) => return ApiError::exception(repr.clone()).into_response(),
     };
     let method = head.method.as_str().to_uppercase();
     if !method_allowed(config.get("methods"), &method) {
@@ -115,10 +119,9 @@ async fn trigger(app: AppRef, agent_id: String, request: Request, is_test: bool)
     if let Err(message) = security::check(security_config, &seen, &app.coord).await {
         return rejected(message);
     }
-    let canvas = match app.starting_canvases.webhook_canvas(&agent_id, &text).await {
-        Ok(Ok(canvas)) => canvas,
-        Ok(Err(message)) => return rejected(message),
-        Err(e) => return e.into_response(),
+    let canvas = match prepared.canvas {
+        Ok(canvas) => canvas,
+        Err(message) => return rejected(message),
     };
     // RAGFlow checks only the declared length against `max_body_size` (a chunked body passes
     // it); every body is still read within RAGFlow's 10 MB cap.
@@ -143,7 +146,12 @@ async fn trigger(app: AppRef, agent_id: String, request: Request, is_test: bool)
             id: canvas.id.clone(),
             dsl: Arc::clone(&canvas.dsl),
         },
-        stored,
+        // A DSL without run state runs from the prepared canvas; one with state (a draft the
+        // editor saved after a run) is read whole, as RAGFlow builds the canvas from it.
+        state: match prepared.facts.stateless {
+            true => SessionState::Canvas,
+            false => SessionState::Dsl(crate::store::parsed(&text)),
+        },
         payload,
         recorder: is_test.then(|| Recorder::new(app.clone(), &agent_id, start_ts)),
     };
@@ -237,9 +245,9 @@ struct Run {
     app: AppRef,
     agent: AgentSummary,
     canvas: TurnCanvas,
-    /// The agent's DSL as stored: the run goes on from its state (RAGFlow builds the canvas
-    /// from it and does not reset it).
-    stored: Value,
+    /// The run state the run starts from: the agent's DSL as stored (RAGFlow builds the
+    /// canvas from it and does not reset it).
+    state: SessionState,
     payload: Map<String, Value>,
     recorder: Option<Recorder>,
 }
@@ -280,7 +288,7 @@ impl Run {
             // RAGFlow's task id for a webhook run is the agent's id.
             session_id: self.agent.id.clone(),
             canvas: self.canvas.clone(),
-            state: SessionState::Dsl(self.stored.clone()),
+            state: self.state.clone(),
             released: false,
             fresh: false,
             query: String::new(),

@@ -523,3 +523,42 @@ async fn replicas_on_redis_share_a_webhooks_rate_limit_and_its_test_runs() {
         .await
         .expect("the keys go");
 }
+
+/// An agent whose stored DSL is its own reset (`POST /agents/{id}/reset`) runs from the
+/// prepared canvas, not from a read of the stored DSL: the answer is RAGFlow's all the same.
+#[tokio::test]
+async fn a_reset_agent_answers_as_ragflow_does() {
+    let t = tenant().await;
+    let created = t
+        .api
+        .post(
+            "/agents",
+            json!({"title": unique("webhook"), "dsl": canvas("fixtures/webhook/json-streaming.json")}),
+        )
+        .await;
+    let agent_id = created.expect(0)["id"].as_str().expect("an id").to_string();
+    t.api
+        .post(&format!("/agents/{agent_id}/reset"), json!({}))
+        .await
+        .expect(0);
+    let cases = golden("cases.json");
+    let case = cases
+        .as_array()
+        .and_then(|all| all.iter().find(|c| c["name"] == "json-valid"))
+        .expect("the json-valid case")
+        .clone();
+    let request = &case["requests"][0];
+    let path = format!(
+        "/api/v1/agents/{agent_id}/webhook?{}",
+        request["query"].as_str().unwrap_or("")
+    );
+    let got = send(&path, request, None).await;
+    let expected = golden("expected.json");
+    let want = expected["cases"]
+        .as_array()
+        .and_then(|all| all.iter().find(|c| c["name"] == "json-valid"))
+        .map(|c| c["results"][0].clone())
+        .expect("its answer");
+    assert_eq!(u64::from(got.status), want["status"]);
+    assert_eq!(got.body, want["body_text"].as_str().unwrap_or_default());
+}
