@@ -313,6 +313,15 @@ impl TurnRunner for Programs {
         })
     }
 
+    fn check_url(&self, url: &str) -> futures::future::BoxFuture<'static, Result<(), String>> {
+        let (guard, url) = (self.services.guard(), url.to_string());
+        Box::pin(async move {
+            canvasc_engine::ssrf::assert_url_is_safe(&url, &guard)
+                .await
+                .map(|_| ())
+        })
+    }
+
     fn deliver(
         &self,
         url: String,
@@ -334,7 +343,9 @@ impl TurnRunner for Programs {
             };
             match fetch(&guard, request).await {
                 Ok(response) => Ok(response.status),
-                Err(Error::Refused(why)) => Err(Delivery::Refused(why)),
+                Err(e @ (Error::Refused(_) | Error::TooLarge(_) | Error::TooManyRedirects(_))) => {
+                    Err(Delivery::Refused(e.to_string()))
+                }
                 Err(e) => Err(Delivery::Failed(e.to_string())),
             }
         })

@@ -2,7 +2,8 @@
 //! with its `message_id`, and its run goes on with nobody reading its events; the turn is
 //! saved as any other. `GET /agents/{id}/runs/{message_id}` (`api/runs.rs`) tells how it
 //! stands. A `webhook_url` is called once the run ends: through the SSRF guard (the host's
-//! `TurnRunner::deliver`), signed, and retried with backoff; every attempt is logged.
+//! `TurnRunner::deliver`), signed with the request's `webhook_secret`, and retried with
+//! backoff while the receiver fails; every attempt is logged.
 
 use std::time::Duration;
 
@@ -28,12 +29,10 @@ pub(crate) struct Webhook {
 }
 
 impl Webhook {
-    /// The request's `webhook_url` (http or https), signed with its `webhook_secret`, or else
-    /// with the credential the request came with, which the caller already holds.
-    pub(crate) fn from_request(
-        body: &Map<String, Value>,
-        credential: Option<String>,
-    ) -> Result<Option<Webhook>, ApiError> {
+    /// The request's `webhook_url` (http or https) and the `webhook_secret` its deliveries are
+    /// signed with: a secret of the receiver's own, which the caller and the receiver share
+    /// and which outlives any API key.
+    pub(crate) fn from_request(body: &Map<String, Value>) -> Result<Option<Webhook>, ApiError> {
         let url = match body.get("webhook_url") {
             None | Some(Value::Null) => return Ok(None),
             Some(Value::String(url)) if url.is_empty() => return Ok(None),
@@ -50,10 +49,19 @@ impl Webhook {
         }
         let secret = match body.get("webhook_secret") {
             Some(Value::String(s)) if !s.is_empty() => s.clone(),
-            None | Some(Value::Null) => credential.unwrap_or_default(),
-            Some(_) => return Err(ApiError::argument("`webhook_secret` must be a string.")),
+            _ => {
+                return Err(ApiError::argument(
+                    "`webhook_secret` is required with `webhook_url`: every delivery is signed with it.",
+                ))
+            }
         };
         Ok(Some(Webhook { url, secret }))
+    }
+}
+
+impl Webhook {
+    pub(crate) fn url(&self) -> &str {
+        &self.url
     }
 }
 
@@ -156,13 +164,19 @@ async fn deliver(app: &AppRef, webhook: &Webhook, ids: &RunIds, body: Vec<u8>) {
                     "a background run's webhook was delivered");
                 return;
             }
+            // A timeout, throttling or a server error may pass; any other answer stands.
+            Ok(status @ (408 | 429 | 500..)) => {
+                tracing::warn!(agent = %ids.agent_id, message_id = %ids.message_id, %host, attempt, status,
+                    "a background run's webhook failed at its receiver");
+            }
             Ok(status) => {
                 tracing::warn!(agent = %ids.agent_id, message_id = %ids.message_id, %host, attempt, status,
-                    "a background run's webhook was refused by its receiver");
+                    "a background run's webhook was refused by its receiver; not retried");
+                return;
             }
             Err(Delivery::Refused(why)) => {
                 tracing::warn!(agent = %ids.agent_id, message_id = %ids.message_id, %host, attempt,
-                    "a background run's webhook URL is not allowed: {why}");
+                    "a background run's webhook is not retried: {why}");
                 return;
             }
             Err(Delivery::Failed(why)) => {

@@ -17,11 +17,11 @@ impl FromRequestParts<AppRef> for ClientAddr {
     type Rejection = Infallible;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppRef) -> Result<ClientAddr, Infallible> {
+        // Only the last entry is the proxy's: one that does not parse is not skipped for an
+        // earlier one, which the client wrote.
         let forwarded = app.client_ip_header.as_deref().and_then(|name| {
             let value = parts.headers.get(name)?.to_str().ok()?;
-            value
-                .rsplit(',')
-                .find_map(|a| a.trim().parse::<IpAddr>().ok())
+            value.rsplit(',').next()?.trim().parse::<IpAddr>().ok()
         });
         let peer = parts
             .extensions

@@ -1,7 +1,9 @@
 //! `canvasc run --webhook-payload FILE`: a webhook request described in a file, turned into
-//! the payload a Webhook-mode Begin gets exactly as `canvasc serve` turns an HTTP request into
-//! it (the Begin's schema picks, casts and checks the fields). The security checks are the
-//! server's alone: locally, the file is the request.
+//! the payload a Webhook-mode Begin gets with the server's own schema code
+//! (`canvasc_server::webhook::payload`: the same picks, casts, checks and errors). The file
+//! holds the request already read (a JSON body, not its bytes), so the server's reading of
+//! bodies by content type and its security checks do not apply: locally, the file is the
+//! request.
 
 use canvasc_server::webhook::{self, parts};
 use canvasc_value::{Json, Map};
@@ -71,12 +73,6 @@ pub fn from_file(path: &Path, canvas_file: &Path) -> Result<Map<String, Json>, S
         .get("Content-Type")
         .and_then(Json::as_str)
         .map(|c| parts::content_type(Some(c)))
-        .or_else(|| {
-            config
-                .get("content_types")
-                .and_then(Json::as_str)
-                .map(str::to_string)
-        })
         .unwrap_or_default();
     let request_parts = parts::Parts {
         query,

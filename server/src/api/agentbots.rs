@@ -139,7 +139,10 @@ pub(crate) async fn inputs(
     app.starting_canvases
         .starting_canvas(&agent_id, &text, true)
         .await?;
-    let begin = begin_params(&crate::store::parsed(&text));
+    // Loading the DSL is CPU work on client data: off the async workers.
+    let begin = tokio::task::spawn_blocking(move || begin_params(&crate::store::parsed(&text)))
+        .await
+        .map_err(|e| ApiError::exception(format!("reading the agent's DSL failed: {e}")))?;
     Ok(Reply::raw(json!({"code": 0, "data": {
         "title": agent.title, "avatar": agent.avatar,
         "inputs": begin.get("inputs").cloned().unwrap_or_else(|| json!({})),

@@ -3,7 +3,7 @@
 //! answers, SSE (§7.3) and JSON (§7.4). OpenAI-compatible framing is `openai.rs`.
 
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Map, Value};
 
@@ -22,7 +22,6 @@ use crate::turn::TurnEnd;
 pub(crate) async fn completions(
     State(app): State<AppRef>,
     Tenant(tenant): Tenant,
-    headers: HeaderMap,
     body: Body,
 ) -> Response {
     let body = body.0;
@@ -31,7 +30,7 @@ pub(crate) async fn completions(
         Ok(_) => return ApiError::argument("`agent_id` is required.").into_response(),
         Err(e) => return e.into_response(),
     };
-    either_mode(app, tenant, agent_id, body, &headers).await
+    either_mode(app, tenant, agent_id, body).await
 }
 
 /// `POST /api/v1/agents/{agent_id}/completions`: the deprecated path; the agent is the path's
@@ -40,10 +39,9 @@ pub(crate) async fn by_path(
     State(app): State<AppRef>,
     Tenant(tenant): Tenant,
     Path(agent_id): Path<String>,
-    headers: HeaderMap,
     body: Body,
 ) -> Response {
-    either_mode(app, tenant, agent_id, body.0, &headers).await
+    either_mode(app, tenant, agent_id, body.0).await
 }
 
 async fn either_mode(
@@ -51,7 +49,6 @@ async fn either_mode(
     tenant: String,
     agent_id: String,
     body: Map<String, Value>,
-    headers: &HeaderMap,
 ) -> Response {
     let openai = truthy(body.get("openai-compatible"));
     if truthy(body.get("background")) {
@@ -61,7 +58,7 @@ async fn either_mode(
             )
             .into_response();
         }
-        return background(app, tenant, agent_id, body, headers).await;
+        return background(app, tenant, agent_id, body).await;
     }
     if body.get("webhook_url").is_some_and(|u| !u.is_null()) {
         return ApiError::argument(
@@ -83,12 +80,17 @@ async fn background(
     tenant: String,
     agent_id: String,
     body: Map<String, Value>,
-    headers: &HeaderMap,
 ) -> Response {
-    let webhook = match Webhook::from_request(&body, crate::auth::credential(headers)) {
+    let webhook = match Webhook::from_request(&body) {
         Ok(webhook) => webhook,
         Err(e) => return e.into_response(),
     };
+    if let Some(webhook) = &webhook {
+        if let Err(why) = app.runner.check_url(webhook.url()).await {
+            return ApiError::argument(format!("`webhook_url` is not allowed: {why}"))
+                .into_response();
+        }
+    }
     let (query, session_id) = match query_and_session(&body) {
         Ok(both) => both,
         Err(e) => return e.into_response(),

@@ -64,10 +64,10 @@ impl Keys {
         format!("{}rl:tb:{canvas_id}", self.prefix)
     }
 
-    /// The webhook test runs of an agent that its editor polls (RAGFlow's
-    /// `webhook-trace-{agent_id}-logs`; here a hash of runs by start time, so two runs never
-    /// write the same value).
+    /// The webhook test runs of an agent that its editor polls: a hash of runs by start time,
+    /// so two runs never write the same value. RAGFlow keeps them as one JSON string under
+    /// `webhook-trace-{agent_id}-logs`; another name, so the two never meet on one Redis.
     pub fn webhook_trace(&self, agent_id: &str) -> String {
-        format!("{}webhook-trace-{agent_id}-logs", self.prefix)
+        format!("{}agent:webhook-trace:{agent_id}", self.prefix)
     }
 }

@@ -14,7 +14,7 @@ use redis::{AsyncCommands, Client, Script};
 
 use super::local_runs::LocalRuns;
 use super::quota::{DAY_KEY_TTL, MINUTE_KEY_TTL, SLOT_TTL};
-use super::webhook_maps::TRACE_TTL;
+use super::webhook_maps::{TRACE_RUNS, TRACE_TTL};
 use super::{
     scripts, Backend, CoordError, CoordResult, Keys, QuotaAsk, QuotaVerdict, RunRecord, CANCEL_TTL,
     CHECKPOINT_TTL, LEASE_TTL, RUN_RECORD_TTL,
@@ -434,15 +434,27 @@ impl Backend for RedisBackend {
         async move {
             let mut conn = self.conn.clone();
             let key = self.keys.webhook_trace(agent_id);
-            redis::pipe()
+            let (_, _, runs): ((), (), usize) = redis::pipe()
                 .atomic()
                 .hset(&key, start, run)
-                .ignore()
                 .expire(&key, TRACE_TTL.as_secs() as i64)
-                .ignore()
-                .query_async::<()>(&mut conn)
+                .hlen(&key)
+                .query_async(&mut conn)
                 .await
-                .map_err(failed)
+                .map_err(failed)?;
+            if runs > TRACE_RUNS {
+                // The oldest runs go (start times are the fields).
+                let mut starts: Vec<String> = conn.hkeys(&key).await.map_err(failed)?;
+                starts.sort_by(|a, b| {
+                    let t = |s: &String| s.parse::<f64>().unwrap_or(0.0);
+                    t(a).total_cmp(&t(b))
+                });
+                let extra: Vec<String> = starts.into_iter().take(runs - TRACE_RUNS).collect();
+                if !extra.is_empty() {
+                    let _: () = conn.hdel(&key, extra).await.map_err(failed)?;
+                }
+            }
+            Ok(())
         }
         .boxed()
     }

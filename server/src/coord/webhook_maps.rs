@@ -9,12 +9,19 @@ use indexmap::IndexMap;
 /// How long an agent's recorded test runs are kept after the last write (RAGFlow's `ttl=600`).
 pub const TRACE_TTL: Duration = Duration::from_secs(600);
 
+/// The recorded test runs an agent keeps; the oldest go first.
+pub const TRACE_RUNS: usize = 20;
+
+/// Expired buckets and traces are swept at most this often (reads check expiries themselves).
+const SWEEP_EVERY: Duration = Duration::from_secs(1);
+
 #[derive(Default)]
 pub(crate) struct WebhookMaps {
     /// canvas → (tokens, last time in s, expiry)
     buckets: HashMap<String, (f64, f64, Instant)>,
     /// agent → (start time → the run's recorded trace, expiry)
     traces: HashMap<String, (IndexMap<String, String>, Instant)>,
+    swept: Option<Instant>,
 }
 
 impl WebhookMaps {
@@ -22,10 +29,10 @@ impl WebhookMaps {
     /// when there is one.
     pub fn take(&mut self, canvas: &str, capacity: f64, rate: f64, now_s: f64) -> bool {
         let now = Instant::now();
-        self.buckets.retain(|_, (_, _, until)| *until > now);
+        self.sweep(now);
         let (tokens, last) = match self.buckets.get(canvas) {
-            Some((tokens, last, _)) => (*tokens, *last),
-            None => (capacity, now_s),
+            Some((tokens, last, until)) if *until > now => (*tokens, *last),
+            _ => (capacity, now_s),
         };
         let tokens = capacity.min(tokens + (now_s - last).max(0.0) * rate);
         if tokens < 1.0 {
@@ -39,13 +46,31 @@ impl WebhookMaps {
 
     pub fn put_trace(&mut self, agent: &str, start: &str, run: String) {
         let now = Instant::now();
-        self.traces.retain(|_, (_, until)| *until > now);
+        self.sweep(now);
         let entry = self
             .traces
             .entry(agent.to_string())
             .or_insert_with(|| (IndexMap::new(), now));
+        if entry.1 <= now {
+            entry.0.clear();
+        }
         entry.0.insert(start.to_string(), run);
+        while entry.0.len() > TRACE_RUNS {
+            entry.0.shift_remove_index(0);
+        }
         entry.1 = now + TRACE_TTL;
+    }
+
+    fn sweep(&mut self, now: Instant) {
+        if self
+            .swept
+            .is_some_and(|at| now.duration_since(at) < SWEEP_EVERY)
+        {
+            return;
+        }
+        self.swept = Some(now);
+        self.buckets.retain(|_, (_, _, until)| *until > now);
+        self.traces.retain(|_, (_, until)| *until > now);
     }
 
     pub fn traces(&self, agent: &str) -> Vec<(String, String)> {

@@ -20,8 +20,9 @@ pub struct Expected<'a> {
     pub secret: &'a str,
     /// Upper-cased, as RAGFlow passes it.
     pub algorithm: String,
-    pub audience: Option<&'a str>,
-    pub issuer: Option<&'a str>,
+    /// Any of these (one configured name, or a list).
+    pub audience: Option<Vec<String>>,
+    pub issuer: Option<Vec<String>>,
 }
 
 /// The token's claims, or PyJWT's error text.
@@ -116,15 +117,15 @@ fn validate_claims(
             return Err("Signature has expired".into());
         }
     }
-    if let Some(issuer) = expected.issuer {
+    if let Some(issuers) = &expected.issuer {
         match claims.get("iss") {
             None => return Err(missing("iss")),
-            Some(Value::String(iss)) if iss == issuer => {}
+            Some(Value::String(iss)) if issuers.contains(iss) => {}
             Some(Value::String(_)) => return Err("Invalid issuer".into()),
             Some(_) => return Err("Payload Issuer (iss) must be a string".into()),
         }
     }
-    if let Some(audience) = expected.audience {
+    if let Some(wanted) = &expected.audience {
         let claim = claims.get("aud").filter(|a| canvasc_value::py::truthy(a));
         let audiences: Vec<&Value> = match claim {
             None => return Err(missing("aud")),
@@ -135,7 +136,10 @@ fn validate_claims(
         if audiences.iter().any(|a| !a.is_string()) {
             return Err("Invalid claim format in token".into());
         }
-        if !audiences.iter().any(|a| a.as_str() == Some(audience)) {
+        if !audiences
+            .iter()
+            .any(|a| a.as_str().is_some_and(|a| wanted.iter().any(|w| w == a)))
+        {
             return Err("Audience doesn't match".into());
         }
     }
@@ -172,8 +176,8 @@ mod tests {
         Expected {
             secret: "s3cret",
             algorithm: "HS256".into(),
-            audience: Some("hooks"),
-            issuer: Some("ci"),
+            audience: Some(vec!["hooks".into()]),
+            issuer: Some(vec!["ci".into()]),
         }
     }
 
@@ -207,5 +211,12 @@ mod tests {
             decode("abc", &expected(), now).expect_err("refused"),
             "Not enough segments"
         );
+        // A list of audiences or issuers admits any of them.
+        let listed = Expected {
+            audience: Some(vec!["other".into(), "hooks".into()]),
+            issuer: Some(vec!["cd".into(), "ci".into()]),
+            ..expected()
+        };
+        assert!(decode(&token(ok, "s3cret"), &listed, now).is_ok());
     }
 }

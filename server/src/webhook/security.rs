@@ -185,16 +185,23 @@ fn text<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     map.get(key).and_then(Value::as_str)
 }
 
-/// `request.headers.get(token_header) != token_value`, compared in constant time.
+/// `request.headers.get(token_header) != token_value`, compared in constant time. A header
+/// name that is not text makes Werkzeug's lookup raise (RAGFlow answers its text); a
+/// `token_value` that is not text equals no header value, and a missing one equals a
+/// missing header (RAGFlow's `None == None`).
 fn token(security: &Map<String, Value>, headers: &HeaderMap) -> Result<(), String> {
     let cfg = section(security, "token");
-    let provided = text(&cfg, "token_header")
-        .and_then(|h| headers.get(h))
-        .map(|v| v.as_bytes());
-    let expected = text(&cfg, "token_value").map(str::as_bytes);
-    let same = match (provided, expected) {
-        (Some(p), Some(e)) => constant_time_eq(p, e),
-        (None, None) => true,
+    let header = match cfg.get("token_header") {
+        Some(Value::String(h)) => h,
+        other => {
+            let name = other.map_or("NoneType", py::type_name);
+            return Err(format!("'{name}' object has no attribute 'lower'"));
+        }
+    };
+    let provided = headers.get(header.as_str()).map(|v| v.as_bytes());
+    let same = match (provided, cfg.get("token_value")) {
+        (Some(p), Some(Value::String(e))) => constant_time_eq(p, e.as_bytes()),
+        (None, None | Some(Value::Null)) => true,
         _ => false,
     };
     if same {
@@ -221,13 +228,12 @@ fn basic(security: &Map<String, Value>, headers: &HeaderMap) -> Result<(), Strin
         .map_err(|_| invalid())?;
     let decoded = String::from_utf8(decoded).map_err(|_| invalid())?;
     let (user, password) = decoded.split_once(':').ok_or_else(invalid)?;
-    let want_user = text(&cfg, "username").unwrap_or_default();
-    let want_password = text(&cfg, "password").unwrap_or_default();
-    let user_ok =
-        cfg.get("username").is_some() && constant_time_eq(user.as_bytes(), want_user.as_bytes());
-    let password_ok = cfg.get("password").is_some()
-        && constant_time_eq(password.as_bytes(), want_password.as_bytes());
-    if user_ok && password_ok {
+    // A configured name or password that is not text equals no credential (Python's
+    // `str != None`).
+    let matches = |given: &str, key: &str| {
+        text(&cfg, key).is_some_and(|want| constant_time_eq(given.as_bytes(), want.as_bytes()))
+    };
+    if matches(user, "username") && matches(password, "password") {
         Ok(())
     } else {
         Err(invalid())
@@ -264,8 +270,8 @@ fn jwt_auth(security: &Map<String, Value>, seen: &Seen<'_>) -> Result<(), String
     let expected = jwt::Expected {
         secret,
         algorithm,
-        audience: text(&cfg, "audience").filter(|a| !a.is_empty()),
-        issuer: text(&cfg, "issuer").filter(|i| !i.is_empty()),
+        audience: one_or_many(&cfg, "audience")?,
+        issuer: one_or_many(&cfg, "issuer")?,
     };
     let claims =
         jwt::decode(token, &expected, seen.now_s).map_err(|e| format!("Invalid JWT: {e}"))?;
@@ -274,7 +280,6 @@ fn jwt_auth(security: &Map<String, Value>, seen: &Seen<'_>) -> Result<(), String
         Some(Value::Array(items)) => items
             .iter()
             .filter_map(Value::as_str)
-            .filter(|c| !c.trim().is_empty())
             .map(str::to_string)
             .collect(),
         _ => Vec::new(),
@@ -293,6 +298,25 @@ fn jwt_auth(security: &Map<String, Value>, seen: &Seen<'_>) -> Result<(), String
         return Err(format!("Missing JWT claim: {missing}"));
     }
     Ok(())
+}
+
+/// A JWT check's `audience` or `issuer`: PyJWT takes one name or a list of them and checks
+/// only when it is set (truthy); other values are refused rather than skipped.
+fn one_or_many(cfg: &Map<String, Value>, key: &str) -> Result<Option<Vec<String>>, String> {
+    match cfg.get(key) {
+        None => Ok(None),
+        Some(v) if !py::truthy(v) => Ok(None),
+        Some(Value::String(one)) => Ok(Some(vec![one.clone()])),
+        Some(Value::Array(many)) if many.iter().all(Value::is_string) => Ok(Some(
+            many.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect(),
+        )),
+        Some(_) => Err(format!(
+            "Invalid JWT: {key} must be a string or a list of strings"
+        )),
+    }
 }
 
 /// Secrets are compared without an early exit, so timing does not reveal a prefix.
@@ -328,6 +352,38 @@ mod tests {
             body_limit(&map(json!({"max_body_size": "10gb"}))),
             Err("Invalid max_body_size format".into())
         );
+    }
+
+    #[test]
+    fn token_and_basic_auth_never_admit_on_an_incomplete_configuration() {
+        let none = HeaderMap::new();
+        let cfg = |v: Value| map(json!({"token": v}));
+        assert_eq!(
+            token(&map(json!({})), &none),
+            Err("'NoneType' object has no attribute 'lower'".into())
+        );
+        let numeric = cfg(json!({"token_header": "X-Token", "token_value": 5}));
+        assert_eq!(
+            token(&numeric, &none),
+            Err("Invalid token authentication".into())
+        );
+        // RAGFlow's `None == None`: no value configured and no header sent.
+        assert!(token(&cfg(json!({"token_header": "X-Token"})), &none).is_ok());
+        let mut sent = HeaderMap::new();
+        sent.insert("x-token", "s3cret".parse().expect("a value"));
+        assert!(token(
+            &cfg(json!({"token_header": "X-Token", "token_value": "s3cret"})),
+            &sent
+        )
+        .is_ok());
+
+        let mut basic_header = HeaderMap::new();
+        // `hook:` (an empty password)
+        basic_header.insert("authorization", "Basic aG9vazo=".parse().expect("a value"));
+        let without_password = map(json!({"basic_auth": {"username": "hook", "password": null}}));
+        assert!(basic(&without_password, &basic_header).is_err());
+        let with_password = map(json!({"basic_auth": {"username": "hook", "password": ""}}));
+        assert!(basic(&with_password, &basic_header).is_ok());
     }
 
     #[test]

@@ -7,14 +7,24 @@ use base64::Engine as _;
 use hmac::{Hmac, Mac};
 use serde_json::{json, Map, Value};
 use sha2::Sha256;
+use std::time::{Duration, Instant};
 
 use crate::auth::Tenant;
 use crate::envelope::{Answer, ApiError, Reply};
 use crate::request::Params;
 use crate::shared::AppRef;
 
-/// Events one recorded run keeps; later ones are dropped (its `finished` event is always kept).
-const MAX_EVENTS: usize = 10_000;
+/// What one recorded run keeps: its events' JSON up to this size; later ones are dropped (its
+/// `error` and `finished` events are always kept).
+const MAX_BYTES: usize = 1 << 20;
+
+/// A run's trace is stored at most this often while it runs (and once more at its end), so a
+/// long run costs a few writes a second, not one per event.
+const STORE_EVERY: Duration = Duration::from_millis(200);
+
+/// Request headers that carry credentials: a trace shows them as this.
+const REDACTED: &str = "[redacted]";
+const SECRET_HEADERS: [&str; 3] = ["authorization", "cookie", "proxy-authorization"];
 
 /// The key RAGFlow derives a run's opaque id with (`webhook_id_secret`).
 const ID_KEY: &[u8] = b"webhook_id_secret";
@@ -26,7 +36,13 @@ pub(crate) struct Recorder {
     /// `str(start_ts)`: the run's key.
     start: String,
     start_ts: f64,
-    events: Vec<Value>,
+    /// Each recorded event's JSON.
+    events: Vec<String>,
+    bytes: usize,
+    stored_at: Option<Instant>,
+    /// Header names (lower case) whose values the trace does not show: credentials, and the
+    /// webhook's own token header.
+    secrets: Vec<String>,
 }
 
 /// Seconds since the epoch, as Python's `time.time()`.
@@ -38,29 +54,57 @@ pub(crate) fn now_s() -> f64 {
 }
 
 impl Recorder {
-    pub(crate) fn new(app: AppRef, agent_id: &str, start_ts: f64) -> Recorder {
+    pub(crate) fn new(
+        app: AppRef,
+        agent_id: &str,
+        start_ts: f64,
+        token_header: Option<&str>,
+    ) -> Recorder {
+        let mut secrets: Vec<String> = SECRET_HEADERS.iter().map(|h| h.to_string()).collect();
+        secrets.extend(token_header.map(str::to_lowercase));
         Recorder {
             app,
             agent_id: agent_id.to_string(),
             start: canvasc_value::py::float_repr(start_ts),
             start_ts,
             events: Vec::new(),
+            bytes: 0,
+            stored_at: None,
+            secrets,
         }
     }
 
-    /// Records `event` (stamped `ts`) and stores the run's trace as it now is.
+    /// Records `event` (stamped `ts`, credentials redacted), and stores the run's trace when
+    /// it was last stored long enough ago.
     pub(crate) async fn record(&mut self, event: &Value) {
-        let finished = event.get("event").and_then(Value::as_str) == Some("finished");
-        if self.events.len() >= MAX_EVENTS && !finished {
-            return;
-        }
+        let kind = event.get("event").and_then(Value::as_str);
+        let last = matches!(kind, Some("finished" | "error"));
         let mut stamped = Map::new();
         stamped.insert("ts".into(), json!(now_s()));
         if let Value::Object(fields) = event {
             stamped.extend(fields.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
-        self.events.push(Value::Object(stamped));
-        let run = json!({"start_ts": self.start_ts, "events": self.events}).to_string();
+        let mut stamped = Value::Object(stamped);
+        redact(&mut stamped, &self.secrets);
+        let text = stamped.to_string();
+        if self.bytes + text.len() > MAX_BYTES && !last {
+            return;
+        }
+        self.bytes += text.len();
+        self.events.push(text);
+        let due = self.stored_at.is_none_or(|at| at.elapsed() >= STORE_EVERY);
+        if due || kind == Some("finished") {
+            self.store().await;
+        }
+    }
+
+    async fn store(&mut self) {
+        self.stored_at = Some(Instant::now());
+        let run = format!(
+            "{{\"start_ts\":{},\"events\":[{}]}}",
+            json!(self.start_ts),
+            self.events.join(",")
+        );
         if let Err(e) = self
             .app
             .coord
@@ -82,6 +126,25 @@ impl Recorder {
             &json!({"event": "finished", "elapsed_time": elapsed, "success": error.is_none()}),
         )
         .await;
+    }
+}
+
+/// Hides the credentials of every request headers map in `v` (the map Begin's `request`
+/// input carries, which Quart starts with `Remote-Addr`).
+fn redact(v: &mut Value, secrets: &[String]) {
+    match v {
+        Value::Object(m) => {
+            if m.contains_key("Remote-Addr") {
+                for (name, value) in m.iter_mut() {
+                    if secrets.contains(&name.to_lowercase()) {
+                        *value = Value::String(REDACTED.into());
+                    }
+                }
+            }
+            m.values_mut().for_each(|x| redact(x, secrets));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|x| redact(x, secrets)),
+        _ => {}
     }
 }
 
@@ -127,7 +190,7 @@ pub(crate) async fn logs(
         return Ok(Reply::success(match first {
             None => json!({"webhook_id": null, "events": [], "next_since_ts": since,
                 "finished": false}),
-            Some((t, _)) => json!({"webhook_id": encode_id(&canvasc_value::py::float_repr(t)),
+            Some((t, start)) => json!({"webhook_id": encode_id(start),
                 "events": [], "next_since_ts": t, "finished": false}),
         }));
     };
@@ -160,6 +223,26 @@ pub(crate) async fn logs(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn credentials_in_a_request_headers_map_are_hidden() {
+        let secrets = vec!["authorization".to_string(), "x-token".to_string()];
+        let mut event = json!({"data": {"inputs": {"request": {"headers": {
+            "Remote-Addr": "127.0.0.1", "Authorization": "Bearer k", "X-Token": "t", "X-Other": "o"}}}},
+            "outputs": {"headers": {"X-Token": "t"}}});
+        redact(&mut event, &secrets);
+        let headers = &event["data"]["inputs"]["request"]["headers"];
+        assert_eq!(
+            (
+                &headers["Authorization"],
+                &headers["X-Token"],
+                &headers["X-Other"]
+            ),
+            (&json!(REDACTED), &json!(REDACTED), &json!("o"))
+        );
+        // Only the raw request's map: what the schema picked is the canvas's data.
+        assert_eq!(event["outputs"]["headers"]["X-Token"], "t");
+    }
 
     #[test]
     fn run_ids_are_ragflows_hmac_of_the_start_time() {

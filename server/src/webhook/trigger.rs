@@ -150,15 +150,32 @@ async fn trigger(app: AppRef, agent_id: String, request: Request, is_test: bool)
         // editor saved after a run) is read whole, as RAGFlow builds the canvas from it.
         state: match prepared.facts.stateless {
             true => SessionState::Canvas,
-            false => SessionState::Dsl(crate::store::parsed(&text)),
+            false => match parsed_off_the_workers(text).await {
+                Ok(stored) => SessionState::Dsl(stored),
+                Err(e) => return e.into_response(),
+            },
         },
         payload,
-        recorder: is_test.then(|| Recorder::new(app.clone(), &agent_id, start_ts)),
+        recorder: is_test.then(|| {
+            let token_header = config
+                .get("security")
+                .and_then(|s| s.pointer("/token/token_header"))
+                .and_then(Value::as_str);
+            Recorder::new(app.clone(), &agent_id, start_ts, token_header)
+        }),
     };
     match config.get("execution_mode").and_then(Value::as_str) {
         None | Some("Immediately") => immediately(run, config.get("response")).await,
         Some(_) => until_answered(run).await,
     }
+}
+
+/// The stored DSL parsed on the blocking pool: parsing a large canvas is CPU work on client
+/// data, which the async workers must not wait on.
+async fn parsed_off_the_workers(text: String) -> Result<Value, ApiError> {
+    tokio::task::spawn_blocking(move || crate::store::parsed(&text))
+        .await
+        .map_err(|e| ApiError::exception(format!("reading the agent's DSL failed: {e}")))
 }
 
 /// `request_method not in allowed_methods` (an empty list allows every method).
@@ -171,13 +188,28 @@ fn method_allowed(methods: Option<&Value>, method: &str) -> bool {
     }
 }
 
+/// How long a webhook's body may take to arrive.
+const BODY_TIME: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// The body, up to the webhook's limit: a chunked body declares no length, so the limit is
 /// also kept while reading.
 async fn read_body(body: axum::body::Body, limit: i64) -> Result<bytes::Bytes, Response> {
     let limit = usize::try_from(limit).unwrap_or(0);
     let mut stream = body.into_data_stream();
     let mut raw = bytes::BytesMut::new();
-    while let Some(chunk) = stream.next().await {
+    // A body trickled in holds its connection and its bytes: it must arrive in time.
+    let deadline = tokio::time::Instant::now() + BODY_TIME;
+    loop {
+        let next = tokio::time::timeout_at(deadline, stream.next()).await;
+        let Ok(next) = next else {
+            return Err(rejected(format!(
+                "The request body did not arrive within {} s.",
+                BODY_TIME.as_secs()
+            )));
+        };
+        let Some(chunk) = next else {
+            break;
+        };
         let chunk =
             chunk.map_err(|e| rejected(format!("The request body could not be read: {e}")))?;
         raw.extend_from_slice(&chunk);
@@ -210,11 +242,8 @@ async fn request_parts(
     }
     let body = if ctype == "multipart/form-data" {
         match parts::multipart(content_type_header.as_deref().unwrap_or(""), raw).await {
-            Some((fields, files)) if files.len() > parts::MAX_FILES => {
-                // RAGFlow's "Too many uploaded files" is swallowed with every other error here.
-                let _ = fields;
-                Value::Object(Map::new())
-            }
+            // RAGFlow's "Too many uploaded files" is swallowed with every other error here.
+            Some((_, files)) if files.len() > parts::MAX_FILES => Value::Object(Map::new()),
             Some((_, files)) if !files.is_empty() => {
                 return Err(rejected(format!(
                     "File uploads to webhooks are not supported by this server yet (field `{}`); send the file's content as a form field or JSON.",
@@ -267,8 +296,8 @@ impl Drop for CancelOnDrop {
 struct Outcome {
     /// The messages' text (`<think>` markers for thinking), joined.
     content: String,
-    /// The last `message_end`'s `status`, if any.
-    status: Option<Value>,
+    /// The last `message_end`'s `status`, as an HTTP status, if any.
+    status: Option<i64>,
     /// The exception that ended the run (RAGFlow's `str(e)` and class).
     error: Option<(String, String)>,
 }
@@ -313,8 +342,11 @@ impl Run {
         Ok(running)
     }
 
-    /// Runs to the end, recording each event of a test run.
-    async fn drive(&mut self, running: RunningTurn) -> Outcome {
+    /// Runs to the end, recording each event of a test run. `answering`: the run's messages
+    /// are the answer, so each `message_end`'s status is read as it comes (RAGFlow's `int()`:
+    /// one that is not a number ends the run there, an error).
+    async fn drive(&mut self, running: RunningTurn, answering: bool) -> Outcome {
+        let cancel = running.cancel.clone();
         let mut guard = CancelOnDrop(Some(running.cancel.clone()));
         let mut events = running.events;
         let message_id = new_id();
@@ -326,6 +358,8 @@ impl Run {
         };
         while let Some(next) = events.next().await {
             match next {
+                // After the status error nothing more is the answer's or the trace's.
+                TurnEvent::Event { .. } if outcome.error.is_some() => {}
                 TurnEvent::Event { event, data } => {
                     if event == "message" {
                         let content = if data.get("start_to_think").is_some_and(truthy) {
@@ -337,9 +371,16 @@ impl Run {
                         };
                         outcome.content.push_str(&content);
                     }
-                    if event == "message_end" {
-                        if let Some(status) = data.get("status") {
-                            outcome.status = Some(status.clone());
+                    if let (true, "message_end", Some(status)) =
+                        (answering, event.as_str(), data.get("status"))
+                    {
+                        match canvasc_value::py::to_int(status) {
+                            Ok(code) => outcome.status = Some(code),
+                            Err(e) => {
+                                outcome.error = Some((e, "ValueError".to_string()));
+                                cancel();
+                                continue;
+                            }
                         }
                     }
                     if let Some(recorder) = &mut self.recorder {
@@ -349,7 +390,7 @@ impl Run {
                     }
                 }
                 TurnEvent::Ended { end, .. } => {
-                    if let TurnEnd::Aborted(e) = end {
+                    if let (TurnEnd::Aborted(e), None) = (end, &outcome.error) {
                         outcome.error = Some((e, "Exception".to_string()));
                     }
                 }
@@ -417,7 +458,7 @@ async fn immediately(mut run: Run, response: Option<&Value>) -> Response {
         // RAGFlow means to store the canvas the run leaves as the agent's DSL, but its
         // `update_by_id(cvs.user_id, …)` names the owner, not the agent, so nothing is
         // stored: every request starts from the stored DSL, here too.
-        let outcome = run.drive(running).await;
+        let outcome = run.drive(running, false).await;
         if let Some((e, _)) = outcome.error {
             tracing::warn!(agent = %run.agent.id, "a webhook's background run failed: {e}");
         }
@@ -433,14 +474,11 @@ async fn until_answered(mut run: Run) -> Response {
         Ok(running) => running,
         Err(e) => return e.into_response(),
     };
-    let outcome = run.drive(running).await;
-    let result = match (&outcome.error, &outcome.status) {
-        (Some((message, _)), _) => json!({"code": 400, "message": message, "success": false}),
-        (None, Some(status)) => match canvasc_value::py::to_int(status) {
-            Ok(code) => json!({"message": outcome.content, "success": true, "code": code}),
-            Err(e) => json!({"code": 400, "message": e, "success": false}),
-        },
-        (None, None) => json!({"message": outcome.content, "success": true, "code": 200}),
+    let outcome = run.drive(running, true).await;
+    let result = match &outcome.error {
+        Some((message, _)) => json!({"code": 400, "message": message, "success": false}),
+        None => json!({"message": outcome.content, "success": true,
+            "code": outcome.status.unwrap_or(200)}),
     };
     let code = result["code"].as_i64().unwrap_or(200);
     let status = u16::try_from(code)

@@ -216,7 +216,7 @@ async fn a_webhook_that_fails_twice_gets_one_signed_delivery_on_the_third_try() 
 }
 
 #[tokio::test]
-async fn a_webhook_url_the_guard_refuses_is_not_called() {
+async fn a_webhook_url_the_guard_refuses_or_without_a_secret_is_refused_up_front() {
     // The shared server's guard refuses loopback, as a production server's does.
     let t = tenant().await;
     let created = t
@@ -228,15 +228,37 @@ async fn a_webhook_url_the_guard_refuses_is_not_called() {
         .await;
     let id = created.expect(0)["id"].as_str().expect("an id").to_string();
     let (url, received) = receiver(0).await;
-    let started = t
+    let refused = t
         .api
         .post(
             "/agents/chat/completions",
-            json!({"agent_id": id, "query": "x", "background": true, "webhook_url": url}),
+            json!({"agent_id": id, "query": "x", "background": true, "webhook_url": url,
+                "webhook_secret": "shh"}),
         )
         .await;
-    assert_eq!(started.status, 202, "{}", started.body);
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(refused.code(), 101, "{}", refused.body);
+    assert!(
+        refused
+            .message()
+            .starts_with("`webhook_url` is not allowed: "),
+        "{}",
+        refused.body
+    );
+    let unsigned = t
+        .api
+        .post(
+            "/agents/chat/completions",
+            json!({"agent_id": id, "query": "x", "background": true,
+                "webhook_url": "https://hooks.example.com/x"}),
+        )
+        .await;
+    assert_eq!(
+        unsigned.code(),
+        101,
+        "a webhook needs its secret: {}",
+        unsigned.body
+    );
+    tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(received
         .lock()
         .unwrap_or_else(|p| p.into_inner())
