@@ -85,9 +85,19 @@ pub(crate) fn status(ended: &Ended) -> &'static str {
     }
 }
 
+/// The answer a finished run announces, made by the endpoint that started it (the native
+/// completion's final event), from the run's end and its session id.
+pub(crate) type Answer = fn(&Ended, &str) -> Value;
+
 /// Lets the run go on with nobody reading it (its events are drained, so the driver never
 /// takes the reader's absence for a client that left), then announces its end.
-pub(crate) fn detach(app: AppRef, launched: Launched, ids: RunIds, webhook: Option<Webhook>) {
+pub(crate) fn detach(
+    app: AppRef,
+    launched: Launched,
+    ids: RunIds,
+    webhook: Option<Webhook>,
+    answer: Answer,
+) {
     tokio::spawn(async move {
         let mut frames = launched.frames;
         let ended = crate::sse::finish(&mut frames).await;
@@ -96,12 +106,9 @@ pub(crate) fn detach(app: AppRef, launched: Launched, ids: RunIds, webhook: Opti
         };
         let payload = match &ended {
             Some(ended) => {
-                let answer = crate::api::completions::native_json(ended, &ids.session_id, false)
-                    .map(|a| a["data"].clone())
-                    .unwrap_or_else(|e| json!({"error": e.message()}));
                 json!({"event": "run.finished", "agent_id": ids.agent_id,
                     "session_id": ids.session_id, "message_id": ids.message_id,
-                    "status": status(ended), "answer": answer})
+                    "status": status(ended), "answer": answer(ended, &ids.session_id)})
             }
             None => json!({"event": "run.finished", "agent_id": ids.agent_id,
                 "session_id": ids.session_id, "message_id": ids.message_id,

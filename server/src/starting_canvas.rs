@@ -98,7 +98,7 @@ impl StartingCanvases {
         canvasc_frontend::reset::reset(&mut dsl);
         let webhook = WebhookFacts {
             is_object: stored.is_object(),
-            config: crate::webhook::webhook_params(&stored).map(|c| c.cloned()),
+            config: crate::webhook::begin::webhook_params(&stored).map(|c| c.cloned()),
             stateless: stored == dsl,
         };
         let prepared = Arc::new(Prepared {

@@ -110,7 +110,11 @@ async fn background(
         session_id: session_id.clone(),
         message_id: message_id.clone(),
     };
-    crate::background::detach(app, launched, ids, webhook);
+    crate::background::detach(app, launched, ids, webhook, |ended, session_id| {
+        native_json(ended, session_id, false)
+            .map(|answer| answer["data"].clone())
+            .unwrap_or_else(|e| json!({"error": e.message()}))
+    });
     let answer = json!({"code": 0, "message": "success", "data": {
         "message_id": message_id, "session_id": session_id, "status": "running"}});
     with_program(json_response(StatusCode::ACCEPTED, &answer), program)
@@ -192,11 +196,7 @@ async fn native(
 
 /// §7.4's answer for a finished turn. A turn that could not be saved is RAGFlow's answer to
 /// an exception the save raised (`server_error_response`), not the run's answer.
-pub(crate) fn native_json(
-    ended: &Ended,
-    session_id: &str,
-    return_trace: bool,
-) -> Result<Value, ApiError> {
+fn native_json(ended: &Ended, session_id: &str, return_trace: bool) -> Result<Value, ApiError> {
     if let Some(unsaved) = &ended.unsaved {
         return Err(ApiError::exception(unsaved.clone()));
     }

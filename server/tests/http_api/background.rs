@@ -11,7 +11,9 @@ use serde_json::{json, Value};
 use sha2::Sha256;
 
 use crate::engine::engine_reaching_loopback;
-use crate::harness::{api_key_at, call_at, extra_server_running, minimal_dsl, tenant, unique};
+use crate::harness::{
+    agent, api_key_at, call_at, extra_server_running, minimal_dsl, tenant, unique,
+};
 
 /// The run's record until it is no longer running.
 async fn finished(get: impl Fn() -> futures::future::BoxFuture<'static, Value>) -> Value {
@@ -32,14 +34,7 @@ async fn finished(get: impl Fn() -> futures::future::BoxFuture<'static, Value>) 
 #[tokio::test]
 async fn a_background_run_answers_at_once_and_its_record_tells_how_it_ended() {
     let t = tenant().await;
-    let created = t
-        .api
-        .post(
-            "/agents",
-            json!({"title": unique("background"), "dsl": minimal_dsl()}),
-        )
-        .await;
-    let id = created.expect(0)["id"].as_str().expect("an id").to_string();
+    let id = agent(&t.api, &unique("background")).await;
     let started = t
         .api
         .post(
@@ -219,14 +214,7 @@ async fn a_webhook_that_fails_twice_gets_one_signed_delivery_on_the_third_try() 
 async fn a_webhook_url_the_guard_refuses_or_without_a_secret_is_refused_up_front() {
     // The shared server's guard refuses loopback, as a production server's does.
     let t = tenant().await;
-    let created = t
-        .api
-        .post(
-            "/agents",
-            json!({"title": unique("background"), "dsl": minimal_dsl()}),
-        )
-        .await;
-    let id = created.expect(0)["id"].as_str().expect("an id").to_string();
+    let id = agent(&t.api, &unique("background")).await;
     let (url, received) = receiver(0).await;
     let refused = t
         .api

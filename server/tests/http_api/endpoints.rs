@@ -8,11 +8,7 @@ use serde_json::{json, Value};
 use crate::harness::{minimal_dsl, server, tenant, unique};
 
 async fn agent_with(t: &crate::harness::Tenant, dsl: Value) -> String {
-    let created = t
-        .api
-        .post("/agents", json!({"title": unique("endpoints"), "dsl": dsl}))
-        .await;
-    created.expect(0)["id"].as_str().expect("an id").to_string()
+    crate::harness::agent_with(&t.api, &unique("endpoints"), dsl).await
 }
 
 #[tokio::test]

@@ -527,8 +527,13 @@ pub fn broken_dsl() -> Value {
 
 /// Creates an agent and returns its id.
 pub async fn agent(client: &Client, title: &str) -> String {
+    agent_with(client, title, minimal_dsl()).await
+}
+
+/// Creates an agent on `dsl` and returns its id.
+pub async fn agent_with(client: &Client, title: &str, dsl: Value) -> String {
     let created = client
-        .post("/agents", json!({"title": title, "dsl": minimal_dsl()}))
+        .post("/agents", json!({"title": title, "dsl": dsl}))
         .await;
     created.expect(0)["id"]
         .as_str()

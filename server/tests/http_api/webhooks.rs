@@ -12,7 +12,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use reqwest::Method;
 
-use crate::harness::{api_key_at, call_at, replica_pair, server, tenant, unique, Tenant};
+use crate::harness::{
+    agent_with, api_key_at, call_at, replica_pair, server, tenant, unique, Tenant,
+};
 
 fn golden(file: &str) -> Value {
     let path = format!(
@@ -211,14 +213,8 @@ async fn replay(name: &str) {
         .and_then(|c| c["results"].as_array().cloned())
         .unwrap_or_else(|| panic!("expected.json has no case {name}"));
     let t = tenant().await;
-    let created = t
-        .api
-        .post(
-            "/agents",
-            json!({"title": unique("webhook"), "dsl": canvas(case["canvas"].as_str().expect("a canvas"))}),
-        )
-        .await;
-    let agent_id = created.expect(0)["id"].as_str().expect("an id").to_string();
+    let dsl = canvas(case["canvas"].as_str().expect("a canvas"));
+    let agent_id = agent_with(&t.api, &unique("webhook"), dsl).await;
     let is_test = case["test"] == json!(true);
     let route = match is_test {
         true => "webhook/test",
@@ -373,14 +369,12 @@ fn every_case_has_its_test() {
 async fn the_test_route_is_the_owners_and_an_unknown_agent_is_refused() {
     let owner = tenant().await;
     let other = tenant().await;
-    let created = owner
-        .api
-        .post(
-            "/agents",
-            json!({"title": unique("webhook"), "dsl": canvas("fixtures/webhook/json-streaming.json")}),
-        )
-        .await;
-    let agent_id = created.expect(0)["id"].as_str().expect("an id").to_string();
+    let agent_id = agent_with(
+        &owner.api,
+        &unique("webhook"),
+        canvas("fixtures/webhook/json-streaming.json"),
+    )
+    .await;
     let request = json!({"method": "POST", "headers": [["Content-Type", "application/json"], ["X-Trace", "t"]],
         "body": "{\"name\": \"x\"}"});
     let path = format!("/api/v1/agents/{agent_id}/webhook/test");
@@ -536,14 +530,12 @@ async fn replicas_on_redis_share_a_webhooks_rate_limit_and_its_test_runs() {
 #[tokio::test]
 async fn a_reset_agent_answers_as_ragflow_does() {
     let t = tenant().await;
-    let created = t
-        .api
-        .post(
-            "/agents",
-            json!({"title": unique("webhook"), "dsl": canvas("fixtures/webhook/json-streaming.json")}),
-        )
-        .await;
-    let agent_id = created.expect(0)["id"].as_str().expect("an id").to_string();
+    let agent_id = agent_with(
+        &t.api,
+        &unique("webhook"),
+        canvas("fixtures/webhook/json-streaming.json"),
+    )
+    .await;
     t.api
         .post(&format!("/agents/{agent_id}/reset"), json!({}))
         .await
@@ -584,11 +576,7 @@ async fn a_status_that_is_not_a_number_ends_the_run_where_it_is_read() {
         text.contains("\"status\":\"abc\""),
         "the fixture's Message status moved"
     );
-    let created = t
-        .api
-        .post("/agents", json!({"title": unique("webhook"), "dsl": dsl}))
-        .await;
-    let agent_id = created.expect(0)["id"].as_str().expect("an id").to_string();
+    let agent_id = agent_with(&t.api, &unique("webhook"), dsl).await;
     let request = json!({"method": "POST", "headers": [["Content-Type", "application/json"],
         ["X-Trace", "t-1"]], "body": "{\"name\": \"Ada\"}"});
     let path = format!("/api/v1/agents/{agent_id}/webhook/test");
