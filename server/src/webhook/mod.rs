@@ -14,8 +14,6 @@ mod security;
 mod trace;
 mod trigger;
 
-pub(crate) use begin::webhook_params;
-
 use axum::routing::{get, on, MethodFilter};
 use axum::Router;
 use serde_json::{Map, Value};
