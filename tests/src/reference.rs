@@ -325,6 +325,12 @@ fn line(v: &Json) -> String {
 }
 
 fn state_line<P: Program>(session: &Session<P>) -> Json {
+    serde_json::json!({"event": "_state", "data": state_json(session)})
+}
+
+/// The session's state as the oracle's `_state` line prints it: path, error, globals,
+/// history, references and every component's outputs.
+pub fn state_json<P: Program>(session: &Session<P>) -> Json {
     let meta = &session.shared.meta;
     let s = session.shared.state();
     let path: Vec<Json> = s
@@ -348,15 +354,12 @@ fn state_line<P: Program>(session: &Session<P>) -> Json {
         outputs.insert(node.id.clone(), Json::Object(o));
     }
     serde_json::json!({
-        "event": "_state",
-        "data": {
-            "path": path,
-            "error": s.error,
-            "globals": canvasc_engine::persist::globals_json(&s.globals),
-            "history": s.history,
-            "reference": s.reference(),
-            "outputs": outputs,
-        }
+        "path": path,
+        "error": s.error,
+        "globals": canvasc_engine::persist::globals_json(&s.globals),
+        "history": s.history,
+        "reference": s.reference(),
+        "outputs": outputs,
     })
 }
 

@@ -6,13 +6,12 @@
 
 use canvasc_engine::interp::Interpreter;
 use canvasc_engine::random::PyRandom;
-use canvasc_engine::val::Val;
 use canvasc_engine::{Published, RunInput, RunOutcome, Services};
 use canvasc_frontend::analyze;
 use canvasc_tests::harness::Suite;
-use canvasc_tests::reference::{first_difference, normalize};
+use canvasc_tests::reference::{first_difference, normalize, state_json};
 use canvasc_tests::workspace_root;
-use canvasc_value::{py, Json, Map};
+use canvasc_value::{py, Json};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
@@ -32,7 +31,7 @@ fn lines(values: &[Json]) -> Vec<String> {
         .collect()
 }
 
-/// RAGFlow's final state as `regen.py` records it: the path, the error and every output.
+/// The part of a final state `regen.py` records: the path, the error and every output.
 fn expected_state(state: &Json) -> Json {
     serde_json::json!({"path": state["path"], "error": state["error"], "outputs": state["outputs"]})
 }
@@ -82,31 +81,8 @@ async fn replay(canvas: &str, result: &Json) -> Result<(), String> {
         }
         _ => {}
     }
-    let meta = &session.shared.meta;
-    let s = session.shared.state();
-    let mut outputs = Map::new();
-    for (i, node) in meta.nodes.iter().enumerate() {
-        let mut o = Map::new();
-        for (k, v) in s.nodes[i].outputs_map() {
-            o.insert(
-                k,
-                match v {
-                    Val::Json(j) => j,
-                    Val::Stream(_) => Json::String("<partial>".into()),
-                },
-            );
-        }
-        outputs.insert(node.id.clone(), Json::Object(o));
-    }
-    let path: Vec<Json> = s
-        .path
-        .iter()
-        .map(|t| match t {
-            canvasc_frontend::meta::Target::Node(n) => Json::String(meta.node(*n).id.clone()),
-            canvasc_frontend::meta::Target::Missing(id) => Json::String(id.clone()),
-        })
-        .collect();
-    let ours = serde_json::json!({"path": path, "error": s.error, "outputs": outputs});
+    let state = state_json(&session);
+    let ours = expected_state(&state);
     let theirs = expected_state(&result["state"]);
     if let Some(diff) = first_difference(&lines(&[theirs]), &lines(&[ours])) {
         return Err(format!("final state: {diff}"));
