@@ -96,11 +96,21 @@ impl Drop for ServerChild {
 
 /// Starts this binary as `<exe> --serve <llm> <dir>` and waits for the address it listens on.
 pub fn start_child(llm: &str, dir: &Path) -> Result<ServerChild, String> {
+    start_child_with(llm, dir, &[])
+}
+
+/// [`start_child`] with more environment (`REDIS_URL` for a Redis-coordinated server).
+pub fn start_child_with(
+    llm: &str,
+    dir: &Path,
+    env: &[(&str, String)],
+) -> Result<ServerChild, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut child = Command::new(exe)
         .arg("--serve")
         .arg(llm)
         .arg(dir)
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

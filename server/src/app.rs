@@ -12,7 +12,7 @@ use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
 use crate::api::{
     account, admin, agentbots, agents, attachments, completions, editor, files, models, openai,
-    reset, run_logs, runs, sessions, system, tags, tasks, versions,
+    reset, run_logs, run_stream, runs, sessions, system, tags, tasks, versions,
 };
 use crate::envelope::{json_response, ApiError, EXCEPTION_ERROR};
 use crate::shared::AppRef;
@@ -119,6 +119,10 @@ pub(crate) fn router(app: AppRef) -> Router {
             "/api/v1/agents/{agent_id}/runs/{message_id}",
             get(runs::get),
         )
+        .route(
+            "/api/v1/agents/{agent_id}/runs/{message_id}/stream",
+            get(run_stream::stream),
+        )
         .merge(editor::routes())
         .merge(crate::webhook::routes())
         .merge(attachments::routes())
@@ -162,7 +166,7 @@ async fn metrics(State(app): State<AppRef>) -> Response {
             axum::http::header::CONTENT_TYPE,
             "application/openmetrics-text; version=1.0.0; charset=utf-8",
         )],
-        app.metrics.render(),
+        app.metrics.render(app.coord.streams().kept_bytes()),
     )
         .into_response()
 }

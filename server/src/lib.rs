@@ -120,6 +120,9 @@ pub struct ServeConfig {
     /// What compiles released versions (none: they all run on the interpreter), and how
     /// many builds this replica runs at once (`--build-jobs`).
     pub builds: BuildConfig,
+    /// How long and how much of runs' event streams is kept for clients that reattach
+    /// (`--stream-retention`).
+    pub streams: coord::StreamLimits,
 }
 
 /// Publishing's builds, as a server is started with them.
@@ -183,6 +186,7 @@ impl ServeConfig {
             upload_ttl: DEFAULT_UPLOAD_TTL,
             builds: BuildConfig::default(),
             drain: DEFAULT_DRAIN,
+            streams: coord::StreamLimits::default(),
         }
     }
 }
@@ -280,10 +284,10 @@ pub async fn start(
     };
     let store = Store::open(&url).await.map_err(ServeError::Store)?;
     let coord = match &config.redis_url {
-        Some(url) => coord::Coordinator::redis(url, &config.redis_prefix)
+        Some(url) => coord::Coordinator::redis(url, &config.redis_prefix, config.streams)
             .await
             .map_err(ServeError::Coord)?,
-        None => coord::Coordinator::in_process(store.clone()),
+        None => coord::Coordinator::in_process(store.clone(), config.streams),
     };
     // Leases and cancels in this process's memory cover this process only.
     let sole = match &config.redis_url {

@@ -10,7 +10,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response;
 use tokio::sync::mpsc;
 
-use crate::run::{Ended, Launched, Out};
+use crate::run::{Ended, Frame, Launched, Out};
 use crate::turn::ProgramKind;
 
 /// The header every run's response names its program in.
@@ -20,7 +20,7 @@ pub(crate) const PROGRAM_HEADER: &str = "x-canvasc-program";
 /// terminator) from how the turn ended.
 pub(crate) trait Framing: Send + 'static {
     /// Text for one event frame (empty: nothing to send).
-    fn event(&mut self, frame: &serde_json::Value) -> String;
+    fn event(&mut self, frame: &Frame) -> String;
     /// The closing frames.
     fn end(&mut self, ended: &Ended) -> String;
 }
@@ -57,7 +57,7 @@ pub(crate) fn response(
     sse_response(Body::from_stream(stream), program)
 }
 
-fn sse_response(body: Body, program: ProgramKind) -> Response {
+pub(crate) fn sse_response(body: Body, program: ProgramKind) -> Response {
     let mut response = Response::new(body);
     *response.status_mut() = StatusCode::OK;
     let headers = response.headers_mut();

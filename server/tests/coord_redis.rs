@@ -88,12 +88,13 @@ async fn a_stale_lease_holders_refresh_and_release_are_ignored() {
     let p = prefix("lease");
     let lease = format!("{p}agent:active-session:s1");
     let cancel = format!("{p}s1-cancel");
+    let waiters = format!("{p}agent:session-queue-alive:s1");
     let _: () = conn.set(&cancel, "x").await.expect("set");
     assert_eq!(
         eval(
             &mut conn,
             scripts::ACQUIRE,
-            &[&lease, &cancel],
+            &[&lease, &cancel, &waiters],
             &["old", "30000"]
         )
         .await,
@@ -107,7 +108,7 @@ async fn a_stale_lease_holders_refresh_and_release_are_ignored() {
         eval(
             &mut conn,
             scripts::ACQUIRE,
-            &[&lease, &cancel],
+            &[&lease, &cancel, &waiters],
             &["new", "30000"]
         )
         .await,
@@ -117,7 +118,7 @@ async fn a_stale_lease_holders_refresh_and_release_are_ignored() {
         eval(
             &mut conn,
             scripts::ACQUIRE,
-            &[&lease, &cancel],
+            &[&lease, &cancel, &waiters],
             &["old", "30000"]
         )
         .await,
@@ -129,7 +130,7 @@ async fn a_stale_lease_holders_refresh_and_release_are_ignored() {
         eval(
             &mut conn,
             scripts::ACQUIRE,
-            &[&lease, &cancel],
+            &[&lease, &cancel, &waiters],
             &["new", "30000"]
         )
         .await,
@@ -219,10 +220,10 @@ async fn two_replicas_share_the_lease_the_cancel_and_the_run_record() {
         return;
     };
     let p = prefix("replicas");
-    let a = Coordinator::redis(&redis_url(), &p)
+    let a = Coordinator::redis(&redis_url(), &p, Default::default())
         .await
         .expect("A connects");
-    let b = Coordinator::redis(&redis_url(), &p)
+    let b = Coordinator::redis(&redis_url(), &p, Default::default())
         .await
         .expect("B connects");
     assert_eq!(a.backend_name(), "redis");
@@ -286,7 +287,7 @@ async fn a_cancel_whose_notice_is_lost_still_lands_by_polling() {
         return;
     };
     let p = prefix("poll");
-    let a = Coordinator::redis(&redis_url(), &p)
+    let a = Coordinator::redis(&redis_url(), &p, Default::default())
         .await
         .expect("A connects");
     let lease = a.claim("s2").await.expect("claim").expect("free");
@@ -328,10 +329,10 @@ async fn two_replicas_share_a_tenants_quota_counters_and_every_key_expires() {
         return;
     };
     let p = prefix("quota");
-    let one = Coordinator::redis(&redis_url(), &p)
+    let one = Coordinator::redis(&redis_url(), &p, Default::default())
         .await
         .expect("replica one");
-    let two = Coordinator::redis(&redis_url(), &p)
+    let two = Coordinator::redis(&redis_url(), &p, Default::default())
         .await
         .expect("replica two");
     let now_ms = SystemTime::now()
@@ -404,6 +405,117 @@ async fn two_replicas_share_a_tenants_quota_counters_and_every_key_expires() {
     assert_eq!(
         two.quota_admit(&no_tokens).await.expect("admit"),
         QuotaVerdict::RunsPerMinute
+    );
+    clean(&mut conn, &p).await;
+}
+
+#[tokio::test]
+async fn a_free_session_goes_to_its_waiting_requests_first_urgent_ones_ahead() {
+    let Some(mut conn) = connect().await else {
+        return;
+    };
+    let p = prefix("queue");
+    let lease = format!("{p}agent:active-session:s1");
+    let cancel = format!("{p}s1-cancel");
+    let queue = format!("{p}agent:session-queue:s1");
+    let alive = format!("{p}agent:session-queue-alive:s1");
+    let keys = [
+        queue.as_str(),
+        alive.as_str(),
+        lease.as_str(),
+        cancel.as_str(),
+    ];
+    // A run holds the session; an enqueued request and then an interrupting one wait.
+    assert_eq!(
+        eval(
+            &mut conn,
+            scripts::ACQUIRE,
+            &[&lease, &cancel, &alive],
+            &["running", "30000"]
+        )
+        .await,
+        1
+    );
+    assert_eq!(
+        eval(
+            &mut conn,
+            scripts::QUEUE_CLAIM,
+            &keys,
+            &["enqueued", "1000", "10000", "t1", "30000"]
+        )
+        .await,
+        0
+    );
+    assert_eq!(
+        eval(
+            &mut conn,
+            scripts::QUEUE_CLAIM,
+            &keys,
+            &["urgent", "-9000", "10000", "t2", "30000"]
+        )
+        .await,
+        0
+    );
+    // The run ends: a new request cannot take the free session while requests wait, nor can
+    // the enqueued one, behind the interrupting one.
+    let _: () = conn.del(&lease).await.expect("del");
+    assert_eq!(
+        eval(
+            &mut conn,
+            scripts::ACQUIRE,
+            &[&lease, &cancel, &alive],
+            &["newcomer", "30000"]
+        )
+        .await,
+        0
+    );
+    assert_eq!(
+        eval(
+            &mut conn,
+            scripts::QUEUE_CLAIM,
+            &keys,
+            &["enqueued", "1000", "10000", "t1", "30000"]
+        )
+        .await,
+        0
+    );
+    assert_eq!(
+        eval(
+            &mut conn,
+            scripts::QUEUE_CLAIM,
+            &keys,
+            &["urgent", "-9000", "10000", "t2", "30000"]
+        )
+        .await,
+        1
+    );
+    let holder: String = conn.get(&lease).await.expect("get");
+    assert_eq!(holder, "t2");
+    // Then the enqueued one, once the session is free again.
+    let _: () = conn.del(&lease).await.expect("del");
+    assert_eq!(
+        eval(
+            &mut conn,
+            scripts::QUEUE_CLAIM,
+            &keys,
+            &["enqueued", "1000", "10000", "t1", "30000"]
+        )
+        .await,
+        1
+    );
+    // A waiter that stopped refreshing loses its place.
+    let _: () = conn.del(&lease).await.expect("del");
+    let _: () = conn.hset(&alive, "gone", 1).await.expect("hset");
+    let _: () = conn.zadd(&queue, "gone", -1e14).await.expect("zadd");
+    assert_eq!(
+        eval(
+            &mut conn,
+            scripts::QUEUE_CLAIM,
+            &keys,
+            &["next", "2000", "10000", "t3", "30000"]
+        )
+        .await,
+        1
     );
     clean(&mut conn, &p).await;
 }

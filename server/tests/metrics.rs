@@ -158,12 +158,17 @@ async fn metrics_count_known_turns_without_authentication() {
     assert!(canceled, "the slow turn sent no frame: {text}");
     expected.add(&frames(&text));
 
-    // A slow turn whose client goes away mid-answer: the answer is cut, the turn cancelled.
+    // A slow turn whose client goes away mid-answer (`on_disconnect: cancel`): the answer is
+    // cut, the turn cancelled.
     let mut response = t
         .api
         .request(Method::POST, PATH)
         .header("Content-Type", "application/json")
-        .body(json!({"agent_id": agent, "query": "slow", "stream": true}).to_string())
+        .body(
+            json!({"agent_id": agent, "query": "slow", "stream": true,
+                "on_disconnect": "cancel"})
+            .to_string(),
+        )
         .send()
         .await
         .expect("the server answers");
@@ -245,6 +250,8 @@ async fn metrics_count_known_turns_without_authentication() {
         3.0
     );
     assert_eq!(get("canvasc_runs_in_flight"), 0.0);
+    // The finished runs' streams are kept in this process for clients that reattach.
+    assert!(get("canvasc_kept_stream_bytes") > 0.0, "{exposition}");
     assert_eq!(get("canvasc_cancel_latency_seconds_count"), 2.0);
     assert!(get("canvasc_cancel_latency_seconds_sum") < 5.0);
     assert_eq!(get("canvasc_store_errors_total"), 0.0);

@@ -24,6 +24,7 @@ const SERVER_CLIENTS: &[&str] = &[
     "bench/src/bin/publish.rs",
     "bench/src/bin/session_bytes.rs",
     "bench/src/bin/webhook_latency.rs",
+    "bench/src/bin/stream_replay.rs",
 ];
 
 /// What building a client or an rmcp client transport looks like in source.

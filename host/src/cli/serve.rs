@@ -57,6 +57,14 @@ pub struct Args {
     /// uploads a run used go with their session or agent.
     #[arg(long, env = "CANVASC_UPLOAD_TTL", default_value = "1d", value_parser = parse_ttl)]
     pub upload_ttl: Duration,
+    /// How long a run's events are kept after it ended, for clients that reattach to its
+    /// stream (`GET /agents/{id}/runs/{message_id}/stream`); same units as `--upload-ttl`.
+    #[arg(long, env = "CANVASC_STREAM_RETENTION", default_value = "10m", value_parser = parse_ttl)]
+    pub stream_retention: Duration,
+    /// Without Redis: the memory (MiB) all runs' kept events may take together; finished
+    /// runs' streams are dropped first, oldest first.
+    #[arg(long, default_value_t = 256)]
+    pub stream_memory_mib: usize,
     /// The RSA private key (PEM, unencrypted) that RAGFlow's web client's encrypted
     /// passwords are decrypted with; without it passwords are taken as sent.
     #[arg(long, env = "CANVASC_RSA_PRIVATE_KEY")]
@@ -98,7 +106,7 @@ pub struct Args {
     pub drain_secs: u64,
 }
 
-/// `--token-ttl`, `--upload-ttl`: `3600`, `90s`, `30m`, `12h`, `7d`.
+/// `--token-ttl`, `--upload-ttl`, `--stream-retention`: `3600`, `90s`, `30m`, `12h`, `7d`.
 fn parse_ttl(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let (number, unit) = match text.char_indices().last() {
@@ -210,6 +218,8 @@ pub fn run(
     config.registration = args.registration;
     config.token_ttl = args.token_ttl;
     config.upload_ttl = args.upload_ttl;
+    config.streams.retention = args.stream_retention;
+    config.streams.memory_budget = args.stream_memory_mib.saturating_mul(1 << 20);
     config.rsa_private_key = args.rsa_private_key.clone();
     config.connections.max_connections = args.max_connections.max(1);
     config.connections.header_read_timeout =

@@ -11,7 +11,7 @@ use super::turn_start::{begin, with_program, Mode};
 use crate::auth::BetaTenant;
 use crate::envelope::{Answer, ApiError, Reply};
 use crate::request::{truthy, Body};
-use crate::run::Ended;
+use crate::run::{Ended, Frame};
 use crate::shared::AppRef;
 use crate::sse::{self, Framing};
 use crate::turn::TurnEnd;
@@ -105,8 +105,8 @@ fn whole(ended: &Ended, session_id: &str) -> Result<Value, ApiError> {
 struct BotFraming;
 
 impl Framing for BotFraming {
-    fn event(&mut self, frame: &Value) -> String {
-        format!("data:{frame}\n\n")
+    fn event(&mut self, frame: &Frame) -> String {
+        format!("data:{}\n\n", frame.text)
     }
 
     fn end(&mut self, ended: &Ended) -> String {

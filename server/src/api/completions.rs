@@ -13,7 +13,7 @@ use crate::auth::Tenant;
 use crate::background::{RunIds, Webhook};
 use crate::envelope::{json_response, ApiError};
 use crate::request::{string, truthy, Body};
-use crate::run::Ended;
+use crate::run::{closing_frames, Ended, Frame};
 use crate::shared::AppRef;
 use crate::sse::{self, Framing};
 use crate::turn::TurnEnd;
@@ -207,40 +207,24 @@ fn native_json(ended: &Ended, session_id: &str, return_trace: bool) -> Result<Va
     })
 }
 
-/// RAGFlow's native SSE: `data:` with no space, the error frame of an aborted run or of a turn
-/// that could not be saved (RAGFlow's `sse()` sends it for any exception, the save's
-/// included), the session-only frame of a run without events, then `data:[DONE]`.
+/// RAGFlow's native SSE: `data:` with no space, then the closing frames the run's kept stream
+/// ends with too ([`closing_frames`]).
 struct NativeFraming {
     session_id: String,
     sent: usize,
 }
 
 impl Framing for NativeFraming {
-    fn event(&mut self, frame: &Value) -> String {
+    fn event(&mut self, frame: &Frame) -> String {
         self.sent += 1;
-        format!("data:{frame}\n\n")
+        format!("data:{}\n\n", frame.text)
     }
 
     fn end(&mut self, ended: &Ended) -> String {
-        let mut out = String::new();
-        let error = match (&ended.end, &ended.unsaved) {
-            (TurnEnd::Aborted(e), _) | (_, Some(e)) => Some(e),
-            _ => None,
-        };
-        match error {
-            Some(e) => {
-                let frame = json!({"code": 500, "message": e, "data": false,
-                    "session_id": self.session_id});
-                out.push_str(&format!("data:{frame}\n\n"));
-            }
-            _ if self.sent == 0 => {
-                let frame = json!({"session_id": self.session_id, "data": {}});
-                out.push_str(&format!("data:{frame}\n\n"));
-            }
-            _ => {}
-        }
-        out.push_str("data:[DONE]\n\n");
-        out
+        closing_frames(ended, &self.session_id, self.sent)
+            .iter()
+            .map(|data| format!("data:{data}\n\n"))
+            .collect()
     }
 }
 

@@ -12,6 +12,7 @@ pub(crate) mod models;
 pub(crate) mod openai;
 pub(crate) mod reset;
 pub(crate) mod run_logs;
+pub(crate) mod run_stream;
 pub(crate) mod runs;
 pub(crate) mod sessions;
 pub(crate) mod system;

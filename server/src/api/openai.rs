@@ -13,7 +13,7 @@ use super::turn_start::{begin, with_program, Mode};
 use crate::auth::Tenant;
 use crate::clock::now_ms;
 use crate::envelope::{json_response, ApiError};
-use crate::run::Ended;
+use crate::run::{Ended, Frame};
 use crate::shared::AppRef;
 use crate::sse::{self, Framing};
 use crate::turn::TurnEnd;
@@ -185,7 +185,8 @@ impl OpenAiFraming {
 }
 
 impl Framing for OpenAiFraming {
-    fn event(&mut self, frame: &Value) -> String {
+    fn event(&mut self, frame: &Frame) -> String {
+        let frame = &*frame.value;
         let event = frame
             .get("event")
             .and_then(Value::as_str)

@@ -5,6 +5,7 @@ use crate::clock::{new_id, now_ms};
 use crate::coord::{Lease, RunRecord, RunStatus};
 use crate::envelope::ApiError;
 use crate::request::{string, truthy, type_name};
+use crate::run::multitask::{self, Strategy, ALREADY_RUNNING};
 use crate::run::resume::{Found, Orphan};
 use crate::run::{self, Launched, Out, TurnContext};
 use crate::shared::AppRef;
@@ -17,9 +18,6 @@ use axum::http::HeaderValue;
 use axum::response::Response;
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
-
-/// RAGFlow's refusal of a second run on a busy session.
-const ALREADY_RUNNING: &str = "This agent session is already running.";
 
 /// Longest session name taken from a query.
 const NAME_CHARS: usize = 250;
@@ -87,6 +85,8 @@ pub(crate) async fn begin(
             )))
         }
     };
+    let cancel_on_disconnect = on_disconnect(body)?;
+    let strategy = Strategy::of(body)?;
     let descriptors = file_descriptors(body.get("files"))?;
     let user_given = string(body, "user_id")?;
     let resume_from = string(body, "resume_from")?.filter(|r| !r.is_empty());
@@ -196,9 +196,7 @@ pub(crate) async fn begin(
     let mut new_session = new_session;
     let mut orphans = 0;
     let (lease, state, user_id, resume) = loop {
-        let Some(lease) = app.coord.claim(&session_id).await? else {
-            return Err(ApiError::operating(ALREADY_RUNNING));
-        };
+        let lease = multitask::take(app, &session_id, strategy).await?;
         let held = held_session(
             app,
             agent_id,
@@ -265,6 +263,7 @@ pub(crate) async fn begin(
         resume: resume.map(|r| r.checkpoint),
         return_trace,
         ticket,
+        cancel_on_disconnect,
     };
     let launched = start_turn(app, tenant, agent_id, &session_id, lease, turn).await?;
     Ok((launched, session_id))
@@ -313,6 +312,7 @@ struct Turn {
     return_trace: bool,
     /// The run's hold on its tenant's quotas (`None`: none applies).
     ticket: Option<crate::quota::Ticket>,
+    cancel_on_disconnect: bool,
 }
 
 /// Starts `turn` under `lease` (given back when it cannot start): its user message goes into
@@ -410,6 +410,8 @@ async fn start_turn(
     if let Some(ticket) = turn.ticket {
         running.events = crate::quota::metered(running.events, ticket);
     }
+    // Kept from before the record is: a client that finds the run can read its stream.
+    let stream = app.coord.streams().writer(&message_id);
     if let Err(e) = app.coord.put_run(&message_id, &record).await {
         eprintln!("canvasc serve: run {message_id}: the run record could not be written: {e}");
     }
@@ -429,6 +431,8 @@ async fn start_turn(
         cancel_stamp,
         lease,
         checkpoints_written,
+        stream,
+        cancel_on_disconnect: turn.cancel_on_disconnect,
     };
     Ok(run::launch(app.clone(), ctx, running))
 }
@@ -513,6 +517,7 @@ async fn finish_orphan(
                 resume: Some(resume.checkpoint),
                 return_trace: false,
                 ticket: app.quotas.tokens_only(&app.store, &app.coord, tenant).await,
+                cancel_on_disconnect: false,
             };
             let session_id = lease.session.clone();
             match start_turn(app, tenant, agent_id, &session_id, lease, turn).await {
@@ -585,6 +590,19 @@ fn new_session_state(released: bool) -> Value {
     state.insert("thumb_up".into(), 0.into());
     state.insert("errors".into(), Value::Null);
     Value::Object(state)
+}
+
+/// `on_disconnect`: what a client that goes away does to its run. `continue` (the default)
+/// lets it finish and keeps its events for the client to reattach
+/// (`GET /agents/{id}/runs/{message_id}/stream`); `cancel` stops it, as RAGFlow does.
+fn on_disconnect(body: &Map<String, Value>) -> Result<bool, ApiError> {
+    match string(body, "on_disconnect")?.as_deref() {
+        None | Some("") | Some("continue") => Ok(false),
+        Some("cancel") => Ok(true),
+        Some(other) => Err(ApiError::argument(format!(
+            "`on_disconnect` must be \"continue\" or \"cancel\", not \"{other}\"."
+        ))),
+    }
 }
 
 /// `files`: upload descriptors, or one list of them wrapped in another (Go's form).

@@ -70,4 +70,23 @@ impl Keys {
     pub fn webhook_trace(&self, agent_id: &str) -> String {
         format!("{}agent:webhook-trace:{agent_id}", self.prefix)
     }
+
+    /// A run's kept event stream (a Redis stream; `coord/streams`).
+    pub fn run_events(&self, run_id: &str) -> String {
+        format!("{}agent:run-events:{run_id}", self.prefix)
+    }
+
+    /// The requests waiting for a busy session (`multitask_strategy`): a sorted set of tickets
+    /// by rank, and a hash of how long each waiter is alive.
+    pub fn session_queue(&self, session: &str) -> (String, String) {
+        (
+            format!("{}agent:session-queue:{session}", self.prefix),
+            format!("{}agent:session-queue-alive:{session}", self.prefix),
+        )
+    }
+
+    /// A run whose turn is discarded when it ends (`multitask_strategy: rollback`).
+    pub fn rollback(&self, run_id: &str) -> String {
+        format!("{}agent:rollback:{run_id}", self.prefix)
+    }
 }

@@ -15,8 +15,17 @@ use super::quota::QuotaMaps;
 use super::webhook_maps::WebhookMaps;
 use super::{
     Backend, CoordError, CoordResult, QuotaAsk, QuotaVerdict, RunRecord, CANCEL_TTL, LEASE_TTL,
+    QUEUE_ALIVE, ROLLBACK_TTL,
 };
 use crate::store::{Store, StoreError};
+
+/// A request waiting for a busy session, in the order Redis's sorted set gives: by rank, then
+/// by ticket.
+struct Waiter {
+    rank: f64,
+    ticket: String,
+    alive_until: Instant,
+}
 
 #[derive(Default)]
 struct Maps {
@@ -24,6 +33,10 @@ struct Maps {
     leases: HashMap<String, (String, Instant)>,
     /// task id → expiry
     cancels: HashMap<String, Instant>,
+    /// session → its waiting requests, first to go first
+    queues: HashMap<String, Vec<Waiter>>,
+    /// run id → expiry of its rollback mark
+    rollbacks: HashMap<String, Instant>,
     /// When [`Maps::expire`] last swept.
     swept: Option<Instant>,
 }
@@ -44,6 +57,18 @@ impl Maps {
         self.swept = Some(now);
         self.leases.retain(|_, (_, until)| *until > now);
         self.cancels.retain(|_, until| *until > now);
+        self.rollbacks.retain(|_, until| *until > now);
+        self.queues.retain(|_, waiters| {
+            waiters.retain(|w| w.alive_until > now);
+            !waiters.is_empty()
+        });
+    }
+
+    /// Whether a live request waits for `session`.
+    fn has_waiters(&self, session: &str, now: Instant) -> bool {
+        self.queues
+            .get(session)
+            .is_some_and(|waiters| waiters.iter().any(|w| w.alive_until > now))
     }
 
     fn holder(&self, session: &str, now: Instant) -> Option<&str> {
@@ -100,12 +125,87 @@ impl Local {
 }
 
 impl Backend for Local {
+    fn queue_claim<'a>(
+        &'a self,
+        session: &'a str,
+        ticket: &'a str,
+        rank: f64,
+        token: &'a str,
+    ) -> BoxFuture<'a, CoordResult<bool>> {
+        let now = Instant::now();
+        let mut maps = self.lock();
+        let free = maps
+            .holder(session, now)
+            .is_none_or(|holder| holder == token);
+        let waiters = maps.queues.entry(session.to_string()).or_default();
+        match waiters.iter_mut().find(|w| w.ticket == ticket) {
+            Some(waiter) => waiter.alive_until = now + QUEUE_ALIVE,
+            None => {
+                let at = waiters.partition_point(|w| (w.rank, w.ticket.as_str()) <= (rank, ticket));
+                waiters.insert(
+                    at,
+                    Waiter {
+                        rank,
+                        ticket: ticket.to_string(),
+                        alive_until: now + QUEUE_ALIVE,
+                    },
+                );
+            }
+        }
+        waiters.retain(|w| w.alive_until > now);
+        let first = waiters.first().is_some_and(|w| w.ticket == ticket);
+        let taken = first && free;
+        if taken {
+            waiters.remove(0);
+            if waiters.is_empty() {
+                maps.queues.remove(session);
+            }
+            maps.leases
+                .insert(session.to_string(), (token.to_string(), now + LEASE_TTL));
+            maps.cancels.remove(session);
+        }
+        futures::future::ready(Ok(taken)).boxed()
+    }
+
+    fn queue_leave<'a>(
+        &'a self,
+        session: &'a str,
+        ticket: &'a str,
+    ) -> BoxFuture<'a, CoordResult<()>> {
+        let mut maps = self.lock();
+        if let Some(waiters) = maps.queues.get_mut(session) {
+            waiters.retain(|w| w.ticket != ticket);
+            if waiters.is_empty() {
+                maps.queues.remove(session);
+            }
+        }
+        futures::future::ready(Ok(())).boxed()
+    }
+
+    fn mark_rollback<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<()>> {
+        let until = Instant::now() + ROLLBACK_TTL;
+        self.lock().rollbacks.insert(run_id.to_string(), until);
+        futures::future::ready(Ok(())).boxed()
+    }
+
+    fn rolled_back<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<bool>> {
+        let now = Instant::now();
+        let marked = self
+            .lock()
+            .rollbacks
+            .get(run_id)
+            .is_some_and(|until| *until > now);
+        futures::future::ready(Ok(marked)).boxed()
+    }
+
     fn acquire<'a>(&'a self, session: &'a str, token: &'a str) -> BoxFuture<'a, CoordResult<bool>> {
         let now = Instant::now();
         let mut maps = self.lock();
         maps.expire(now);
         let taken = match maps.holder(session, now) {
             Some(holder) if holder != token => false,
+            // A free lease goes to the requests waiting for it first.
+            None if maps.has_waiters(session, now) => false,
             _ => {
                 maps.leases
                     .insert(session.to_string(), (token.to_string(), now + LEASE_TTL));

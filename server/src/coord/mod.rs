@@ -13,6 +13,7 @@ pub mod quota;
 mod record;
 mod redis_backend;
 pub mod scripts;
+pub mod streams;
 mod watch;
 pub(crate) mod webhook_maps;
 
@@ -29,6 +30,8 @@ pub use keys::Keys;
 use local_runs::LocalRuns;
 pub use quota::{QuotaAsk, QuotaVerdict};
 pub use record::{RunRecord, RunStatus};
+pub use streams::StreamLimits;
+use streams::{MemoryStreams, RunStreams};
 
 /// A session's lease lives this long unless refreshed (`agent:active-session:{session}`).
 pub const LEASE_TTL: Duration = Duration::from_secs(30);
@@ -158,9 +161,35 @@ pub trait Backend: Send + Sync + 'static {
         &'a self,
         agent_id: &'a str,
     ) -> BoxFuture<'a, CoordResult<Vec<(String, String)>>>;
+    /// Waits in `session`'s queue as `ticket` (`rank`: lower goes first; a ticket keeps the
+    /// rank it joined with), which keeps it alive for [`QUEUE_ALIVE`]; takes the lease for
+    /// `token` and leaves the queue when `ticket` is the first live waiter and the lease is
+    /// free. `true`: taken.
+    fn queue_claim<'a>(
+        &'a self,
+        session: &'a str,
+        ticket: &'a str,
+        rank: f64,
+        token: &'a str,
+    ) -> BoxFuture<'a, CoordResult<bool>>;
+    /// Leaves `session`'s queue without a run.
+    fn queue_leave<'a>(
+        &'a self,
+        session: &'a str,
+        ticket: &'a str,
+    ) -> BoxFuture<'a, CoordResult<()>>;
+    /// Marks a run whose turn is to be discarded when it ends ([`RUN_RECORD_TTL`] at most).
+    fn mark_rollback<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<()>>;
+    /// Whether the run's turn is to be discarded.
+    fn rolled_back<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<bool>>;
     /// `in-process` or `redis`, for the start-up line.
     fn name(&self) -> &'static str;
 }
+
+/// A waiting request that stops refreshing its place (its replica died) loses it after this.
+pub const QUEUE_ALIVE: Duration = Duration::from_secs(10);
+/// A rollback mark outlives any run it may be read by.
+pub const ROLLBACK_TTL: Duration = Duration::from_secs(3600);
 
 /// A session held by this replica.
 #[derive(Clone, Debug)]
@@ -174,28 +203,44 @@ pub struct Lease {
 pub struct Coordinator {
     backend: Arc<dyn Backend>,
     runs: Arc<LocalRuns>,
+    streams: Arc<dyn RunStreams>,
 }
 
 impl Coordinator {
-    /// The in-process coordinator (one replica); run records and checkpoints go to `store`.
-    pub fn in_process(store: crate::store::Store) -> Coordinator {
+    /// The in-process coordinator (one replica); run records and checkpoints go to `store`,
+    /// runs' streams to memory.
+    pub fn in_process(store: crate::store::Store, streams: StreamLimits) -> Coordinator {
         let runs = Arc::new(LocalRuns::default());
         let backend = Arc::new(local::Local::new(runs.clone(), store));
-        Coordinator::with(backend, runs)
+        Coordinator::with(backend, runs, Arc::new(MemoryStreams::new(streams)))
     }
 
     /// The Redis coordinator on `url`, its keys and channel under `prefix` (empty in
     /// production: RAGFlow's own names).
-    pub async fn redis(url: &str, prefix: &str) -> CoordResult<Coordinator> {
+    pub async fn redis(url: &str, prefix: &str, streams: StreamLimits) -> CoordResult<Coordinator> {
         let runs = Arc::new(LocalRuns::default());
         let backend =
             redis_backend::RedisBackend::connect(url, Keys::new(prefix), runs.clone()).await?;
-        Ok(Coordinator::with(Arc::new(backend), runs))
+        let streams = Arc::new(backend.streams(streams));
+        Ok(Coordinator::with(Arc::new(backend), runs, streams))
     }
 
-    fn with(backend: Arc<dyn Backend>, runs: Arc<LocalRuns>) -> Coordinator {
+    fn with(
+        backend: Arc<dyn Backend>,
+        runs: Arc<LocalRuns>,
+        streams: Arc<dyn RunStreams>,
+    ) -> Coordinator {
         tokio::spawn(watch::watch(backend.clone(), runs.clone()));
-        Coordinator { backend, runs }
+        Coordinator {
+            backend,
+            runs,
+            streams,
+        }
+    }
+
+    /// Where runs' event streams are kept for clients that reattach.
+    pub fn streams(&self) -> &dyn RunStreams {
+        &*self.streams
     }
 
     pub fn backend_name(&self) -> &'static str {
@@ -336,6 +381,40 @@ impl Coordinator {
     /// An agent's recorded webhook test runs.
     pub async fn webhook_traces(&self, agent_id: &str) -> CoordResult<Vec<(String, String)>> {
         self.backend.webhook_traces(agent_id).await
+    }
+
+    /// Takes `session` for a waiting request (`ticket`, ranked `rank`) once it is its turn;
+    /// `None`: not yet. Call again within [`QUEUE_ALIVE`] to keep the place.
+    pub async fn claim_queued(
+        &self,
+        session: &str,
+        ticket: &str,
+        rank: f64,
+    ) -> CoordResult<Option<Lease>> {
+        let token = new_id();
+        let taken = self
+            .backend
+            .queue_claim(session, ticket, rank, &token)
+            .await?;
+        Ok(taken.then(|| Lease {
+            session: session.to_string(),
+            token,
+        }))
+    }
+
+    /// A waiting request gives up its place.
+    pub async fn leave_queue(&self, session: &str, ticket: &str) -> CoordResult<()> {
+        self.backend.queue_leave(session, ticket).await
+    }
+
+    /// The run's turn is discarded when it ends (it is being cancelled for a rollback).
+    pub async fn mark_rollback(&self, run_id: &str) -> CoordResult<()> {
+        self.backend.mark_rollback(run_id).await
+    }
+
+    /// Whether the run's turn is to be discarded.
+    pub async fn rolled_back(&self, run_id: &str) -> CoordResult<bool> {
+        self.backend.rolled_back(run_id).await
     }
 
     /// Counts the model tokens a run used on `day`.

@@ -14,6 +14,9 @@ pub enum RunStatus {
     Cancelled,
     /// Paused on a UserFillUp: the next turn continues it.
     Waiting,
+    /// Cancelled for a message sent with `multitask_strategy: rollback`; its turn was
+    /// discarded.
+    RolledBack,
 }
 
 impl RunStatus {
@@ -24,13 +27,17 @@ impl RunStatus {
             RunStatus::Failed => "failed",
             RunStatus::Cancelled => "cancelled",
             RunStatus::Waiting => "waiting",
+            RunStatus::RolledBack => "rolled_back",
         }
     }
 
-    /// Whether `resume_from` may go on from the run's checkpoint: a finished or waiting run
+    /// Whether `resume_from` may go on from the run's checkpoint: a finished, waiting or rolled back run
     /// has nothing to resume, so its checkpoint is dropped when it ends.
     pub fn resumable(self) -> bool {
-        !matches!(self, RunStatus::Succeeded | RunStatus::Waiting)
+        !matches!(
+            self,
+            RunStatus::Succeeded | RunStatus::Waiting | RunStatus::RolledBack
+        )
     }
 
     pub fn parse(text: &str) -> Option<RunStatus> {
@@ -40,6 +47,7 @@ impl RunStatus {
             "failed" => RunStatus::Failed,
             "cancelled" => RunStatus::Cancelled,
             "waiting" => RunStatus::Waiting,
+            "rolled_back" => RunStatus::RolledBack,
             _ => return None,
         })
     }

@@ -34,6 +34,7 @@ fn failed(e: redis::RedisError) -> CoordError {
 }
 
 pub(crate) struct RedisBackend {
+    client: Client,
     conn: ConnectionManager,
     keys: Keys,
     acquire: Script,
@@ -43,6 +44,7 @@ pub(crate) struct RedisBackend {
     quota_admit: Script,
     quota_release: Script,
     token_bucket: Script,
+    queue_claim: Script,
 }
 
 impl RedisBackend {
@@ -64,8 +66,9 @@ impl RedisBackend {
         let conn = ConnectionManager::new_with_config(client.clone(), config)
             .await
             .map_err(failed)?;
-        tokio::spawn(listen(client, keys.cancel_channel(), runs));
+        tokio::spawn(listen(client.clone(), keys.cancel_channel(), runs));
         Ok(RedisBackend {
+            client,
             conn,
             keys,
             acquire: Script::new(scripts::ACQUIRE),
@@ -75,7 +78,18 @@ impl RedisBackend {
             quota_admit: Script::new(scripts::QUOTA_ADMIT),
             quota_release: Script::new(scripts::QUOTA_RELEASE),
             token_bucket: Script::new(scripts::TOKEN_BUCKET),
+            queue_claim: Script::new(scripts::QUEUE_CLAIM),
         })
+    }
+
+    /// Runs' kept streams on the same Redis.
+    pub fn streams(&self, limits: super::StreamLimits) -> super::streams::RedisStreams {
+        super::streams::RedisStreams::new(
+            self.client.clone(),
+            self.conn.clone(),
+            self.keys.clone(),
+            limits,
+        )
     }
 
     fn ttl_ms() -> u64 {
@@ -115,6 +129,84 @@ async fn listen(client: Client, channel: String, runs: Arc<LocalRuns>) {
 }
 
 impl Backend for RedisBackend {
+    fn queue_claim<'a>(
+        &'a self,
+        session: &'a str,
+        ticket: &'a str,
+        rank: f64,
+        token: &'a str,
+    ) -> BoxFuture<'a, CoordResult<bool>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let (queue, alive) = self.keys.session_queue(session);
+            let taken: i64 = self
+                .queue_claim
+                .key(queue)
+                .key(alive)
+                .key(self.keys.lease(session))
+                .key(self.keys.cancel(session))
+                .arg(ticket)
+                .arg(rank)
+                .arg(super::QUEUE_ALIVE.as_millis() as u64)
+                .arg(token)
+                .arg(Self::ttl_ms())
+                .invoke_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(taken == 1)
+        }
+        .boxed()
+    }
+
+    fn queue_leave<'a>(
+        &'a self,
+        session: &'a str,
+        ticket: &'a str,
+    ) -> BoxFuture<'a, CoordResult<()>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let (queue, alive) = self.keys.session_queue(session);
+            let () = redis::pipe()
+                .zrem(queue, ticket)
+                .ignore()
+                .hdel(alive, ticket)
+                .ignore()
+                .query_async(&mut conn)
+                .await
+                .map_err(failed)?;
+            Ok(())
+        }
+        .boxed()
+    }
+
+    fn mark_rollback<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<()>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let () = conn
+                .set_ex(
+                    self.keys.rollback(run_id),
+                    "1",
+                    super::ROLLBACK_TTL.as_secs(),
+                )
+                .await
+                .map_err(failed)?;
+            Ok(())
+        }
+        .boxed()
+    }
+
+    fn rolled_back<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<bool>> {
+        async move {
+            let mut conn = self.conn.clone();
+            let marked: bool = conn
+                .exists(self.keys.rollback(run_id))
+                .await
+                .map_err(failed)?;
+            Ok(marked)
+        }
+        .boxed()
+    }
+
     fn acquire<'a>(&'a self, session: &'a str, token: &'a str) -> BoxFuture<'a, CoordResult<bool>> {
         async move {
             let mut conn = self.conn.clone();
@@ -122,6 +214,7 @@ impl Backend for RedisBackend {
                 .acquire
                 .key(self.keys.lease(session))
                 .key(self.keys.cancel(session))
+                .key(self.keys.session_queue(session).1)
                 .arg(token)
                 .arg(Self::ttl_ms())
                 .invoke_async(&mut conn)

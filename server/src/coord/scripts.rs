@@ -2,15 +2,66 @@
 //! same atomic step, so a replica whose lease expired and was taken cannot extend, release
 //! or end the newer run's lease. redis-rs sends them by `EVALSHA` (loading on `NOSCRIPT`).
 
-/// KEYS: lease, cancel key. ARGV: token, TTL ms. Takes the free lease (or keeps one the token
-/// holds) and clears a cancel request left from an earlier run of the task. 1 taken, 0 busy.
+/// KEYS: lease, cancel key, the session's queue of waiters (a hash: ticket → alive until, ms).
+/// ARGV: token, TTL ms. Takes the free lease (or keeps one the token holds) and clears a cancel
+/// request left from an earlier run of the task. A free lease goes to the session's waiting
+/// requests (`multitask_strategy` enqueue, interrupt, rollback) before anyone else.
+/// 1 taken, 0 busy.
 pub const ACQUIRE: &str = r"
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] then
   return 0
 end
+if not holder then
+  local t = redis.call('TIME')
+  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  for _, alive in ipairs(redis.call('HVALS', KEYS[3])) do
+    if tonumber(alive) > now then
+      return 0
+    end
+  end
+end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('DEL', KEYS[2])
+return 1
+";
+
+/// KEYS: the session's queue (a sorted set: ticket by rank), its waiters' liveness (a hash:
+/// ticket → alive until, ms), the lease, the cancel key. ARGV: ticket, rank, alive ms, token,
+/// lease TTL ms. Puts the ticket in the queue (at its first rank) and marks it alive, drops the
+/// waiters at the head that stopped refreshing, and when the ticket is the first live waiter
+/// and the lease is free, takes the lease for the token and leaves the queue. 1 taken, 0 not
+/// yet.
+pub const QUEUE_CLAIM: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local alive_ms = tonumber(ARGV[3])
+redis.call('ZADD', KEYS[1], 'NX', ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], now + alive_ms)
+redis.call('PEXPIRE', KEYS[1], alive_ms)
+redis.call('PEXPIRE', KEYS[2], alive_ms)
+while true do
+  local head = redis.call('ZRANGE', KEYS[1], 0, 0)[1]
+  if not head then
+    return 0
+  end
+  if tonumber(redis.call('HGET', KEYS[2], head) or '0') > now then
+    if head ~= ARGV[1] then
+      return 0
+    end
+    break
+  end
+  redis.call('ZREM', KEYS[1], head)
+  redis.call('HDEL', KEYS[2], head)
+end
+local holder = redis.call('GET', KEYS[3])
+if holder and holder ~= ARGV[4] then
+  return 0
+end
+redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[5])
+redis.call('DEL', KEYS[4])
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
 return 1
 ";
 

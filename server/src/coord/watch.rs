@@ -200,6 +200,24 @@ mod tests {
         ) -> BoxFuture<'a, CoordResult<Vec<(String, String)>>> {
             gone()
         }
+        fn queue_claim<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a str,
+            _: f64,
+            _: &'a str,
+        ) -> BoxFuture<'a, CoordResult<bool>> {
+            gone()
+        }
+        fn queue_leave<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, CoordResult<()>> {
+            gone()
+        }
+        fn mark_rollback<'a>(&'a self, _: &'a str) -> BoxFuture<'a, CoordResult<()>> {
+            gone()
+        }
+        fn rolled_back<'a>(&'a self, _: &'a str) -> BoxFuture<'a, CoordResult<bool>> {
+            gone()
+        }
         fn name(&self) -> &'static str {
             "unreachable"
         }

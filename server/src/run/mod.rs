@@ -4,6 +4,7 @@
 //! transaction. The driver runs on its own task: a client that goes away cancels the run
 //! (noticed even while the run is idle) and the turn is still saved with what ran.
 
+pub(crate) mod multitask;
 pub(crate) mod resume;
 pub(crate) mod summary;
 
@@ -14,6 +15,7 @@ use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
 use crate::clock::now_ms;
+use crate::coord::streams::{StreamWriter, TERMINATOR};
 use crate::coord::{Lease, RunRecord, RunStatus};
 use crate::shared::AppRef;
 use crate::store::session_state;
@@ -55,12 +57,23 @@ pub(crate) struct TurnContext {
     pub lease: Lease,
     /// Ends when the run's last checkpoint is stored.
     pub checkpoints_written: resume::CheckpointsWritten,
+    /// Where the run's frames are kept for clients that reattach.
+    pub stream: Box<dyn StreamWriter>,
+    /// The request's `on_disconnect`: whether a client that goes away cancels the run (else
+    /// it goes on, and its events are kept for a client to reattach).
+    pub cancel_on_disconnect: bool,
+}
+
+/// One event frame, envelope included: the value (shared with the turn's summary) and its
+/// JSON text (what the native stream sends and the run's kept stream holds).
+pub(crate) struct Frame {
+    pub value: Arc<Value>,
+    pub text: Arc<str>,
 }
 
 /// What the framing reads.
 pub(crate) enum Out {
-    /// One event frame, envelope included (shared with the turn's summary).
-    Event(Arc<Value>),
+    Event(Frame),
     /// The turn ended and is saved.
     End(Box<Ended>),
 }
@@ -105,6 +118,7 @@ async fn drive(app: AppRef, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
     app.coord.started(&ctx.lease, cancel.clone());
     let mut summary = Summary::default();
     let mut client_gone = false;
+    let mut events_sent = 0;
     // Whether a cancel was asked for before the run's `workflow_finished` reached the driver.
     let mut cancelled_before_finish = None;
     let (end, run_state) = loop {
@@ -114,7 +128,9 @@ async fn drive(app: AppRef, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
             tokio::select! {
                 next = events.next() => next,
                 () = tx.closed() => {
-                    cancel();
+                    if ctx.cancel_on_disconnect {
+                        cancel();
+                    }
                     client_gone = true;
                     continue;
                 }
@@ -142,8 +158,14 @@ async fn drive(app: AppRef, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
                 }
                 let frame = Arc::new(frame);
                 summary.keep(&event, &frame);
-                if !client_gone && tx.send(Out::Event(frame)).await.is_err() {
-                    cancel();
+                let text: Arc<str> = Arc::from(frame.to_string());
+                ctx.stream.push(text.clone());
+                events_sent += 1;
+                let out = Out::Event(Frame { value: frame, text });
+                if !client_gone && tx.send(out).await.is_err() {
+                    if ctx.cancel_on_disconnect {
+                        cancel();
+                    }
                     client_gone = true;
                 }
             }
@@ -181,7 +203,21 @@ async fn drive(app: AppRef, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
         trace: summary.trace_text(),
         create_time: now_ms(),
     };
+    // A run cancelled for a rollback (`multitask_strategy`) leaves no turn: the session stays
+    // as it was before it. A mark that cannot be read keeps the turn (nothing is lost).
+    let rolled_back = cancelled
+        && match app.coord.rolled_back(&ctx.message_id).await {
+            Ok(marked) => marked,
+            Err(e) => {
+                eprintln!(
+                    "canvasc serve: run {}: whether it was rolled back could not be read ({e}); its turn is kept",
+                    ctx.message_id
+                );
+                false
+            }
+        };
     let saved = match stored {
+        Ok(()) if rolled_back => Ok(()),
         Ok(()) => {
             app.store
                 .save_turn(&ctx.session_id, &ctx.lease.token, &state, &log)
@@ -211,6 +247,9 @@ async fn drive(app: AppRef, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
         TurnEnd::Canceled => (RunStatus::Cancelled, String::new()),
         TurnEnd::Failed(e) | TurnEnd::Aborted(e) => (RunStatus::Failed, e.clone()),
     };
+    if rolled_back {
+        record.status = RunStatus::RolledBack;
+    }
     if let Some((_, reason)) = &unsaved {
         // The session does not hold the turn: its record must not say it succeeded.
         (record.status, record.failure_reason) = (RunStatus::Failed, reason.clone());
@@ -222,16 +261,49 @@ async fn drive(app: AppRef, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
     ctx.checkpoints_written
         .finish(record.status.resumable(), CHECKPOINTS_DRAIN)
         .await;
-    app.coord
-        .finished(&ctx.lease, &ctx.message_id, &record)
-        .await;
-    drop(watch);
     let ended = Ended {
         end,
         summary,
         unsaved: unsaved.map(|(told, _)| told),
     };
+    // The kept stream is whole before the record says the run ended.
+    let TurnContext {
+        mut stream,
+        session_id,
+        lease,
+        message_id,
+        ..
+    } = ctx;
+    for data in closing_frames(&ended, &session_id, events_sent) {
+        stream.push(Arc::from(data));
+    }
+    stream.end().await;
+    app.coord.finished(&lease, &message_id, &record).await;
+    drop(watch);
     let _ = tx.send(Out::End(Box::new(ended))).await;
+}
+
+/// The native stream's frames after a run's events (their SSE data): RAGFlow's error frame
+/// for an aborted run or a turn that could not be saved (RAGFlow's `sse()` sends it for any
+/// exception, the save's included), the session-only frame of a run without events, then the
+/// terminator.
+pub(crate) fn closing_frames(ended: &Ended, session_id: &str, events_sent: usize) -> Vec<String> {
+    let mut out = Vec::with_capacity(2);
+    let error = match (&ended.end, &ended.unsaved) {
+        (TurnEnd::Aborted(e), _) | (_, Some(e)) => Some(e),
+        _ => None,
+    };
+    match error {
+        Some(e) => out.push(
+            json!({"code": 500, "message": e, "data": false, "session_id": session_id}).to_string(),
+        ),
+        None if events_sent == 0 => {
+            out.push(json!({"session_id": session_id, "data": {}}).to_string())
+        }
+        None => {}
+    }
+    out.push(TERMINATOR.to_string());
+    out
 }
 
 /// Whether a turn was cancelled. A cancel that cuts the answer while the last Message streams

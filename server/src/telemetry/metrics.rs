@@ -7,7 +7,8 @@
 //! `canvasc_runs_total{outcome,mode}`, `canvasc_run_duration_seconds{mode}`,
 //! `canvasc_component_duration_seconds{kind}`, `canvasc_model_tokens_total{type}`,
 //! `canvasc_runs_in_flight`, `canvasc_cancel_latency_seconds`, `canvasc_store_errors_total`,
-//! `canvasc_program_builds_total{outcome}`, `canvasc_program_build_duration_seconds`.
+//! `canvasc_program_builds_total{outcome}`, `canvasc_program_build_duration_seconds`,
+//! `canvasc_kept_stream_bytes`.
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -76,6 +77,7 @@ pub(crate) struct Metrics {
     cancel_seconds: Histogram,
     builds: Family<BuildLabel, Counter>,
     build_seconds: Histogram,
+    kept_stream_bytes: Gauge,
 }
 
 impl Default for Metrics {
@@ -89,6 +91,7 @@ impl Default for Metrics {
         let cancel_seconds = seconds();
         let builds = Family::<BuildLabel, Counter>::default();
         let build_seconds = seconds();
+        let kept_stream_bytes = Gauge::default();
         registry.register(
             "canvasc_runs",
             "Turns run, by how they ended and by program (compiled or interpreted)",
@@ -138,6 +141,12 @@ impl Default for Metrics {
             Unit::Seconds,
             build_seconds.clone(),
         );
+        registry.register_with_unit(
+            "canvasc_kept_stream",
+            "Memory that runs' kept event streams take in this process (without Redis), for clients that reattach",
+            Unit::Bytes,
+            kept_stream_bytes.clone(),
+        );
         Metrics {
             registry,
             runs,
@@ -148,13 +157,17 @@ impl Default for Metrics {
             cancel_seconds,
             builds,
             build_seconds,
+            kept_stream_bytes,
         }
     }
 }
 
 impl Metrics {
-    /// The text exposition format (`text/plain; version=0.0.4` compatible, OpenMetrics text).
-    pub(crate) fn render(&self) -> String {
+    /// The text exposition format (`text/plain; version=0.0.4` compatible, OpenMetrics text);
+    /// `kept_stream_bytes`: what runs' kept streams take now.
+    pub(crate) fn render(&self, kept_stream_bytes: usize) -> String {
+        self.kept_stream_bytes
+            .set(i64::try_from(kept_stream_bytes).unwrap_or(i64::MAX));
         let mut text = String::new();
         // Writing into a String cannot fail.
         let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);

@@ -155,9 +155,11 @@ pub(crate) async fn run_status(run_id: &str) -> (RunStatus, String) {
 /// A new session's streamed turn whose slow answer has streamed three chunks: the stream,
 /// its session and its run id.
 async fn slow_answer_under_way(client: &Client, agent: &str) -> (Streaming, String, String) {
+    // Its client's going away cancels it, as RAGFlow's does.
     let mut run = Streaming::start(
         client,
-        json!({"agent_id": agent, "query": "slow please", "stream": true}),
+        json!({"agent_id": agent, "query": "slow please", "stream": true,
+            "on_disconnect": "cancel"}),
     )
     .await;
     run.until(|f| events(f, "message").count() >= 3).await;

@@ -112,7 +112,13 @@ async fn slow_stream_until(
     let mut response = client
         .request(Method::POST, PATH)
         .header("Content-Type", "application/json")
-        .body(json!({"agent_id": agent_id, "query": "slow please", "stream": true}).to_string())
+        // The client's going away cancels these runs, as RAGFlow's do (the default lets them
+        // go on: `reattach.rs`).
+        .body(
+            json!({"agent_id": agent_id, "query": "slow please", "stream": true,
+                "on_disconnect": "cancel"})
+            .to_string(),
+        )
         .send()
         .await
         .expect("the server answers");
