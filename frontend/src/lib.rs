@@ -16,6 +16,7 @@ pub mod document;
 pub mod fingerprint;
 pub mod flow;
 mod graph_form;
+pub mod input_form;
 pub mod ir;
 pub mod load;
 pub mod meta;

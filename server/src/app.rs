@@ -11,8 +11,8 @@ use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 
 use crate::api::{
-    account, admin, agentbots, agents, attachments, completions, editor, files, models, openai,
-    reset, run_logs, run_stream, runs, sessions, system, tags, tasks, versions,
+    account, admin, agentbots, agents, attachments, completions, editor, files, input_form, models,
+    openai, reset, run_logs, run_stream, runs, sessions, system, tags, tasks, versions,
 };
 use crate::envelope::{json_response, ApiError, EXCEPTION_ERROR};
 use crate::shared::AppRef;
@@ -118,6 +118,10 @@ pub(crate) fn router(app: AppRef) -> Router {
         .route(
             "/api/v1/agents/{agent_id}/runs/{message_id}",
             get(runs::get),
+        )
+        .route(
+            "/api/v1/agents/{agent_id}/components/{component_id}/input-form",
+            get(input_form::get),
         )
         .route(
             "/api/v1/agents/{agent_id}/runs/{message_id}/stream",

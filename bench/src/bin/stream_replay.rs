@@ -11,7 +11,8 @@
 //! * The canvas: Begin → LLM → Message. A question with `long` is answered in EVENTS deltas,
 //!   so its run keeps about EVENTS `message` events; any other in 20.
 //! * Replay: `GET /api/v1/agents/{id}/runs/{message_id}/stream` of the long run, read to its
-//!   end, 50 times one after another: p50, p99 and max of request → last byte.
+//!   end, 100 times one after another (after one more that warms up): p50, p99 and max of
+//!   request → last byte.
 //! * Kept per finished run: RUNS short runs, then the memory server's
 //!   `canvasc_kept_stream_bytes` (what its store accounts) and its RSS growth, and Redis's
 //!   `MEMORY USAGE` of the runs' stream keys, each divided by the runs.
@@ -28,7 +29,8 @@ use serde_json::{json, Value};
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 const CANVAS: &str = include_str!("../../../fixtures/valid/llm-think-stream.json");
-const REPLAYS: usize = 50;
+/// Replays measured, after one that warms the connection and the caches.
+const REPLAYS: usize = 100;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -119,7 +121,7 @@ async fn one_store(
         .header("Authorization", &key);
     let mut times = Vec::with_capacity(REPLAYS);
     let mut kept = (0, 0);
-    for _ in 0..REPLAYS {
+    for round in 0..=REPLAYS {
         let request = replay.try_clone().ok_or("the request cannot be cloned")?;
         let started = Instant::now();
         let body = request
@@ -129,7 +131,9 @@ async fn one_store(
             .bytes()
             .await
             .map_err(|e| e.to_string())?;
-        times.push(started.elapsed());
+        if round > 0 {
+            times.push(started.elapsed());
+        }
         let text = String::from_utf8_lossy(&body);
         if !text.ends_with("data:[DONE]\n\n") {
             return Err(format!(

@@ -8,6 +8,7 @@ pub(crate) mod attachments;
 pub(crate) mod completions;
 pub(crate) mod editor;
 pub(crate) mod files;
+pub(crate) mod input_form;
 pub(crate) mod models;
 pub(crate) mod openai;
 pub(crate) mod reset;

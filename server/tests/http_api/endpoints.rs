@@ -268,3 +268,45 @@ async fn an_embedded_agent_answers_its_page_with_a_beta_token() {
         .await;
     assert_eq!(refused.code(), 102);
 }
+
+/// RAGFlow's answers for the components of `canvas` (`tests/golden/input_forms/`).
+fn input_form_goldens(canvas: &str) -> Value {
+    let path = format!(
+        "{}/../tests/golden/input_forms/expected.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let all: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    all[canvas].clone()
+}
+
+#[tokio::test]
+async fn a_components_input_form_is_ragflows_answer() {
+    let t = tenant().await;
+    let canvas = "fixtures/valid/llm-think-stream.json";
+    let id = agent_with(&t, crate::engine::chat_dsl()).await;
+    let goldens = input_form_goldens(canvas);
+    let components = goldens.as_object().cloned().unwrap_or_default();
+    // The LLM's form, the Message's `AttributeError`, the missing component's `TypeError`.
+    assert_eq!(components.len(), 4, "{goldens}");
+    for (cid, theirs) in components {
+        let answer = t
+            .api
+            .get(&format!("/agents/{id}/components/{cid}/input-form"))
+            .await;
+        assert_eq!(answer.status, 200);
+        assert_eq!(answer.body, theirs, "{cid}");
+    }
+    // Another tenant's agent, or none: RAGFlow's access refusal.
+    let other = tenant().await;
+    for agent in [id.as_str(), "no-such-agent"] {
+        let refused = other
+            .api
+            .get(&format!("/agents/{agent}/components/begin/input-form"))
+            .await;
+        assert_eq!(
+            (refused.code(), refused.message()),
+            (103, "Make sure you have permission to access the agent.")
+        );
+    }
+}

@@ -26,8 +26,9 @@ const RUNNING_TTL: Duration = Duration::from_secs(3600);
 const BATCH: usize = 512;
 /// How long a run's end waits for its frames to be stored.
 const END_WAIT: Duration = Duration::from_secs(5);
-/// Entries read in one reply at most.
-const READ_COUNT: usize = 1000;
+/// Entries read in one reply at most: a reattaching client's replay of a long run takes few
+/// round trips (10,000 frames of a streamed answer are about 2.5 MB).
+const READ_COUNT: usize = 10_000;
 
 fn failed(e: redis::RedisError) -> CoordError {
     CoordError(format!(
