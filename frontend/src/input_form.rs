@@ -10,6 +10,7 @@
 //! form fails with the `AttributeError` RAGFlow raises for it. Failures are RAGFlow's `repr(e)`,
 //! which its API answers (`server_error_response`).
 
+use canvasc_value::py;
 use serde_json::{json, Map, Value};
 
 use crate::construct::construction_error;
@@ -78,7 +79,7 @@ pub fn input_form(dsl: &Value, cid: &str) -> Result<Value, Failure> {
                     form.insert(exp, json!({"name": name, "type": "file"}));
                 }
             }
-            if let Some(data) = params.get("transform_data").filter(|d| py_truthy(d)) {
+            if let Some(data) = params.get("transform_data").filter(|d| py::truthy(d)) {
                 for (exp, name) in canvas.elements(cid, data)? {
                     form.insert(exp, json!({"name": name, "type": "object"}));
                 }
@@ -121,7 +122,7 @@ pub fn input_form(dsl: &Value, cid: &str) -> Result<Value, Failure> {
             Some(other) => {
                 return Err(format!(
                     "AttributeError(\"'{}' object has no attribute 'items'\")",
-                    py_type(other)
+                    py::type_name(other)
                 ))
             }
         },
@@ -129,7 +130,7 @@ pub fn input_form(dsl: &Value, cid: &str) -> Result<Value, Failure> {
         "Categorize" => {
             let key = match params.get("query") {
                 None => "sys.query".to_string(),
-                Some(v) if !py_truthy(v) => "sys.query".to_string(),
+                Some(v) if !py::truthy(v) => "sys.query".to_string(),
                 Some(Value::String(key)) => key.clone(),
                 Some(other) => other.to_string(),
             };
@@ -299,7 +300,7 @@ impl Canvas<'_> {
         let Value::String(text) = text else {
             return Err(format!(
                 "TypeError(\"expected string or bytes-like object, got '{}'\")",
-                py_type(text)
+                py::type_name(text)
             ));
         };
         let mut out: Vec<(String, String)> = Vec::new();
@@ -377,7 +378,7 @@ fn content_of(prompt: &Value) -> Result<Value, Failure> {
         }
         other => Err(format!(
             "TypeError(\"'{}' object is not subscriptable\")",
-            py_type(other)
+            py::type_name(other)
         )),
     }
 }
@@ -396,29 +397,8 @@ fn items(value: Option<&Value>) -> Result<Vec<Value>, Failure> {
 }
 
 fn not_iterable(value: &Value) -> Failure {
-    format!("TypeError(\"'{}' object is not iterable\")", py_type(value))
-}
-
-fn py_truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(b) => *b,
-        Value::Number(n) => n.as_f64() != Some(0.0),
-        Value::String(s) => !s.is_empty(),
-        Value::Array(a) => !a.is_empty(),
-        Value::Object(o) => !o.is_empty(),
-    }
-}
-
-/// The Python type name of a JSON value.
-fn py_type(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "NoneType",
-        Value::Bool(_) => "bool",
-        Value::Number(n) if n.is_f64() => "float",
-        Value::Number(_) => "int",
-        Value::String(_) => "str",
-        Value::Array(_) => "list",
-        Value::Object(_) => "dict",
-    }
+    format!(
+        "TypeError(\"'{}' object is not iterable\")",
+        py::type_name(value)
+    )
 }

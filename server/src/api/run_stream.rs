@@ -14,7 +14,6 @@ use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use super::agent_of;
 use crate::auth::Tenant;
 use crate::coord::streams::{Entry, Read, StreamReader, TERMINATOR};
 use crate::coord::RunStatus;
@@ -47,13 +46,7 @@ async fn reattach(
     params: Params,
     headers: &HeaderMap,
 ) -> Result<Response, ApiError> {
-    agent_of(&app, &tenant, &agent_id, ApiError::no_access).await?;
-    let record = app
-        .coord
-        .run(&message_id)
-        .await?
-        .filter(|r| r.canvas_id == agent_id && r.tenant_id == tenant)
-        .ok_or_else(|| ApiError::data("Run not found."))?;
+    let record = super::runs::run_of(&app, &tenant, &agent_id, &message_id).await?;
     let after = last_event_id(headers, params.last_event_id.as_deref())?;
     let mut reader = app.coord.streams().reader(&message_id);
     let first = match reader.read(after, std::time::Duration::ZERO).await? {

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::agent_of;
 use crate::auth::Tenant;
-use crate::coord::RunStatus;
+use crate::coord::{RunRecord, RunStatus};
 use crate::envelope::{Answer, ApiError, Reply};
 use crate::shared::AppRef;
 
@@ -16,13 +16,7 @@ pub(crate) async fn get(
     Tenant(tenant): Tenant,
     Path((agent_id, message_id)): Path<(String, String)>,
 ) -> Answer {
-    agent_of(&app, &tenant, &agent_id, ApiError::no_access).await?;
-    let record = app
-        .coord
-        .run(&message_id)
-        .await?
-        .filter(|r| r.canvas_id == agent_id && r.tenant_id == tenant)
-        .ok_or_else(|| ApiError::data("Run not found."))?;
+    let record = run_of(&app, &tenant, &agent_id, &message_id).await?;
     let ms_or_null = |ms: i64| if ms > 0 { json!(ms) } else { Value::Null };
     let mut data = json!({
         "message_id": message_id, "agent_id": agent_id, "session_id": record.session_id,
@@ -34,6 +28,21 @@ pub(crate) async fn get(
         data["answer"] = answer(&app, &agent_id, &record.session_id, &message_id).await?;
     }
     Ok(Reply::success(data))
+}
+
+/// The record of run `message_id` of the caller's agent `agent_id` (any replica's).
+pub(crate) async fn run_of(
+    app: &AppRef,
+    tenant: &str,
+    agent_id: &str,
+    message_id: &str,
+) -> Result<RunRecord, ApiError> {
+    agent_of(app, tenant, agent_id, ApiError::no_access).await?;
+    app.coord
+        .run(message_id)
+        .await?
+        .filter(|r| r.canvas_id == agent_id && r.tenant_id == tenant)
+        .ok_or_else(|| ApiError::data("Run not found."))
 }
 
 /// The run's assistant message in its session (`content`, and the references of that turn),

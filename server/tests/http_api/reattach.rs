@@ -116,23 +116,23 @@ async fn on_disconnect_cancel_stops_the_run_and_its_stream_ends_with_the_cancel(
     assert_eq!(replayed.last().map(|e| e.data.as_str()), Some("[DONE]"));
 }
 
-#[tokio::test]
-async fn reattaching_is_refused_with_a_reason() {
-    let d = Deployment::in_memory().await;
+/// A run of a new agent that answered (not streamed): the agent, the run and its stream's path.
+async fn finished_run(d: &Deployment) -> (String, String, String) {
     let agent = d.chat_agent().await;
-    let answer = d
-        .call(
-            &d.a,
-            Method::POST,
-            PATH,
-            Some(json!({"agent_id": agent, "query": "hi"})),
-        )
-        .await;
+    let body = json!({"agent_id": agent, "query": "hi"});
+    let answer = d.call(&d.a, Method::POST, PATH, Some(body)).await;
     let run = answer.expect(0)["message_id"]
         .as_str()
         .unwrap_or("")
         .to_string();
     let path = format!("/agents/{agent}/runs/{run}/stream");
+    (agent, run, path)
+}
+
+#[tokio::test]
+async fn reattaching_is_refused_with_a_reason() {
+    let d = Deployment::in_memory().await;
+    let (agent, run, path) = finished_run(&d).await;
 
     let bad = crate::harness::call_at(
         &d.a,
@@ -202,20 +202,7 @@ async fn a_runs_events_are_gone_after_the_retention_window() {
         b: base,
         auth,
     };
-    let agent = d.chat_agent().await;
-    let answer = d
-        .call(
-            &d.a,
-            Method::POST,
-            PATH,
-            Some(json!({"agent_id": agent, "query": "hi"})),
-        )
-        .await;
-    let run = answer.expect(0)["message_id"]
-        .as_str()
-        .unwrap_or("")
-        .to_string();
-    let path = format!("/agents/{agent}/runs/{run}/stream");
+    let (_, _, path) = finished_run(&d).await;
     let kept = d
         .stream_with(&d.a, Method::GET, &path, None, &[])
         .await
