@@ -37,20 +37,18 @@ pub fn input_form(dsl: &Value, cid: &str) -> Result<Value, Failure> {
     Ok(match kind {
         "Begin" => params.get("inputs").cloned().unwrap_or_else(|| json!({})),
         "LLM" | "Agent" => {
-            let mut texts = vec![params.get("sys_prompt").cloned().unwrap_or(json!(""))];
-            match params.get("prompts") {
-                None => texts.push(json!("{sys.query}")),
-                Some(Value::String(prompt)) => texts.push(Value::String(prompt.clone())),
-                Some(Value::Array(prompts)) => {
-                    for prompt in prompts {
-                        texts.push(content_of(prompt)?);
-                    }
-                }
-                Some(other) => return Err(not_iterable(other)),
-            }
-            let mut elements = Vec::new();
-            for text in &texts {
-                for (exp, name) in canvas.elements(cid, text)? {
+            // The system prompt's references, then each prompt's content and references, as
+            // `LLM.get_input_elements` reads them (a prompt that is not a `{"content": …}`
+            // fails there, in turn).
+            let sys_prompt = params.get("sys_prompt").cloned().unwrap_or(json!(""));
+            let mut elements = canvas.elements(cid, &sys_prompt)?;
+            let prompts = match params.get("prompts") {
+                None => vec![json!({"content": "{sys.query}"})],
+                Some(Value::String(prompt)) => vec![json!({"content": prompt})],
+                Some(other) => items(Some(other))?,
+            };
+            for prompt in &prompts {
+                for (exp, name) in canvas.elements(cid, &content_of(prompt)?)? {
                     upsert(&mut elements, exp, name);
                 }
             }
@@ -90,7 +88,17 @@ pub fn input_form(dsl: &Value, cid: &str) -> Result<Value, Failure> {
             let mut form = Map::new();
             for item in items(params.get("variables"))? {
                 let Value::Object(item) = item else { continue };
-                let reference = item.get("ref").and_then(Value::as_str).unwrap_or_default();
+                // `(item.get("ref") or "").strip()`
+                let reference = match item.get("ref") {
+                    Some(Value::String(r)) => r.as_str(),
+                    Some(other) if py::truthy(other) => {
+                        return Err(format!(
+                            "AttributeError(\"'{}' object has no attribute 'strip'\")",
+                            py::type_name(other)
+                        ))
+                    }
+                    _ => "",
+                };
                 let reference = reference.trim();
                 if reference.is_empty() || form.contains_key(reference) {
                     continue;

@@ -56,6 +56,8 @@ async fn reattach(
             )))
         }
         Read::Entries(entries) => entries,
+        // (A reader that read nothing yet follows whichever attempt it finds.)
+        Read::Replaced => Vec::new(),
     };
     if let Some(gap) = first.first().filter(|e| e.id > after + 1) {
         return Err(ApiError::data(format!(
@@ -71,7 +73,7 @@ async fn reattach(
             Read::Entries(last) => last
                 .first()
                 .is_some_and(|e| e.id == after && e.ends_stream()),
-            Read::NotKept => false,
+            Read::NotKept | Read::Replaced => false,
         }
     };
     let follow = Follow {
@@ -145,6 +147,11 @@ impl Follow {
                 }
                 Ok(Read::Entries(entries)) => self.pending = entries.into(),
                 Ok(Read::NotKept) => return Some(self.fail("the run's events are no longer kept")),
+                Ok(Read::Replaced) => {
+                    return Some(self.fail(
+                        "the run was resumed, and its new attempt's events are numbered from 1 again; reattach without Last-Event-ID",
+                    ))
+                }
                 Err(e) => return Some(self.fail(&e.to_string())),
             }
         }

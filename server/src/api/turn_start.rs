@@ -186,8 +186,23 @@ pub(crate) async fn begin(
             (session.id.clone(), Some(session))
         }
     };
-    // The tenant's quotas admit the run before anything of it is stored or held.
-    let ticket = app.quotas.admit(&app.store, &app.coord, tenant).await?;
+    // A request that may wait for its busy session (`multitask_strategy`) waits first, so no
+    // quota slot of its tenant is held (or lapses) meanwhile.
+    let mut waited = match strategy {
+        Strategy::Reject => None,
+        _ if !continues => None,
+        _ => Some(multitask::take(app, &session_id, strategy).await?),
+    };
+    // The tenant's quotas admit the run before anything of it is stored.
+    let ticket = match app.quotas.admit(&app.store, &app.coord, tenant).await {
+        Ok(ticket) => ticket,
+        Err(e) => {
+            if let Some(lease) = &waited {
+                app.coord.give_back(lease).await;
+            }
+            return Err(e);
+        }
+    };
     // The session's lease, on whichever replica: refused here when any replica runs it. A new
     // session is stored only once its lease is held, so a coordinator that cannot answer
     // leaves no session behind. A session that continues is read only under its lease: read
@@ -196,7 +211,10 @@ pub(crate) async fn begin(
     let mut new_session = new_session;
     let mut orphans = 0;
     let (lease, state, user_id, resume) = loop {
-        let lease = multitask::take(app, &session_id, strategy).await?;
+        let lease = match waited.take() {
+            Some(lease) => lease,
+            None => multitask::take(app, &session_id, strategy).await?,
+        };
         let held = held_session(
             app,
             agent_id,

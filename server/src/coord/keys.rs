@@ -85,8 +85,9 @@ impl Keys {
         )
     }
 
-    /// A run whose turn is discarded when it ends (`multitask_strategy: rollback`).
-    pub fn rollback(&self, run_id: &str) -> String {
-        format!("{}agent:rollback:{run_id}", self.prefix)
+    /// The lease token of a session's run whose turn is discarded when it ends
+    /// (`multitask_strategy: rollback`).
+    pub fn rollback(&self, session: &str) -> String {
+        format!("{}agent:rollback:{session}", self.prefix)
     }
 }

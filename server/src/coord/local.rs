@@ -35,8 +35,8 @@ struct Maps {
     cancels: HashMap<String, Instant>,
     /// session → its waiting requests, first to go first
     queues: HashMap<String, Vec<Waiter>>,
-    /// run id → expiry of its rollback mark
-    rollbacks: HashMap<String, Instant>,
+    /// session → (the lease token of its run to discard, expiry)
+    rollbacks: HashMap<String, (String, Instant)>,
     /// When [`Maps::expire`] last swept.
     swept: Option<Instant>,
 }
@@ -57,7 +57,7 @@ impl Maps {
         self.swept = Some(now);
         self.leases.retain(|_, (_, until)| *until > now);
         self.cancels.retain(|_, until| *until > now);
-        self.rollbacks.retain(|_, until| *until > now);
+        self.rollbacks.retain(|_, (_, until)| *until > now);
         self.queues.retain(|_, waiters| {
             waiters.retain(|w| w.alive_until > now);
             !waiters.is_empty()
@@ -182,19 +182,27 @@ impl Backend for Local {
         futures::future::ready(Ok(())).boxed()
     }
 
-    fn mark_rollback<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<()>> {
-        let until = Instant::now() + ROLLBACK_TTL;
-        self.lock().rollbacks.insert(run_id.to_string(), until);
+    fn mark_rollback<'a>(&'a self, session: &'a str) -> BoxFuture<'a, CoordResult<()>> {
+        let now = Instant::now();
+        let mut maps = self.lock();
+        if let Some(holder) = maps.holder(session, now).map(str::to_string) {
+            maps.rollbacks
+                .insert(session.to_string(), (holder, now + ROLLBACK_TTL));
+        }
         futures::future::ready(Ok(())).boxed()
     }
 
-    fn rolled_back<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<bool>> {
+    fn rolled_back<'a>(
+        &'a self,
+        session: &'a str,
+        token: &'a str,
+    ) -> BoxFuture<'a, CoordResult<bool>> {
         let now = Instant::now();
         let marked = self
             .lock()
             .rollbacks
-            .get(run_id)
-            .is_some_and(|until| *until > now);
+            .get(session)
+            .is_some_and(|(holder, until)| holder == token && *until > now);
         futures::future::ready(Ok(marked)).boxed()
     }
 

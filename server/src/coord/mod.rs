@@ -178,17 +178,22 @@ pub trait Backend: Send + Sync + 'static {
         session: &'a str,
         ticket: &'a str,
     ) -> BoxFuture<'a, CoordResult<()>>;
-    /// Marks a run whose turn is to be discarded when it ends ([`RUN_RECORD_TTL`] at most).
-    fn mark_rollback<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<()>>;
-    /// Whether the run's turn is to be discarded.
-    fn rolled_back<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<bool>>;
+    /// Marks the run that holds `session`'s lease now, whoever it is (read with the lease in
+    /// one step), as one whose turn is discarded when it ends ([`ROLLBACK_TTL`]).
+    fn mark_rollback<'a>(&'a self, session: &'a str) -> BoxFuture<'a, CoordResult<()>>;
+    /// Whether the run holding `token`'s lease of `session` is to be discarded.
+    fn rolled_back<'a>(
+        &'a self,
+        session: &'a str,
+        token: &'a str,
+    ) -> BoxFuture<'a, CoordResult<bool>>;
     /// `in-process` or `redis`, for the start-up line.
     fn name(&self) -> &'static str;
 }
 
 /// A waiting request that stops refreshing its place (its replica died) loses it after this.
 pub const QUEUE_ALIVE: Duration = Duration::from_secs(10);
-/// A rollback mark outlives any run it may be read by.
+/// A rollback mark names a lease token, so it can match no later run; it goes after an hour.
 pub const ROLLBACK_TTL: Duration = Duration::from_secs(3600);
 
 /// A session held by this replica.
@@ -407,14 +412,15 @@ impl Coordinator {
         self.backend.queue_leave(session, ticket).await
     }
 
-    /// The run's turn is discarded when it ends (it is being cancelled for a rollback).
-    pub async fn mark_rollback(&self, run_id: &str) -> CoordResult<()> {
-        self.backend.mark_rollback(run_id).await
+    /// The turn of the run holding `session` now is discarded when it ends (it is being
+    /// cancelled for a rollback).
+    pub async fn mark_rollback(&self, session: &str) -> CoordResult<()> {
+        self.backend.mark_rollback(session).await
     }
 
-    /// Whether the run's turn is to be discarded.
-    pub async fn rolled_back(&self, run_id: &str) -> CoordResult<bool> {
-        self.backend.rolled_back(run_id).await
+    /// Whether the turn of the run holding `lease` is to be discarded.
+    pub async fn rolled_back(&self, lease: &Lease) -> CoordResult<bool> {
+        self.backend.rolled_back(&lease.session, &lease.token).await
     }
 
     /// Counts the model tokens a run used on `day`.

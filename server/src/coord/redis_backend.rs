@@ -45,6 +45,7 @@ pub(crate) struct RedisBackend {
     quota_release: Script,
     token_bucket: Script,
     queue_claim: Script,
+    mark_rollback: Script,
 }
 
 impl RedisBackend {
@@ -79,6 +80,7 @@ impl RedisBackend {
             quota_release: Script::new(scripts::QUOTA_RELEASE),
             token_bucket: Script::new(scripts::TOKEN_BUCKET),
             queue_claim: Script::new(scripts::QUEUE_CLAIM),
+            mark_rollback: Script::new(scripts::MARK_ROLLBACK),
         })
     }
 
@@ -179,15 +181,15 @@ impl Backend for RedisBackend {
         .boxed()
     }
 
-    fn mark_rollback<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<()>> {
+    fn mark_rollback<'a>(&'a self, session: &'a str) -> BoxFuture<'a, CoordResult<()>> {
         async move {
             let mut conn = self.conn.clone();
-            let () = conn
-                .set_ex(
-                    self.keys.rollback(run_id),
-                    "1",
-                    super::ROLLBACK_TTL.as_secs(),
-                )
+            let _: i64 = self
+                .mark_rollback
+                .key(self.keys.lease(session))
+                .key(self.keys.rollback(session))
+                .arg(super::ROLLBACK_TTL.as_secs())
+                .invoke_async(&mut conn)
                 .await
                 .map_err(failed)?;
             Ok(())
@@ -195,14 +197,18 @@ impl Backend for RedisBackend {
         .boxed()
     }
 
-    fn rolled_back<'a>(&'a self, run_id: &'a str) -> BoxFuture<'a, CoordResult<bool>> {
+    fn rolled_back<'a>(
+        &'a self,
+        session: &'a str,
+        token: &'a str,
+    ) -> BoxFuture<'a, CoordResult<bool>> {
         async move {
             let mut conn = self.conn.clone();
-            let marked: bool = conn
-                .exists(self.keys.rollback(run_id))
+            let marked: Option<String> = conn
+                .get(self.keys.rollback(session))
                 .await
                 .map_err(failed)?;
-            Ok(marked)
+            Ok(marked.as_deref() == Some(token))
         }
         .boxed()
     }

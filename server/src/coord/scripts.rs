@@ -65,6 +65,17 @@ redis.call('HDEL', KEYS[2], ARGV[1])
 return 1
 ";
 
+/// KEYS: lease, rollback mark. ARGV: the mark's TTL s. Marks the lease's holder, if any, as
+/// the run whose turn is discarded. 1 marked, 0 nobody holds the session.
+pub const MARK_ROLLBACK: &str = r"
+local holder = redis.call('GET', KEYS[1])
+if not holder then
+  return 0
+end
+redis.call('SET', KEYS[2], holder, 'EX', ARGV[1])
+return 1
+";
+
 /// KEYS: lease. ARGV: token, TTL ms. Extends the token's lease; re-takes it when it is gone
 /// (expired, or lost with a Redis restart) and nobody took it since. 1 held, 0 another holds.
 pub const REFRESH: &str = r"

@@ -215,7 +215,7 @@ mod tests {
         fn mark_rollback<'a>(&'a self, _: &'a str) -> BoxFuture<'a, CoordResult<()>> {
             gone()
         }
-        fn rolled_back<'a>(&'a self, _: &'a str) -> BoxFuture<'a, CoordResult<bool>> {
+        fn rolled_back<'a>(&'a self, _: &'a str, _: &'a str) -> BoxFuture<'a, CoordResult<bool>> {
             gone()
         }
         fn name(&self) -> &'static str {

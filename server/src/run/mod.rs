@@ -206,7 +206,7 @@ async fn drive(app: AppRef, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
     // A run cancelled for a rollback (`multitask_strategy`) leaves no turn: the session stays
     // as it was before it. A mark that cannot be read keeps the turn (nothing is lost).
     let rolled_back = cancelled
-        && match app.coord.rolled_back(&ctx.message_id).await {
+        && match app.coord.rolled_back(&ctx.lease).await {
             Ok(marked) => marked,
             Err(e) => {
                 eprintln!(

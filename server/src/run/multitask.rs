@@ -64,30 +64,10 @@ pub(crate) async fn take(
     if let Some(lease) = app.coord.claim(session).await? {
         return Ok(lease);
     }
-    let urgent = match strategy {
-        Strategy::Reject => return Err(ApiError::operating(ALREADY_RUNNING)),
-        Strategy::Enqueue => false,
-        Strategy::Interrupt => {
-            app.coord.cancel(session).await?;
-            true
-        }
-        Strategy::Rollback => {
-            // Marked before the cancel, so the run sees the mark once it sees the cancel.
-            let running = app.coord.last_run(session).await?;
-            if let Some(run) = &running {
-                app.coord.mark_rollback(run).await?;
-            }
-            app.coord.cancel(session).await?;
-            // A run that took the session just before its record named it is the one running.
-            match app.coord.last_run(session).await? {
-                Some(run) if Some(&run) != running.as_ref() => {
-                    app.coord.mark_rollback(&run).await?
-                }
-                _ => {}
-            }
-            true
-        }
-    };
+    if strategy == Strategy::Reject {
+        return Err(ApiError::operating(ALREADY_RUNNING));
+    }
+    let urgent = matches!(strategy, Strategy::Interrupt | Strategy::Rollback);
     let rank = now_ms() as f64 - if urgent { URGENT } else { 0.0 };
     let mut place = Place {
         coord: app.coord.clone(),
@@ -95,6 +75,19 @@ pub(crate) async fn take(
         ticket: new_id(),
         waiting: true,
     };
+    // The place first: the run this request cancels ends into a queue the request is in.
+    if let Some(lease) = app.coord.claim_queued(session, &place.ticket, rank).await? {
+        place.waiting = false;
+        return Ok(lease);
+    }
+    if strategy == Strategy::Rollback {
+        // The lease's holder is marked (even one starting, whose record does not name it
+        // yet) before the cancel, so it sees the mark once it sees the cancel.
+        app.coord.mark_rollback(session).await?;
+    }
+    if urgent {
+        app.coord.cancel(session).await?;
+    }
     let deadline = Instant::now() + MAX_WAIT;
     loop {
         if let Some(lease) = app.coord.claim_queued(session, &place.ticket, rank).await? {

@@ -277,6 +277,22 @@ async fn concurrent_runs(coordination: Coordination) {
         1,
     );
     assert_eq!(ann.sessions().await, 1);
+    // A message for the busy session that waits its turn (`enqueue`) takes the quota when it
+    // runs, not while it waits: it runs after the turn instead of being refused.
+    let first: Value = seen
+        .lines()
+        .find_map(|l| l.strip_prefix("data:"))
+        .and_then(|l| serde_json::from_str(l).ok())
+        .unwrap_or(Value::Null);
+    let queued = {
+        let body = json!({"agent_id": ann.agent, "session_id": first["session_id"],
+            "query": "queued", "multitask_strategy": "enqueue"});
+        let (base, auth) = (ann.base.clone(), ann.auth.clone());
+        tokio::spawn(async move {
+            let path = "/agents/chat/completions";
+            call(&base, Method::POST, path, Some(&auth), body).await
+        })
+    };
     // Another tenant's quota is its own.
     bob.run("hello").await.expect(0);
     // The run that holds the quota is not cut.
@@ -287,6 +303,7 @@ async fn concurrent_runs(coordination: Coordination) {
         SLOW_CHUNKS,
         "{body}"
     );
+    queued.await.expect("the queued message ran").expect(0);
     // Its end freed the place.
     ann.run("again").await.expect(0);
 }

@@ -19,6 +19,9 @@ use crate::coord::CoordResult;
 const ENTRY_OVERHEAD: usize = 32;
 /// What a run's stream costs besides its entries (map slot, id, lock, notice).
 const RUN_OVERHEAD: usize = 256;
+/// Entries one read gives at most, so a reader replaying a long run holds a slice of it at a
+/// time, not a copy of all of it.
+const READ_MAX: usize = 2_000;
 
 #[derive(Default)]
 struct Kept {
@@ -75,14 +78,14 @@ impl MemoryStreams {
             if !expired && !over {
                 break;
             }
-            let id = id.clone();
+            let (ended, id) = (*ended, id.clone());
             runs.ended.pop_front();
-            // A resumed run may have replaced the ended stream with a live one: keep that.
-            let live = runs
+            // A resumed run may have replaced the stream that ended then: that one stays.
+            let same = runs
                 .by_id
                 .get(&id)
-                .is_some_and(|s| s.lock().ended.is_none());
-            if !live {
+                .is_some_and(|s| s.lock().ended == Some(ended));
+            if same {
                 if let Some(stream) = runs.by_id.remove(&id) {
                     let freed = stream.lock().bytes + RUN_OVERHEAD;
                     self.bytes.fetch_sub(freed, Ordering::Relaxed);
@@ -114,7 +117,7 @@ impl RunStreams for Arc<MemoryStreams> {
             streams: self.clone(),
             run_id: run_id.to_string(),
             stream,
-            next: 1,
+            ended: false,
         })
     }
 
@@ -122,6 +125,7 @@ impl RunStreams for Arc<MemoryStreams> {
         Box::new(MemoryReader {
             streams: self.clone(),
             run_id: run_id.to_string(),
+            following: None,
         })
     }
 
@@ -134,7 +138,30 @@ struct MemoryWriter {
     streams: Arc<MemoryStreams>,
     run_id: String,
     stream: Arc<RunStream>,
-    next: u64,
+    ended: bool,
+}
+
+impl MemoryWriter {
+    /// The stream is kept for the retention window from now.
+    fn finish(&mut self) {
+        if std::mem::replace(&mut self.ended, true) {
+            return;
+        }
+        let now = Instant::now();
+        self.stream.lock().ended = Some(now);
+        self.stream.notify.notify_waiters();
+        let mut runs = self.streams.lock();
+        runs.ended.push_back((now, self.run_id.clone()));
+        self.streams.sweep(&mut runs, now);
+    }
+}
+
+/// A run that stops without its end (its request went away before it started, its driver
+/// failed) still lets its stream go after the retention window.
+impl Drop for MemoryWriter {
+    fn drop(&mut self) {
+        self.finish();
+    }
 }
 
 impl StreamWriter for MemoryWriter {
@@ -164,19 +191,13 @@ impl StreamWriter for MemoryWriter {
                 }
             }
         }
-        self.next += 1;
         self.streams.bytes.fetch_add(added, Ordering::Relaxed);
         self.streams.bytes.fetch_sub(freed, Ordering::Relaxed);
         self.stream.notify.notify_waiters();
     }
 
-    fn end(self: Box<Self>) -> BoxFuture<'static, ()> {
-        let now = Instant::now();
-        self.stream.lock().ended = Some(now);
-        self.stream.notify.notify_waiters();
-        let mut runs = self.streams.lock();
-        runs.ended.push_back((now, self.run_id.clone()));
-        self.streams.sweep(&mut runs, now);
+    fn end(mut self: Box<Self>) -> BoxFuture<'static, ()> {
+        self.finish();
         async {}.boxed()
     }
 }
@@ -184,12 +205,23 @@ impl StreamWriter for MemoryWriter {
 struct MemoryReader {
     streams: Arc<MemoryStreams>,
     run_id: String,
+    /// The stream the first read found: a resumed run's new stream is another attempt, whose
+    /// ids start again, so a reader of the earlier one is told instead of read on.
+    following: Option<Arc<RunStream>>,
 }
 
 impl MemoryReader {
-    fn stream(&self) -> Option<Arc<RunStream>> {
-        let runs = self.streams.lock();
-        runs.by_id.get(&self.run_id).cloned()
+    /// The run's stream: `Err` when it is not the one this reader followed.
+    fn stream(&mut self) -> Result<Option<Arc<RunStream>>, Read> {
+        let current = self.streams.lock().by_id.get(&self.run_id).cloned();
+        match (&self.following, &current) {
+            (Some(before), Some(now)) if !Arc::ptr_eq(before, now) => Err(Read::Replaced),
+            (None, Some(now)) => {
+                self.following = Some(now.clone());
+                Ok(current)
+            }
+            _ => Ok(current),
+        }
     }
 
     /// The entries after `after`, or `None` when the stream is gone.
@@ -207,6 +239,7 @@ impl MemoryReader {
                 .iter()
                 .enumerate()
                 .skip(skip)
+                .take(READ_MAX)
                 .map(|(i, data)| Entry {
                     id: kept.first + i as u64,
                     data: data.clone(),
@@ -219,8 +252,10 @@ impl MemoryReader {
 impl StreamReader for MemoryReader {
     fn read<'a>(&'a mut self, after: u64, wait: Duration) -> BoxFuture<'a, CoordResult<Read>> {
         async move {
-            let Some(stream) = self.stream() else {
-                return Ok(Read::NotKept);
+            let stream = match self.stream() {
+                Ok(Some(stream)) => stream,
+                Ok(None) => return Ok(Read::NotKept),
+                Err(replaced) => return Ok(replaced),
             };
             let notified = stream.notify.notified();
             tokio::pin!(notified);
@@ -236,8 +271,10 @@ impl StreamReader for MemoryReader {
             }
             let _ = tokio::time::timeout(wait, notified).await;
             // The stream may have been replaced (a resumed run) while waiting.
-            let Some(stream) = self.stream() else {
-                return Ok(Read::NotKept);
+            let stream = match self.stream() {
+                Ok(Some(stream)) => stream,
+                Ok(None) => return Ok(Read::NotKept),
+                Err(replaced) => return Ok(replaced),
             };
             Ok(match self.entries_after(&stream, after) {
                 None => Read::NotKept,
@@ -263,7 +300,7 @@ mod tests {
     fn ids(read: Read) -> Vec<u64> {
         match read {
             Read::Entries(entries) => entries.iter().map(|e| e.id).collect(),
-            Read::NotKept => panic!("not kept"),
+            other => panic!("{other:?}"),
         }
     }
 
@@ -320,5 +357,35 @@ mod tests {
         assert!(matches!(first, Ok(Read::NotKept)));
         let last = streams.reader("d").read(0, Duration::ZERO).await;
         assert_eq!(ids(last.unwrap_or(Read::NotKept)), [1]);
+    }
+
+    #[tokio::test]
+    async fn a_reader_of_a_resumed_runs_earlier_attempt_is_told_and_a_dropped_writer_ends() {
+        let streams = MemoryStreams::new(limits(100, 1 << 20));
+        let mut first = streams.writer("r1");
+        first.push(Arc::from("a"));
+        let mut reader = streams.reader("r1");
+        assert_eq!(
+            ids(reader
+                .read(0, Duration::ZERO)
+                .await
+                .unwrap_or(Read::NotKept)),
+            [1]
+        );
+        // Its writer went away without its end: the stream ended all the same.
+        drop(first);
+        assert!(matches!(
+            reader.read(1, Duration::from_secs(5)).await,
+            Ok(Read::Entries(e)) if e.is_empty()
+        ));
+        // The run is resumed: its new attempt numbers from 1 again.
+        let mut again = streams.writer("r1");
+        again.push(Arc::from("b"));
+        assert!(matches!(
+            reader.read(1, Duration::ZERO).await,
+            Ok(Read::Replaced)
+        ));
+        let fresh = streams.reader("r1").read(0, Duration::ZERO).await;
+        assert_eq!(ids(fresh.unwrap_or(Read::NotKept)), [1]);
     }
 }

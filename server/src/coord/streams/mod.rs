@@ -72,6 +72,9 @@ pub enum Read {
     Entries(Vec<Entry>),
     /// The run's stream is not kept (never written here, or its retention is over).
     NotKept,
+    /// The run was resumed (`resume_from`) since this reader began: its new attempt's stream
+    /// replaced the one being read, and numbers its events from 1 again.
+    Replaced,
 }
 
 /// Where runs' streams are kept.
