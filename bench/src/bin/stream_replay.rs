@@ -180,19 +180,17 @@ async fn one_store(
         ),
         _ => {
             let sizes = redis_usage(redis_url, prefix).await?;
-            let long = sizes
+            // A run keeps its stream and its attempt key.
+            let of_long = |key: &str| key.contains(&run);
+            let long: u64 = sizes.iter().filter(|(k, _)| of_long(k)).map(|(_, b)| b).sum();
+            let short: u64 = sizes.iter().filter(|(k, _)| !of_long(k)).map(|(_, b)| b).sum();
+            let streams = sizes
                 .iter()
-                .find(|(key, _)| key.ends_with(&run))
-                .map_or(0, |(_, bytes)| *bytes);
-            let short: Vec<u64> = sizes
-                .iter()
-                .filter(|(key, _)| !key.ends_with(&run))
-                .map(|(_, bytes)| *bytes)
-                .collect();
+                .filter(|(k, _)| !of_long(k) && !k.ends_with(":attempt"))
+                .count();
             println!(
-                "redis: {} short runs' streams kept, MEMORY USAGE {:.0} B a finished run; the long run's {} KiB",
-                short.len(),
-                short.iter().sum::<u64>() as f64 / short.len().max(1) as f64,
+                "redis: {streams} short runs' streams kept, MEMORY USAGE {:.0} B a finished run (its stream and attempt keys); the long run's {} KiB",
+                short as f64 / streams.max(1) as f64,
                 long / 1024
             );
         }

@@ -41,7 +41,8 @@ enum Command {
     /// Draw a canvas (SVG, Mermaid or DOT): components, branches, bodies, exception routes
     /// and the checker's findings.
     Graph(graph::Args),
-    /// Serve RAGFlow's agent HTTP API (work in progress: no agent runs yet).
+    /// Serve RAGFlow's agent HTTP API: drafts on the interpreter, released versions compiled
+    /// once built; SQLite by default, PostgreSQL/MySQL and Redis for several replicas.
     Serve(serve::Args),
     /// Manage the local knowledge base Retrieval searches: `add NAME PATH…`, `list`, `rm NAME`.
     Dataset(dataset::Args),

@@ -90,4 +90,9 @@ impl Keys {
     pub fn rollback(&self, session: &str) -> String {
         format!("{}agent:rollback:{session}", self.prefix)
     }
+
+    /// Which attempt of a run its kept stream holds (a resumed run writes a new one).
+    pub fn run_attempt(&self, run_id: &str) -> String {
+        format!("{}agent:run-events:{run_id}:attempt", self.prefix)
+    }
 }

@@ -1,8 +1,10 @@
 //! Runs' streams in Redis, readable from every replica: one Redis stream per run
 //! (`agent:run-events:{run_id}`), each entry under the explicit id `0-{n}` (`n` its position,
-//! so `Last-Event-ID` is the stream id) with its data in the field `d` and its attempt in `e`
-//! (a resumed run writes a new stream under the same run id; a reader of the earlier one
-//! notices the attempt change instead of reading on into the new numbering).
+//! so `Last-Event-ID` is the stream id) with its data in the field `d`. Beside it,
+//! `…:attempt` names the run's attempt: a resumed run writes a new stream under the same run
+//! id, and a reader of the earlier one notices the attempt change instead of reading on into
+//! the new numbering. The attempt key exists from the writer's start, so it also says that the
+//! run's stream is kept before any frame is.
 //!
 //! A writer hands its frames to a task of its own that appends whatever has queued up in one
 //! pipeline (`XADD … MAXLEN ~`, and the key's TTL), so a run never waits on Redis. Readers
@@ -15,7 +17,7 @@ use std::time::Duration;
 use futures::future::BoxFuture;
 use futures::FutureExt;
 use redis::aio::{ConnectionManager, MultiplexedConnection};
-use redis::{AsyncConnectionConfig, Client};
+use redis::{AsyncCommands, AsyncConnectionConfig, Client};
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 
 use super::{Entry, Read, RunStreams, StreamLimits, StreamReader, StreamWriter};
@@ -78,8 +80,8 @@ enum Queued {
 impl RunStreams for RedisStreams {
     fn writer(&self, run_id: &str) -> Box<dyn StreamWriter> {
         let (tx, rx) = mpsc::channel(QUEUED_FRAMES);
-        let key = self.keys.run_events(run_id);
-        tokio::spawn(append(self.conn.clone(), key, self.limits, rx));
+        let keys = (self.keys.run_events(run_id), self.keys.run_attempt(run_id));
+        tokio::spawn(append(self.conn.clone(), keys, self.limits, rx));
         Box::new(RedisWriter {
             tx,
             next: 1,
@@ -92,6 +94,7 @@ impl RunStreams for RedisStreams {
             client: self.client.clone(),
             conn: self.conn.clone(),
             key: self.keys.run_events(run_id),
+            attempt_key: self.keys.run_attempt(run_id),
             permits: self.blocking.clone(),
             blocking: None,
             attempt: None,
@@ -140,15 +143,32 @@ impl StreamWriter for RedisWriter {
 /// Appends a run's frames as they queue up; at the end, sets the retention TTL.
 async fn append(
     mut conn: ConnectionManager,
-    key: String,
+    (key, attempt_key): (String, String),
     limits: StreamLimits,
     mut rx: mpsc::Receiver<Queued>,
 ) {
-    // A resumed run's stream starts again from 1: the earlier one's entries go, and this
-    // attempt's are marked as its own.
-    let mut fresh = true;
-    let attempt = crate::clock::new_id();
+    let running_ms = RUNNING_TTL.max(limits.retention).as_millis() as u64;
+    // A resumed run's stream starts again from 1: the earlier one's entries go, and the
+    // attempt key names this attempt from now on.
     let mut warned = false;
+    let attempt = crate::clock::new_id();
+    let started = redis::pipe()
+        .del(&key)
+        .ignore()
+        .cmd("SET")
+        .arg(&attempt_key)
+        .arg(&attempt)
+        .arg("PX")
+        .arg(running_ms)
+        .ignore()
+        .query_async::<()>(&mut conn)
+        .await;
+    if let Err(e) = started {
+        eprintln!(
+            "canvasc serve: {key}: the run's events could not be kept in Redis ({e}); a client reattaching misses them"
+        );
+        warned = true;
+    }
     while let Some(first) = rx.recv().await {
         let mut batch = vec![first];
         while batch.len() < BATCH {
@@ -158,10 +178,6 @@ async fn append(
             }
         }
         let mut pipe = redis::pipe();
-        if fresh {
-            pipe.del(&key).ignore();
-            fresh = false;
-        }
         let mut ended = None;
         for queued in batch {
             match queued {
@@ -174,18 +190,17 @@ async fn append(
                         .arg(format!("0-{id}"))
                         .arg("d")
                         .arg(&*data)
-                        .arg("e")
-                        .arg(&attempt)
                         .ignore();
                 }
                 Queued::End(done) => ended = Some(done),
             }
         }
-        let ttl = match ended {
-            Some(_) => limits.retention,
-            None => RUNNING_TTL.max(limits.retention),
+        let ttl_ms = match ended {
+            Some(_) => limits.retention.as_millis() as u64,
+            None => running_ms,
         };
-        pipe.pexpire(&key, ttl.as_millis() as i64).ignore();
+        pipe.cmd("PEXPIRE").arg(&key).arg(ttl_ms).ignore();
+        pipe.cmd("PEXPIRE").arg(&attempt_key).arg(ttl_ms).ignore();
         if let Err(e) = pipe.query_async::<()>(&mut conn).await {
             if !warned {
                 eprintln!(
@@ -205,6 +220,7 @@ struct RedisReader {
     client: Client,
     conn: ConnectionManager,
     key: String,
+    attempt_key: String,
     permits: Arc<Semaphore>,
     /// The connection blocking reads wait on (and its place among this replica's), made at
     /// the first one.
@@ -213,27 +229,64 @@ struct RedisReader {
     attempt: Option<String>,
 }
 
-/// `XRANGE`/`XREAD` entries: `[id, [field, value, …]]`.
-type RawEntries = Vec<(String, Vec<String>)>;
-
-/// The entries of a reply, each with its attempt.
-fn entries(raw: RawEntries) -> Vec<(Entry, String)> {
-    raw.into_iter()
-        .filter_map(|(id, fields)| {
-            let n = id.strip_prefix("0-")?.parse().ok()?;
-            let field = |name: &str| {
-                fields
-                    .chunks(2)
-                    .find(|pair| pair[0] == name)
-                    .and_then(|pair| pair.get(1))
+/// The entries of an `XRANGE` reply (`[[id, [field, value, …]], …]`), read off the reply's
+/// buffers: a replay of a long run is thousands of them.
+fn entries(reply: redis::Value) -> Vec<Entry> {
+    let redis::Value::Array(items) = reply else {
+        return Vec::new();
+    };
+    items
+        .into_iter()
+        .filter_map(|item| {
+            let redis::Value::Array(mut parts) = item else {
+                return None;
             };
-            let entry = Entry {
-                id: n,
-                data: Arc::from(field("d")?.as_str()),
+            let fields = parts.pop()?;
+            let id = match parts.pop()? {
+                redis::Value::BulkString(id) => std::str::from_utf8(&id)
+                    .ok()?
+                    .strip_prefix("0-")?
+                    .parse()
+                    .ok()?,
+                _ => return None,
             };
-            Some((entry, field("e").cloned().unwrap_or_default()))
+            let redis::Value::Array(fields) = fields else {
+                return None;
+            };
+            let mut fields = fields.into_iter();
+            while let (Some(name), Some(value)) = (fields.next(), fields.next()) {
+                let (redis::Value::BulkString(name), redis::Value::BulkString(value)) =
+                    (name, value)
+                else {
+                    continue;
+                };
+                if name == b"d" {
+                    let data = String::from_utf8(value).ok()?;
+                    return Some(Entry {
+                        id,
+                        data: Arc::from(data),
+                    });
+                }
+            }
+            None
         })
         .collect()
+}
+
+/// The entries of an `XREAD` reply of one stream (`[[key, entries]]`, or a map in RESP3).
+fn xread_entries(reply: redis::Value) -> Vec<Entry> {
+    match reply {
+        redis::Value::Array(streams) => streams
+            .into_iter()
+            .filter_map(|stream| match stream {
+                redis::Value::Array(mut pair) => pair.pop(),
+                _ => None,
+            })
+            .flat_map(entries)
+            .collect(),
+        redis::Value::Map(streams) => streams.into_iter().flat_map(|(_, e)| entries(e)).collect(),
+        _ => Vec::new(),
+    }
 }
 
 impl RedisReader {
@@ -260,55 +313,49 @@ impl RedisReader {
         Ok(self.blocking.as_mut().map(|(conn, _)| conn))
     }
 
-    /// The entries of a reply, or [`Read::Replaced`] when one is of another attempt than
-    /// those read before.
-    fn read_of(&mut self, raw: RawEntries) -> Read {
-        let mut out = Vec::new();
-        for (entry, attempt) in entries(raw) {
-            match &self.attempt {
-                Some(seen) if *seen != attempt => return Read::Replaced,
-                Some(_) => {}
-                None => self.attempt = Some(attempt),
+    /// Whether `attempt` (the attempt key read with the entries) is the one read so far.
+    fn same_attempt(&mut self, attempt: Option<String>) -> Option<Read> {
+        let Some(attempt) = attempt else {
+            return Some(Read::NotKept);
+        };
+        match &self.attempt {
+            Some(seen) if *seen != attempt => Some(Read::Replaced),
+            Some(_) => None,
+            None => {
+                self.attempt = Some(attempt);
+                None
             }
-            out.push(entry);
         }
-        Read::Entries(out)
     }
 }
 
 impl StreamReader for RedisReader {
     fn read<'a>(&'a mut self, after: u64, wait: Duration) -> BoxFuture<'a, CoordResult<Read>> {
         async move {
-            let start = format!("(0-{after}");
-            let raw: RawEntries = redis::cmd("XRANGE")
+            let (attempt, reply): (Option<String>, redis::Value) = redis::pipe()
+                .get(&self.attempt_key)
+                .cmd("XRANGE")
                 .arg(&self.key)
-                .arg(&start)
+                .arg(format!("(0-{after}"))
                 .arg("+")
                 .arg("COUNT")
                 .arg(READ_COUNT)
                 .query_async(&mut self.conn)
                 .await
                 .map_err(failed)?;
-            if !raw.is_empty() {
-                return Ok(self.read_of(raw));
+            if let Some(other) = self.same_attempt(attempt) {
+                return Ok(other);
             }
-            let exists: bool = redis::cmd("EXISTS")
-                .arg(&self.key)
-                .query_async(&mut self.conn)
-                .await
-                .map_err(failed)?;
-            if !exists {
-                return Ok(Read::NotKept);
-            }
-            if wait.is_zero() {
-                return Ok(Read::Entries(Vec::new()));
+            let found = entries(reply);
+            if !found.is_empty() || wait.is_zero() {
+                return Ok(Read::Entries(found));
             }
             let key = self.key.clone();
             let Some(conn) = self.blocking(wait).await? else {
                 tokio::time::sleep(POLL.min(wait)).await;
                 return Ok(Read::Entries(Vec::new()));
             };
-            let read: Result<Option<Vec<(String, RawEntries)>>, _> = redis::cmd("XREAD")
+            let reply: Result<redis::Value, _> = redis::cmd("XREAD")
                 .arg("COUNT")
                 .arg(READ_COUNT)
                 .arg("BLOCK")
@@ -318,20 +365,20 @@ impl StreamReader for RedisReader {
                 .arg(format!("0-{after}"))
                 .query_async(conn)
                 .await;
-            let read = match read {
-                Ok(read) => read,
+            let found = match reply {
+                Ok(reply) => xread_entries(reply),
                 Err(e) => {
                     // A connection that failed is made again at the next read.
                     self.blocking = None;
                     return Err(failed(e));
                 }
             };
-            let raw = read
-                .into_iter()
-                .flatten()
-                .flat_map(|(_, raw)| raw)
-                .collect();
-            Ok(self.read_of(raw))
+            if found.is_empty() {
+                return Ok(Read::Entries(found));
+            }
+            // New entries may be a new attempt's (the run was resumed meanwhile).
+            let attempt: Option<String> = self.conn.get(&self.attempt_key).await.map_err(failed)?;
+            Ok(self.same_attempt(attempt).unwrap_or(Read::Entries(found)))
         }
         .boxed()
     }
