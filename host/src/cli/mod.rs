@@ -27,6 +27,7 @@ macro_rules! errln {
 }
 
 pub mod compiled;
+mod demo;
 mod llm_script;
 pub mod run;
 pub mod run_log;

@@ -23,7 +23,7 @@ pub struct Args {
     pub addr: SocketAddr,
     /// Where the SQLite database lives when `DATABASE_URL` names no PostgreSQL or MySQL server,
     /// and the local knowledge base's datasets (`<data dir>/datasets`, `canvasc dataset`).
-    #[arg(long, env = "CANVASC_DATA_DIR", default_value = "canvasc-data")]
+    #[arg(long, env = "CANVASC_DATA_DIR", default_value = DATA_DIR)]
     pub data_dir: PathBuf,
     /// The host configuration (`llm_id` → endpoint, MCP servers); default `$CANVASC_CONFIG`,
     /// else `./canvasc.toml` when present, else the environment alone.
@@ -104,6 +104,30 @@ pub struct Args {
     /// many seconds, then exit (a rolling deploy drops nothing).
     #[arg(long, env = "CANVASC_DRAIN_SECS", default_value_t = 30)]
     pub drain_secs: u64,
+    /// Try it in 30 seconds: a scripted model (unless `--llm-script` names another), data in
+    /// ./canvasc-demo-data (unless `--data-dir` names another), and a demo account, API key and
+    /// two demo agents (one released) made at start and printed with lines to call them.
+    #[arg(long)]
+    pub demo: bool,
+}
+
+/// `--data-dir`'s default.
+const DATA_DIR: &str = "canvasc-data";
+
+/// `--demo`'s data dir and scripted model, where the flags name none. The script is written
+/// into the data dir, so the workers that run compiled versions read it as the server does.
+fn demo_defaults(args: &mut Args) -> Result<(), String> {
+    if args.data_dir == std::path::Path::new(DATA_DIR) {
+        args.data_dir = PathBuf::from(super::demo::DATA_DIR);
+    }
+    if args.llm_script.is_none() {
+        let path = args.data_dir.join(super::demo::SCRIPT_FILE);
+        std::fs::create_dir_all(&args.data_dir)
+            .and_then(|()| std::fs::write(&path, super::demo::SCRIPT))
+            .map_err(|e| format!("--demo: cannot write {}: {e}", path.display()))?;
+        args.llm_script = Some(path);
+    }
+    Ok(())
 }
 
 /// `--token-ttl`, `--upload-ttl`, `--stream-retention`: `3600`, `90s`, `30m`, `12h`, `7d`.
@@ -137,11 +161,16 @@ pub const BUNDLES_DIR: &str = "programs";
 /// Serves until Ctrl-C; prints where it listens and which compiled programs it carries.
 /// With `build`, released versions are compiled into program bundles while it serves.
 pub fn run(
-    args: Args,
+    mut args: Args,
     compiled: &'static [Compiled],
     find: Option<FindProgram>,
     build: Option<BuildTool>,
 ) -> ExitCode {
+    if args.demo {
+        if let Err(e) = demo_defaults(&mut args) {
+            return super::run::fail(e);
+        }
+    }
     // Flushed when the server stops (Ctrl-C ends it gracefully, then this function returns).
     let _telemetry = crate::telemetry::init_from(args.config.as_deref());
     let script = match &args.llm_script {
@@ -275,6 +304,15 @@ pub fn run(
             for (source, fp, _) in compiled {
                 outln!("  {fp}  {source}");
             }
+        }
+        if args.demo {
+            let addr = running.addr;
+            tokio::spawn(async move {
+                match super::demo::seed(addr).await {
+                    Ok(demo) => outln!("{}", demo.instructions()),
+                    Err(e) => errln!("error: canvasc serve --demo: {e}"),
+                }
+            });
         }
     }));
     match served {
