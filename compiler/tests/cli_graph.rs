@@ -180,3 +180,45 @@ fn the_picture_goes_to_the_file_out_names() {
     let svg = std::fs::read_to_string(&out).expect("written");
     svg_text(&svg, "diamond-uneven.json");
 }
+
+#[test]
+fn the_form_follows_the_files_extension_and_a_raster_name_is_refused() {
+    let dir = std::env::temp_dir().join(format!("canvasc-graph-ext-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let canvas = fixture("valid/diamond-uneven.json");
+    let draw = |file: &str, extra: &[&str]| {
+        let out = dir.join(file);
+        let mut args = vec!["graph", canvas.as_str(), "-o", out.to_str().expect("utf8")];
+        args.extend_from_slice(extra);
+        (canvasc(&args), out)
+    };
+    let (o, out) = draw("d.dot", &[]);
+    assert_eq!(o.status.code(), Some(0));
+    let dot = std::fs::read_to_string(&out).expect("written");
+    assert!(dot.starts_with("digraph"), "{dot}");
+    let (o, out) = draw("d.mmd", &[]);
+    assert_eq!(o.status.code(), Some(0));
+    let mermaid = std::fs::read_to_string(&out).expect("written");
+    assert!(
+        mermaid.starts_with("flowchart") || mermaid.starts_with("graph"),
+        "{mermaid}"
+    );
+    // A PNG is refused by name, and nothing is written.
+    let (o, out) = draw("d.png", &[]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("not .png"));
+    assert!(!out.exists());
+    // A form that contradicts the name is refused too.
+    let (o, _) = draw("e.svg", &["--format", "dot"]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+}

@@ -15,6 +15,16 @@ pub enum Format {
     Dot,
 }
 
+impl Format {
+    fn name(self) -> &'static str {
+        match self {
+            Format::Svg => "svg",
+            Format::Mermaid => "mermaid",
+            Format::Dot => "dot",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum EngineArg {
     /// Graphviz `dot` when installed, else the built-in layout.
@@ -27,8 +37,10 @@ pub enum EngineArg {
 pub struct Args {
     /// The canvas (any form).
     file: PathBuf,
-    #[arg(long, value_enum, default_value_t = Format::Svg)]
-    format: Format,
+    /// The picture's form; default: the one `-o`'s extension names (`.svg`, `.mmd`, `.dot`),
+    /// else SVG.
+    #[arg(long, value_enum)]
+    format: Option<Format>,
     /// Write the picture here instead of to stdout.
     #[arg(short = 'o', long = "out")]
     out: Option<PathBuf>,
@@ -37,7 +49,45 @@ pub struct Args {
     engine: EngineArg,
 }
 
+/// The form `-o`'s extension names, if it names one canvasc draws; `Err` for any other
+/// extension (a `.png` must not silently hold SVG text).
+fn format_of(out: &std::path::Path) -> Result<Option<Format>, String> {
+    let extension = out.extension().map(|e| e.to_string_lossy().to_lowercase());
+    Ok(match extension.as_deref() {
+        None => None,
+        Some("svg") => Some(Format::Svg),
+        Some("mmd" | "mermaid") => Some(Format::Mermaid),
+        Some("dot" | "gv") => Some(Format::Dot),
+        Some(other) => {
+            return Err(format!(
+                "{}: canvasc graph draws SVG (.svg), Mermaid (.mmd) or DOT (.dot), not .{other}; \
+                 for a raster image, convert the SVG (e.g. `rsvg-convert -o x.png x.svg`)",
+                out.display()
+            ))
+        }
+    })
+}
+
 pub fn run(args: Args) -> ExitCode {
+    let named = match args.out.as_deref().map(format_of).transpose() {
+        Ok(named) => named.flatten(),
+        Err(e) => return usage(e),
+    };
+    let format = match (args.format, named) {
+        (Some(asked), Some(named)) if asked != named => {
+            return usage(format!(
+                "--format {} does not match the file -o names ({})",
+                asked.name(),
+                args.out
+                    .as_deref()
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_default()
+            ))
+        }
+        (Some(asked), _) => asked,
+        (None, Some(named)) => named,
+        (None, None) => Format::Svg,
+    };
     let name = args.file.display().to_string();
     let text = match super::read_file(&args.file) {
         Ok(t) => t,
@@ -52,7 +102,7 @@ pub fn run(args: Args) -> ExitCode {
         .file
         .file_name()
         .map_or_else(|| name.clone(), |f| f.to_string_lossy().into_owned());
-    let drawn = match args.format {
+    let drawn = match format {
         Format::Dot => Ok(dot::write(&picture, &title, dot::Flavour::default())),
         Format::Mermaid => Ok(mermaid::write(&picture)),
         Format::Svg => {
