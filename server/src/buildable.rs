@@ -24,6 +24,9 @@ pub(crate) struct Unbuildable {
     pub repr: String,
     /// `str(e)`, which the webhook answers.
     pub message: String,
+    /// canvasc's own words: the component, its kind and where in the DSL (the answer keeps
+    /// RAGFlow's text; the log says this).
+    pub finding: String,
 }
 
 /// Why RAGFlow cannot build `dsl`, or `None` when it can.
@@ -36,6 +39,10 @@ pub(crate) async fn unbuildable(dsl: &Value) -> Result<Option<Unbuildable>, ApiE
             .and_then(|loaded| canvasc_frontend::construct::construction_error(&loaded.document))
             .map(|e| Unbuildable {
                 repr: e.repr(),
+                finding: format!(
+                    "component `{}` ({}) at {}: {}",
+                    e.component, e.component_name, e.pointer, e.message
+                ),
                 message: e.message,
             })
     })

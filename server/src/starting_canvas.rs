@@ -94,6 +94,14 @@ impl StartingCanvases {
         }
         let stored = crate::store::parsed(text);
         let unbuildable = crate::buildable::unbuildable(&stored).await?;
+        // Said once per agent and DSL (the prepared canvas is kept): every run of it fails
+        // with RAGFlow's words, which do not say where.
+        if let Some(why) = &unbuildable {
+            eprintln!(
+                "canvasc serve: agent {agent_id}: RAGFlow cannot build this canvas, so its runs fail with {}: {}",
+                why.repr, why.finding
+            );
+        }
         let mut dsl = stored.clone();
         canvasc_frontend::reset::reset(&mut dsl);
         let webhook = WebhookFacts {

@@ -239,6 +239,13 @@ async fn drive(app: AppRef, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
             ))
         }
     };
+    if let TurnEnd::Failed(e) | TurnEnd::Aborted(e) = &end {
+        // The client has RAGFlow's text; the operator sees which run, agent and session.
+        eprintln!(
+            "canvasc serve: run {} of agent {} (session {}) failed: {e}",
+            ctx.message_id, ctx.agent_id, ctx.session_id
+        );
+    }
     watch.ended(&end, cancelled);
     (record.status, record.failure_reason) = match &end {
         _ if cancelled => (RunStatus::Cancelled, String::new()),
