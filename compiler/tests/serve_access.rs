@@ -21,6 +21,7 @@ use serve_child::{serve, Http, Scratch};
 fn open_registration_is_warned_about_and_closed_is_the_default() {
     let scratch = Scratch::new("warn");
     let mut open = serve(&scratch.0, &["--registration", "open"], &[]);
+    started(&open);
     open.interrupt();
     let stderr = open.stderr();
     assert!(
@@ -31,6 +32,7 @@ fn open_registration_is_warned_about_and_closed_is_the_default() {
 
     let scratch = Scratch::new("closed");
     let mut closed = serve(&scratch.0, &[], &[]);
+    started(&closed);
     closed.interrupt();
     let stdout = closed.stdout.lock().map(|s| s.clone()).unwrap_or_default();
     assert!(
@@ -38,6 +40,25 @@ fn open_registration_is_warned_about_and_closed_is_the_default() {
         "{stdout}"
     );
     assert!(!closed.stderr().contains("warning"), "{}", closed.stderr());
+}
+
+/// Waits until the server has printed its start-up lines: a Ctrl-C before its handler is in
+/// place ends the process at once, before it says anything more.
+fn started(server: &serve_child::Server) {
+    let waited = std::time::Instant::now();
+    while !server
+        .stdout
+        .lock()
+        .map(|s| s.contains("compiled program"))
+        .unwrap_or(false)
+    {
+        assert!(
+            waited.elapsed() < std::time::Duration::from_secs(20),
+            "no start-up lines: {}",
+            server.stderr()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 /// An OTLP/HTTP receiver that answers every request with an empty 200 and keeps the raw bytes.
