@@ -1,8 +1,9 @@
 //! Driving one turn: the host's engine runs it ([`crate::turn::TurnRunner`]); this module
 //! stamps RAGFlow's envelope on each event, hands frames to whichever framing the request
 //! asked for, and when the turn ends saves the session's new state and the run log in one
-//! transaction. The driver runs on its own task: a client that goes away cancels the run
-//! (noticed even while the run is idle) and the turn is still saved with what ran.
+//! transaction. The driver runs on its own task: a client that goes away leaves the run going
+//! (its frames are kept to reattach to), or with `on_disconnect: cancel` cancels it (noticed
+//! even while the run is idle), and the turn is still saved with what ran.
 
 pub(crate) mod multitask;
 pub(crate) mod resume;
