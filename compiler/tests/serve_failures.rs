@@ -15,11 +15,9 @@ use serve_child::{serve, Http, Scratch};
 
 const PASSWORD: &str = "c2VjcmV0IHBhc3N3b3Jk";
 
-#[tokio::test]
-async fn a_canvas_ragflow_cannot_build_is_logged_with_canvascs_finding() {
-    let scratch = Scratch::new("failures");
-    let server = serve(&scratch.0, &["--build-jobs", "0"], &[]);
-    let http = Http::new(&server.base);
+/// The server's first account (closed registration lets the first in), its API key, and an
+/// agent on the fixture `canvas`: `(Authorization, agent id)`.
+async fn account_and_agent(http: &Http, canvas: &str, title: &str) -> (String, String) {
     let email = "ops@example.com";
     let user = json!({"email": email, "nickname": "ops", "password": PASSWORD});
     http.ok(Method::POST, "/users", "", user).await;
@@ -28,21 +26,24 @@ async fn a_canvas_ragflow_cannot_build_is_logged_with_canvascs_finding() {
         .ok(Method::POST, "/system/tokens", &token, json!({}))
         .await;
     let auth = format!("Bearer {}", key["token"].as_str().expect("a key"));
-    let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../fixtures/broken/legacy-kind-generate.json"),
-    )
-    .expect("the fixture");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(canvas);
+    let text = std::fs::read_to_string(&path).expect("the fixture");
     let dsl: Value = serde_json::from_str(&text).expect("JSON");
-    let created = http
-        .ok(
-            Method::POST,
-            "/agents",
-            &auth,
-            json!({"title": "legacy", "dsl": dsl}),
-        )
-        .await;
+    let body = json!({"title": title, "dsl": dsl});
+    let created = http.ok(Method::POST, "/agents", &auth, body).await;
     let agent = created["id"].as_str().expect("an id").to_string();
+    (auth, agent)
+}
+
+#[tokio::test]
+async fn a_canvas_ragflow_cannot_build_is_logged_with_canvascs_finding() {
+    let scratch = Scratch::new("failures");
+    let server = serve(&scratch.0, &["--build-jobs", "0"], &[]);
+    let http = Http::new(&server.base);
+    let (auth, agent) =
+        account_and_agent(&http, "fixtures/broken/legacy-kind-generate.json", "legacy").await;
     let (answer, _) = http
         .send(
             Method::POST,
@@ -92,29 +93,12 @@ async fn a_run_that_fails_is_logged_with_its_agent_session_and_error() {
         &[],
     );
     let http = Http::new(&server.base);
-    let email = "ops@example.com";
-    let user = json!({"email": email, "nickname": "ops", "password": PASSWORD});
-    http.ok(Method::POST, "/users", "", user).await;
-    let token = http.login(email, PASSWORD).await;
-    let key = http
-        .ok(Method::POST, "/system/tokens", &token, json!({}))
-        .await;
-    let auth = format!("Bearer {}", key["token"].as_str().expect("a key"));
-    let text = std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../fixtures/broken/type-mismatch-iteration-over-string.json"),
+    let (auth, agent) = account_and_agent(
+        &http,
+        "fixtures/broken/type-mismatch-iteration-over-string.json",
+        "down",
     )
-    .expect("the fixture");
-    let dsl: Value = serde_json::from_str(&text).expect("JSON");
-    let created = http
-        .ok(
-            Method::POST,
-            "/agents",
-            &auth,
-            json!({"title": "down", "dsl": dsl}),
-        )
-        .await;
-    let agent = created["id"].as_str().expect("an id").to_string();
+    .await;
     let answered = http
         .ok(
             Method::POST,

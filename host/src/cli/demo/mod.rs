@@ -60,13 +60,12 @@ pub async fn seed(addr: SocketAddr) -> Result<Demo, String> {
     let client = canvasc_engine::http::shared_client();
     let api = |path: &str| format!("{base}/api/v1{path}");
     let password = PASSWORD;
-    let registered = client
-        .post(api("/users"))
-        .json(&json!({"email": EMAIL, "nickname": "demo", "password": password}))
-        .send()
-        .await
-        .map_err(|e| format!("registering the demo account: {e}"))?;
-    let registered: Value = registered.json().await.map_err(|e| e.to_string())?;
+    let registered = answer(
+        client
+            .post(api("/users"))
+            .json(&json!({"email": EMAIL, "nickname": "demo", "password": password})),
+    )
+    .await?;
     let login = client
         .post(api("/auth/login"))
         .json(&json!({"email": EMAIL, "password": password}))
@@ -83,16 +82,13 @@ pub async fn seed(addr: SocketAddr) -> Result<Demo, String> {
                 "the demo account could not log in (registering it answered {registered}); this data dir holds another first account: start --demo on its own --data-dir"
             )
         })?;
-    let key: Value = client
-        .post(api("/system/tokens"))
-        .header("Authorization", &token)
-        .json(&json!({}))
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .json()
-        .await
-        .map_err(|e| e.to_string())?;
+    let key = answer(
+        client
+            .post(api("/system/tokens"))
+            .header("Authorization", &token)
+            .json(&json!({})),
+    )
+    .await?;
     let api_key = key["data"]["token"]
         .as_str()
         .map(str::to_string)
@@ -102,15 +98,7 @@ pub async fn seed(addr: SocketAddr) -> Result<Demo, String> {
     for agent in &AGENTS {
         let url = reqwest::Url::parse_with_params(&api("/agents"), &[("title", agent.title)])
             .map_err(|e| e.to_string())?;
-        let listed: Value = client
-            .get(url)
-            .header("Authorization", &auth)
-            .send()
-            .await
-            .map_err(|e| e.to_string())?
-            .json()
-            .await
-            .map_err(|e| e.to_string())?;
+        let listed = answer(client.get(url).header("Authorization", &auth)).await?;
         let found = listed["data"]["canvas"]
             .as_array()
             .and_then(|list| list.first())
@@ -149,6 +137,12 @@ pub async fn seed(addr: SocketAddr) -> Result<Demo, String> {
         api_key,
         agents,
     })
+}
+
+/// A request to the server, its JSON answer.
+async fn answer(request: reqwest::RequestBuilder) -> Result<Value, String> {
+    let response = request.send().await.map_err(|e| e.to_string())?;
+    response.json().await.map_err(|e| e.to_string())
 }
 
 impl Demo {
