@@ -268,6 +268,13 @@ pub fn run(
         .client_ip_header
         .clone()
         .filter(|h| !h.trim().is_empty());
+    if args.demo && !args.addr.ip().is_loopback() {
+        errln!(
+            "warning: canvasc serve --demo on {}: the demo account's password is printed and \
+             known; anyone who can reach this address can use it and this server's model",
+            args.addr
+        );
+    }
     if args.registration == Registration::Open {
         errln!(
             "warning: canvasc serve: --registration open: anyone who can reach {} can create an \
