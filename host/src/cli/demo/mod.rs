@@ -59,16 +59,15 @@ pub async fn seed(addr: SocketAddr) -> Result<Demo, String> {
     let base = format!("http://{host}:{}", addr.port());
     let client = canvasc_engine::http::shared_client();
     let api = |path: &str| format!("{base}/api/v1{path}");
-    let password = PASSWORD;
     let registered = answer(
         client
             .post(api("/users"))
-            .json(&json!({"email": EMAIL, "nickname": "demo", "password": password})),
+            .json(&json!({"email": EMAIL, "nickname": "demo", "password": PASSWORD})),
     )
     .await?;
     let login = client
         .post(api("/auth/login"))
-        .json(&json!({"email": EMAIL, "password": password}))
+        .json(&json!({"email": EMAIL, "password": PASSWORD}))
         .send()
         .await
         .map_err(|e| format!("logging the demo account in: {e}"))?;
@@ -109,19 +108,15 @@ pub async fn seed(addr: SocketAddr) -> Result<Demo, String> {
             None => {
                 let dsl: Value = serde_json::from_str(agent.dsl).map_err(|e| e.to_string())?;
                 let dsl = dsl.get("dsl").cloned().unwrap_or(dsl);
-                let created: Value = client
-                    .post(api("/agents"))
-                    .header("Authorization", &auth)
-                    .json(
-                        &json!({"title": agent.title, "description": MARK, "dsl": dsl,
-                        "release": agent.release}),
-                    )
-                    .send()
-                    .await
-                    .map_err(|e| e.to_string())?
-                    .json()
-                    .await
-                    .map_err(|e| e.to_string())?;
+                let body = json!({"title": agent.title, "description": MARK, "dsl": dsl,
+                    "release": agent.release});
+                let created = answer(
+                    client
+                        .post(api("/agents"))
+                        .header("Authorization", &auth)
+                        .json(&body),
+                )
+                .await?;
                 created["data"]["id"]
                     .as_str()
                     .map(str::to_string)
