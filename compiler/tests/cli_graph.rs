@@ -222,3 +222,49 @@ fn the_form_follows_the_files_extension_and_a_raster_name_is_refused() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// The names an Agent's tools are drawn with: each tool's `name` (else its kind), a
+/// sub-agent's own tools in turn.
+fn tool_names(params: &serde_json::Value, out: &mut Vec<String>) {
+    for tool in params["tools"].as_array().into_iter().flatten() {
+        let name = tool["name"]
+            .as_str()
+            .filter(|n| !n.trim().is_empty())
+            .or_else(|| tool["component_name"].as_str())
+            .unwrap_or_default();
+        out.push(name.to_string());
+        tool_names(&tool["params"], out);
+    }
+}
+
+#[test]
+fn an_agents_tools_and_sub_agents_are_drawn_tied_to_it() {
+    let path = fixture("valid/agent-sub-agents.json");
+    let dsl: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("the fixture")).expect("JSON");
+    let mut names = Vec::new();
+    for component in dsl["components"]
+        .as_object()
+        .into_iter()
+        .flat_map(|c| c.values())
+    {
+        if component["obj"]["component_name"] == "Agent" {
+            tool_names(&component["obj"]["params"], &mut names);
+        }
+    }
+    assert!(
+        names.len() >= 2,
+        "the fixture has sub-agents with tools: {names:?}"
+    );
+    let o = canvasc(&["graph", &path, "--format", "dot"]);
+    assert_eq!(o.status.code(), Some(0));
+    let dot = String::from_utf8_lossy(&o.stdout);
+    for name in &names {
+        assert!(
+            dot.contains(&format!("label=\"{name}\\n")),
+            "{name} not drawn:\n{dot}"
+        );
+    }
+    let tool_edges = dot.matches("arrowhead=none").count();
+    assert_eq!(tool_edges, names.len(), "{dot}");
+}

@@ -47,6 +47,11 @@ pub fn write(picture: &Picture, title: &str, flavour: Flavour) -> String {
                 attrs.push("color=\"#c0392b\"".into());
             }
             Style::Body => attrs.push("style=dotted".into()),
+            Style::Tool => {
+                attrs.push("style=dotted".into());
+                attrs.push("arrowhead=none".into());
+                attrs.push("color=\"#7f8c8d\"".into());
+            }
         }
         let attrs = if attrs.is_empty() {
             String::new()

@@ -12,6 +12,7 @@ pub fn write(picture: &Picture) -> String {
             Style::Flow | Style::Branch => "-->",
             Style::Exception => "-.->",
             Style::Body => "-.->",
+            Style::Tool => "-.-",
         };
         match &e.label {
             Some(l) => {

@@ -78,6 +78,8 @@ pub enum Style {
     Exception,
     /// From a Loop or Iteration to the item that starts its body: dotted.
     Body,
+    /// From an Agent to a tool, sub-agent or MCP server it may call: dotted, no flow.
+    Tool,
 }
 
 pub struct Edge {
@@ -175,6 +177,14 @@ impl Picture {
                 });
             }
         }
+        // An Agent's tools, sub-agents (with theirs) and MCP servers, after the components so
+        // the components' indices stay the IR's.
+        for (i, n) in ir.nodes.iter().enumerate() {
+            if n.kind == Kind::Agent {
+                let params = Json::Object(n.params.clone());
+                add_tools(&mut nodes, &mut edges, i, &params);
+            }
+        }
         Picture {
             nodes,
             edges,
@@ -185,6 +195,62 @@ impl Picture {
     /// The nodes directly inside `parent` (`None`: the top level), in document order.
     pub fn children(&self, parent: Option<usize>) -> impl Iterator<Item = usize> + '_ {
         (0..self.nodes.len()).filter(move |&i| self.nodes[i].parent == parent)
+    }
+}
+
+/// The tools (`params.tools`, a sub-Agent's own in turn) and MCP servers (`params.mcp`) of the
+/// Agent drawn as `owner`: a node each, beside the Agent (in its body, if it is in one), tied
+/// to it by a tool edge. Their ids are the Agent's with `/tools/<k>` or `/mcp/<k>`.
+fn add_tools(nodes: &mut Vec<Node>, edges: &mut Vec<Edge>, owner: usize, params: &Json) {
+    let text = |v: &Json, key: &str| {
+        v.get(key)
+            .and_then(Json::as_str)
+            .filter(|s| !s.trim().is_empty())
+            .map(str::to_string)
+    };
+    let add =
+        |nodes: &mut Vec<Node>, edges: &mut Vec<Edge>, id: String, name: String, kind: String| {
+            nodes.push(Node {
+                id,
+                display_name: name,
+                kind,
+                parent: nodes[owner].parent,
+                is_container: false,
+                findings: Vec::new(),
+                worst: None,
+            });
+            let me = nodes.len() - 1;
+            edges.push(Edge {
+                from: owner,
+                to: me,
+                label: None,
+                style: Style::Tool,
+            });
+            me
+        };
+    let tools = params.get("tools").and_then(Json::as_array);
+    for (k, tool) in tools.into_iter().flatten().enumerate() {
+        let kind = text(tool, "component_name").unwrap_or_else(|| "Tool".into());
+        let name = text(tool, "name").unwrap_or_else(|| kind.clone());
+        let id = format!("{}/tools/{k}", nodes[owner].id);
+        let me = add(nodes, edges, id, name, kind);
+        if let Some(inner) = tool.get("params") {
+            add_tools(nodes, edges, me, inner);
+        }
+    }
+    let servers = params.get("mcp").and_then(Json::as_array);
+    for (k, server) in servers.into_iter().flatten().enumerate() {
+        let tools: Vec<String> = server
+            .get("tools")
+            .and_then(Json::as_object)
+            .map(|t| t.keys().cloned().collect())
+            .unwrap_or_default();
+        let name = match tools.is_empty() {
+            true => text(server, "mcp_id").unwrap_or_else(|| "MCP server".into()),
+            false => tools.join(", "),
+        };
+        let id = format!("{}/mcp/{k}", nodes[owner].id);
+        add(nodes, edges, id, name, "MCP".into());
     }
 }
 
