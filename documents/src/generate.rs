@@ -83,7 +83,13 @@ pub struct Generated {
     pub filename: String,
     pub mime_type: &'static str,
     pub format: OutputFormat,
+    /// Characters of a PDF's text that no font of the set has (drawn as `?`), up to
+    /// [`MISSING_LISTED`] of them, and how many such characters there were in all.
+    pub missing_glyphs: (String, usize),
 }
+
+/// Distinct missing characters a warning lists.
+pub const MISSING_LISTED: usize = 12;
 
 /// What document generation needs from the machine: fonts for PDF (found once, shared) and
 /// where images may be read from.
@@ -152,11 +158,27 @@ impl Generator {
         } else {
             filename::sanitize(filename, format.extension())
         };
+        let missing_glyphs = match (format, self.fonts()) {
+            (OutputFormat::Pdf, Ok(fonts)) => missing_glyphs(fonts, content),
+            _ => (String::new(), 0),
+        };
         Ok(Generated {
             bytes,
             filename,
             mime_type: format.mime_type(),
             format,
+            missing_glyphs,
+        })
+    }
+
+    /// The DocGenerator's warning for a PDF whose text has characters no font has (a machine
+    /// without a CJK font drops Chinese, Japanese and Korean to `?`), naming the remedy.
+    pub fn missing_glyphs_warning(generated: &Generated) -> Option<String> {
+        let (listed, count) = &generated.missing_glyphs;
+        (*count > 0).then(|| {
+            format!(
+                "{count} character(s) of the PDF have no font on this machine and are drawn as '?' ({listed}); install a font with them (Debian: fonts-droid-fallback for Chinese, Japanese and Korean) or point CANVASC_FONTS_DIR at one"
+            )
         })
     }
 
@@ -237,4 +259,23 @@ pub fn download_info(doc_id: &str, generated: &Generated, include_in_content: bo
 /// `json.dumps(download_info)` as RAGFlow writes the `download` output.
 pub fn download_json(info: &Value) -> String {
     json_dumps_ascii(info)
+}
+
+/// The characters of `text` (its markdown source) that no font of `fonts` has.
+fn missing_glyphs(fonts: &FontSet, text: &str) -> (String, usize) {
+    let faces = fonts.faces();
+    let mut listed = String::new();
+    let mut count = 0;
+    for ch in text.chars() {
+        if ch.is_control() || ch.is_whitespace() {
+            continue;
+        }
+        if faces.pick(crate::fonts::FontId::Regular, ch).is_none() {
+            count += 1;
+            if !listed.contains(ch) && listed.chars().count() < MISSING_LISTED {
+                listed.push(ch);
+            }
+        }
+    }
+    (listed, count)
 }

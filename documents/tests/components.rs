@@ -239,3 +239,30 @@ async fn excel_processor_output_stores_the_workbook() {
         .flatten();
     assert!(stored.is_some_and(|b| b.starts_with(b"PK")));
 }
+
+#[tokio::test]
+async fn a_pdf_with_characters_no_font_has_says_so_in_the_nodes_outputs() {
+    let dir = temp("doc-glyphs");
+    let docs = services(&dir);
+    // U+10FFFD (private use) is in no font; Latin text is in DejaVu.
+    let dsl = |content: &str| {
+        canvas(
+            "DocGenerator",
+            json!({"content": content, "output_format": "pdf"}),
+            json!({}),
+            "{X:0@filename}",
+        )
+    };
+    let (events, saved) = run(&dsl("Plain text only."), &docs, json!({})).await;
+    assert_eq!(output(&saved, "_ERROR"), Value::Null, "{events:?}");
+    assert_eq!(output(&saved, "_WARNING"), Value::Null);
+    let (events, saved) = run(&dsl("Mixed \u{10FFFD}\u{10FFFD} text."), &docs, json!({})).await;
+    assert_eq!(output(&saved, "_ERROR"), Value::Null, "{events:?}");
+    let warning = output(&saved, "_WARNING");
+    let warning = warning.as_str().unwrap_or_default();
+    assert!(
+        warning.starts_with("2 character(s) of the PDF have no font"),
+        "{warning}"
+    );
+    assert!(warning.contains("fonts-droid-fallback"), "{warning}");
+}

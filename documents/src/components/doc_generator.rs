@@ -114,6 +114,12 @@ impl External for DocGenerator {
                 )
                 .await
                 .map_err(|e| fail(cx, e.to_string()))?;
+            // RAGFlow's PDFs carry every CJK character (Noto Sans CJK); a machine without
+            // such a font must say so, not hand out a PDF of question marks in silence.
+            if let Some(warning) = crate::Generator::missing_glyphs_warning(&generated) {
+                tracing::warn!(component = %cx.name(), "{warning}");
+                cx.set_output("_WARNING", Json::String(warning));
+            }
             let include = flag(params, "include_download_info_in_content", false);
             let info = download_info(&doc_id, &generated, include);
             cx.set_output("doc_id", Json::String(doc_id));
