@@ -182,7 +182,7 @@ fn the_picture_goes_to_the_file_out_names() {
 }
 
 #[test]
-fn the_form_follows_the_files_extension_and_a_raster_name_is_refused() {
+fn the_form_follows_the_files_extension_png_included_and_others_are_refused() {
     let dir = std::env::temp_dir().join(format!("canvasc-graph-ext-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let canvas = fixture("valid/diamond-uneven.json");
@@ -203,15 +203,30 @@ fn the_form_follows_the_files_extension_and_a_raster_name_is_refused() {
         mermaid.starts_with("flowchart") || mermaid.starts_with("graph"),
         "{mermaid}"
     );
-    // A PNG is refused by name, and nothing is written.
-    let (o, out) = draw("d.png", &[]);
-    assert_eq!(
-        o.status.code(),
-        Some(2),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
+    // A PNG is a PNG: decoded, of the picture's size, not blank.
+    let (o, out) = draw("d.png", &["--engine", "builtin"]);
+    let stderr = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    let decoder = png::Decoder::new(std::fs::File::open(&out).expect("written"));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut pixels).expect("its pixels");
+    assert!(
+        frame.width > 100 && frame.height > 50,
+        "{}x{}",
+        frame.width,
+        frame.height
     );
-    assert!(String::from_utf8_lossy(&o.stderr).contains("not .png"));
+    let first = &pixels[..4];
+    assert!(
+        pixels.chunks(4).any(|p| p != first),
+        "the PNG has more than one colour"
+    );
+    // Another extension is refused by name, and nothing is written.
+    let (o, out) = draw("d.jpg", &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("not .jpg"), "{stderr}");
     assert!(!out.exists());
     // A form that contradicts the name is refused too.
     let (o, _) = draw("e.svg", &["--format", "dot"]);

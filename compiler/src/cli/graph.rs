@@ -13,6 +13,8 @@ pub enum Format {
     Svg,
     Mermaid,
     Dot,
+    /// The SVG rasterised (resvg, with the machine's fonts).
+    Png,
 }
 
 impl Format {
@@ -21,6 +23,7 @@ impl Format {
             Format::Svg => "svg",
             Format::Mermaid => "mermaid",
             Format::Dot => "dot",
+            Format::Png => "png",
         }
     }
 }
@@ -50,7 +53,7 @@ pub struct Args {
 }
 
 /// The form `-o`'s extension names, if it names one canvasc draws; `Err` for any other
-/// extension (a `.png` must not silently hold SVG text).
+/// extension (a `.jpg` must not silently hold SVG text).
 fn format_of(out: &std::path::Path) -> Result<Option<Format>, String> {
     let extension = out.extension().map(|e| e.to_string_lossy().to_lowercase());
     Ok(match extension.as_deref() {
@@ -58,10 +61,10 @@ fn format_of(out: &std::path::Path) -> Result<Option<Format>, String> {
         Some("svg") => Some(Format::Svg),
         Some("mmd" | "mermaid") => Some(Format::Mermaid),
         Some("dot" | "gv") => Some(Format::Dot),
+        Some("png") => Some(Format::Png),
         Some(other) => {
             return Err(format!(
-                "{}: canvasc graph draws SVG (.svg), Mermaid (.mmd) or DOT (.dot), not .{other}; \
-                 for a raster image, convert the SVG (e.g. `rsvg-convert -o x.png x.svg`)",
+                "{}: canvasc graph draws SVG (.svg), PNG (.png), Mermaid (.mmd) or DOT (.dot), not .{other}",
                 out.display()
             ))
         }
@@ -102,17 +105,16 @@ pub fn run(args: Args) -> ExitCode {
         .file
         .file_name()
         .map_or_else(|| name.clone(), |f| f.to_string_lossy().into_owned());
+    let engine = match args.engine {
+        EngineArg::Auto => Renderer::Auto,
+        EngineArg::Graphviz => Renderer::Graphviz,
+        EngineArg::Builtin => Renderer::Builtin,
+    };
     let drawn = match format {
-        Format::Dot => Ok(dot::write(&picture, &title, dot::Flavour::default())),
-        Format::Mermaid => Ok(mermaid::write(&picture)),
-        Format::Svg => {
-            let engine = match args.engine {
-                EngineArg::Auto => Renderer::Auto,
-                EngineArg::Graphviz => Renderer::Graphviz,
-                EngineArg::Builtin => Renderer::Builtin,
-            };
-            svg::render(&picture, &title, engine)
-        }
+        Format::Dot => Ok(dot::write(&picture, &title, dot::Flavour::default()).into_bytes()),
+        Format::Mermaid => Ok(mermaid::write(&picture).into_bytes()),
+        Format::Svg => svg::render(&picture, &title, engine).map(String::into_bytes),
+        Format::Png => svg::render(&picture, &title, engine).and_then(|svg| png_of(&svg)),
     };
     let drawn = match drawn {
         Ok(d) => d,
@@ -127,9 +129,62 @@ pub fn run(args: Args) -> ExitCode {
                 return usage(format!("cannot write {}: {e}", path.display()));
             }
         }
-        None => out!("{drawn}"),
+        None => {
+            use std::io::Write as _;
+            let mut stdout = std::io::stdout().lock();
+            if let Err(e) = stdout.write_all(&drawn).and_then(|()| stdout.flush()) {
+                return usage(format!("cannot write the picture: {e}"));
+            }
+        }
     }
     ExitCode::SUCCESS
+}
+
+/// The SVG as a PNG at its own size (resvg: no external tool), its text set in the machine's
+/// fonts.
+fn png_of(svg: &str) -> Result<Vec<u8>, String> {
+    let mut options = resvg::usvg::Options::default();
+    let fonts = options.fontdb_mut();
+    fonts.load_system_fonts();
+    // The pictures ask for `Times, serif`; fontdb maps the generic names to fonts a desktop
+    // has (Times New Roman, Arial), so they go to one this machine has.
+    let has = |family: &str| {
+        fonts
+            .faces()
+            .any(|face| face.families.iter().any(|(name, _)| name == family))
+    };
+    let family = ["DejaVu Serif", "DejaVu Sans", "Liberation Serif", "Noto Serif", "Noto Sans"]
+        .into_iter()
+        .find(|f| has(f))
+        .map(str::to_string)
+        .or_else(|| {
+            fonts
+                .faces()
+                .find_map(|face| face.families.first().map(|(name, _)| name.clone()))
+        })
+        .ok_or("no fonts on this machine, so the PNG would have no text: install one (Debian: fonts-dejavu-core), or draw SVG")?;
+    fonts.set_serif_family(family.clone());
+    fonts.set_sans_serif_family(family);
+    let tree = resvg::usvg::Tree::from_str(svg, &options)
+        .map_err(|e| format!("the picture's SVG cannot be read for PNG: {e}"))?;
+    let size = tree.size().to_int_size();
+    let mut pixmap =
+        resvg::tiny_skia::Pixmap::new(size.width(), size.height()).ok_or_else(|| {
+            format!(
+                "a {}×{} picture cannot be drawn",
+                size.width(),
+                size.height()
+            )
+        })?;
+    pixmap.fill(resvg::tiny_skia::Color::WHITE);
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::default(),
+        &mut pixmap.as_mut(),
+    );
+    pixmap
+        .encode_png()
+        .map_err(|e| format!("the PNG cannot be written: {e}"))
 }
 
 fn usage(message: String) -> ExitCode {
