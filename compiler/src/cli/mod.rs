@@ -38,7 +38,7 @@ enum Command {
     Run(run::Args),
     /// Compile canvases into a Cargo crate with a `run` binary, and build it.
     Build(build::Args),
-    /// Draw a canvas (SVG, Mermaid or DOT): components, branches, bodies, exception routes
+    /// Draw a canvas (SVG, PNG, Mermaid or DOT): components, branches, bodies, exception routes
     /// and the checker's findings.
     Graph(graph::Args),
     /// Serve RAGFlow's agent HTTP API: drafts on the interpreter, released versions compiled

@@ -240,12 +240,20 @@ async fn drive(app: AppRef, mut ctx: TurnContext, turn: RunningTurn, tx: mpsc::S
             ))
         }
     };
-    if let TurnEnd::Failed(e) | TurnEnd::Aborted(e) = &end {
-        // The client has RAGFlow's text; the operator sees which run, agent and session.
-        eprintln!(
+    // The client has RAGFlow's text; the operator sees which run, agent and session.
+    match &end {
+        _ if cancelled => eprintln!(
+            "canvasc serve: run {} of agent {} (session {}) was cancelled{}",
+            ctx.message_id,
+            ctx.agent_id,
+            ctx.session_id,
+            if rolled_back { " and rolled back" } else { "" }
+        ),
+        TurnEnd::Failed(e) | TurnEnd::Aborted(e) => eprintln!(
             "canvasc serve: run {} of agent {} (session {}) failed: {e}",
             ctx.message_id, ctx.agent_id, ctx.session_id
-        );
+        ),
+        _ => {}
     }
     watch.ended(&end, cancelled);
     (record.status, record.failure_reason) = match &end {
