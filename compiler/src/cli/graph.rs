@@ -140,8 +140,11 @@ pub fn run(args: Args) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The most pixels a PNG has (about 200 MB of RGBA while drawn).
+const MAX_PIXELS: f64 = 50_000_000.0;
+
 /// The SVG as a PNG at its own size (resvg: no external tool), its text set in the machine's
-/// fonts.
+/// fonts; scaled down to [`MAX_PIXELS`] when larger.
 fn png_of(svg: &str) -> Result<Vec<u8>, String> {
     let mut options = resvg::usvg::Options::default();
     let fonts = options.fontdb_mut();
@@ -167,19 +170,21 @@ fn png_of(svg: &str) -> Result<Vec<u8>, String> {
     fonts.set_sans_serif_family(family);
     let tree = resvg::usvg::Tree::from_str(svg, &options)
         .map_err(|e| format!("the picture's SVG cannot be read for PNG: {e}"))?;
-    let size = tree.size().to_int_size();
-    let mut pixmap =
-        resvg::tiny_skia::Pixmap::new(size.width(), size.height()).ok_or_else(|| {
-            format!(
-                "a {}×{} picture cannot be drawn",
-                size.width(),
-                size.height()
-            )
-        })?;
+    // A canvas of thousands of components is a very large picture: it is scaled down to
+    // `MAX_PIXELS` rather than given gigabytes of pixels.
+    let size = tree.size();
+    let pixels = f64::from(size.width()) * f64::from(size.height());
+    let scale = (MAX_PIXELS / pixels.max(1.0)).sqrt().min(1.0) as f32;
+    let (width, height) = (
+        (size.width() * scale).ceil().max(1.0) as u32,
+        (size.height() * scale).ceil().max(1.0) as u32,
+    );
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(width, height)
+        .ok_or_else(|| format!("a {width}×{height} picture cannot be drawn"))?;
     pixmap.fill(resvg::tiny_skia::Color::WHITE);
     resvg::render(
         &tree,
-        resvg::tiny_skia::Transform::default(),
+        resvg::tiny_skia::Transform::from_scale(scale, scale),
         &mut pixmap.as_mut(),
     );
     pixmap
