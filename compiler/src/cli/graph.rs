@@ -132,8 +132,12 @@ pub fn run(args: Args) -> ExitCode {
         None => {
             use std::io::Write as _;
             let mut stdout = std::io::stdout().lock();
-            if let Err(e) = stdout.write_all(&drawn).and_then(|()| stdout.flush()) {
-                return usage(format!("cannot write the picture: {e}"));
+            match stdout.write_all(&drawn).and_then(|()| stdout.flush()) {
+                // A reader that stopped early (`| head`) is not an error.
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    return usage(format!("cannot write the picture: {e}"));
+                }
+                _ => {}
             }
         }
     }
