@@ -20,7 +20,9 @@
 use std::time::{Duration, Instant};
 
 use canvasc_bench::proc_tree::status_kib;
-use canvasc_bench::serve_child::{self, account, create_agent, start_child_with, ServerChild};
+use canvasc_bench::serve_child::{
+    self, account, create_agent, json_answer, start_child_with, ServerChild,
+};
 use canvasc_engine::llm::script::Script;
 use canvasc_tests::scripted_server::ScriptedServer;
 use serde_json::{json, Value};
@@ -105,13 +107,7 @@ async fn one_store(
             .header("Authorization", &key)
             .json(&json!({"agent_id": agent, "query": query}))
     };
-    let answer: Value = ask("long please")
-        .send()
-        .await
-        .map_err(|e| e.to_string())?
-        .json()
-        .await
-        .map_err(|e| e.to_string())?;
+    let answer = json_answer(ask("long please")).await?;
     let run = answer["data"]["message_id"]
         .as_str()
         .ok_or_else(|| format!("no run: {answer}"))?
@@ -158,13 +154,7 @@ async fn one_store(
     let gauge_before = kept_gauge(&client, base).await?;
     let rss_before = status_kib(pid, "VmRSS:");
     for _ in 0..runs {
-        let answer: Value = ask("hello")
-            .send()
-            .await
-            .map_err(|e| e.to_string())?
-            .json()
-            .await
-            .map_err(|e| e.to_string())?;
+        let answer = json_answer(ask("hello")).await?;
         if answer["code"] != 0 {
             return Err(format!("a short run failed: {answer}"));
         }
