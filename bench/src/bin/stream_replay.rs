@@ -25,7 +25,7 @@ use canvasc_bench::serve_child::{
 };
 use canvasc_engine::llm::script::Script;
 use canvasc_tests::scripted_server::ScriptedServer;
-use serde_json::{json, Value};
+use serde_json::json;
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
